@@ -1,0 +1,69 @@
+import { apiKey } from '@better-auth/api-key';
+import { betterAuth } from 'better-auth';
+import { getMigrations } from 'better-auth/db/migration';
+import { bearer, organization } from 'better-auth/plugins';
+import pg from 'pg';
+
+export const AUTH_SCHEMA = 'auth';
+export const API_KEY_PREFIX = 'fm_';
+
+export interface AuthSettings {
+  databaseUrl: string;
+  secret: string;
+  publicUrl: string;
+}
+
+/**
+ * better-auth owns members, sessions, organizations and organization keys, in the `auth` schema of
+ * catalog's database. Its own per-key rate limit is off: the gateway limits every credential alike.
+ */
+export function createAuth(settings: AuthSettings, pool: pg.Pool) {
+  return betterAuth({
+    database: pool,
+    secret: settings.secret,
+    baseURL: settings.publicUrl,
+    basePath: '/api/auth',
+    emailAndPassword: { enabled: true },
+    trustedOrigins: [settings.publicUrl],
+    logger: { level: 'error' },
+    plugins: [
+      organization(),
+      bearer(),
+      apiKey({ references: 'organization', defaultPrefix: API_KEY_PREFIX, rateLimit: { enabled: false } }),
+    ],
+    databaseHooks: {
+      session: {
+        create: {
+          // A member who signs in lands in their first organization rather than in none.
+          before: async (session) => {
+            if ((session as { activeOrganizationId?: string | null }).activeOrganizationId) return { data: session };
+            const { rows } = await pool.query<{ organizationId: string }>(
+              'SELECT "organizationId" FROM member WHERE "userId" = $1 ORDER BY "createdAt" LIMIT 1',
+              [session.userId],
+            );
+            return { data: { ...session, activeOrganizationId: rows[0]?.organizationId ?? null } };
+          },
+        },
+      },
+    },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+export function createAuthPool(databaseUrl: string): pg.Pool {
+  return new pg.Pool({ connectionString: databaseUrl, options: `-c search_path=${AUTH_SCHEMA}`, max: 10 });
+}
+
+/** better-auth's CLI needs Node 22, so its migrations run through its programmatic API. */
+export async function migrateAuth(settings: AuthSettings): Promise<void> {
+  const pool = createAuthPool(settings.databaseUrl);
+  try {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${AUTH_SCHEMA}`);
+    await pool.query('SELECT pg_advisory_lock(hashtext($1))', [`migrate:${AUTH_SCHEMA}`]);
+    const { runMigrations } = await getMigrations(createAuth(settings, pool).options);
+    await runMigrations();
+  } finally {
+    await pool.end();
+  }
+}

@@ -1,0 +1,123 @@
+import type { AuthHttpRequest, AuthHttpResponse, MemberRole, Principal, ResolveCredential, ResolvedCredential } from '#contracts';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type pg from 'pg';
+
+import { API_KEY_PREFIX, type Auth } from './auth.factory.js';
+
+export const AUTH = Symbol('AUTH');
+export const AUTH_POOL = Symbol('AUTH_POOL');
+
+/** Keys carry no member of their own; an organization key acts with admin rights in its organization. */
+const KEY_ROLE: MemberRole = 'admin';
+
+/** Paths after which cached credentials may be stale: gateways are told to forget them. */
+const INVALIDATING_PATHS = [/\/sign-out$/, /\/revoke/, /\/api-key\/(delete|update)$/, /\/organization\//, /\/delete-user/];
+
+@Injectable()
+export class AuthService implements OnModuleDestroy {
+  constructor(
+    @Inject(AUTH) private readonly auth: Auth,
+    @Inject(AUTH_POOL) private readonly pool: pg.Pool,
+  ) {}
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pool.end();
+  }
+
+  async resolve(credential: ResolveCredential): Promise<ResolvedCredential> {
+    if (credential.token?.startsWith(API_KEY_PREFIX)) return this.resolveKey(credential.token);
+    return this.resolveSession(credential);
+  }
+
+  private async resolveKey(key: string): Promise<ResolvedCredential> {
+    const result = await this.auth.api.verifyApiKey({ body: { key } });
+    if (!result.valid || !result.key) return { kind: 'unauthorized' };
+    const principal: Principal = {
+      organizationId: result.key.referenceId,
+      userId: null,
+      keyId: result.key.id,
+      role: KEY_ROLE,
+    };
+    return { kind: 'principal', principal };
+  }
+
+  private async resolveSession({ token, cookie }: ResolveCredential): Promise<ResolvedCredential> {
+    const headers = new Headers();
+    if (token) headers.set('authorization', `Bearer ${token}`);
+    if (cookie) headers.set('cookie', cookie);
+    if (!token && !cookie) return { kind: 'unauthorized' };
+    const session = await this.auth.api.getSession({ headers });
+    if (!session) return { kind: 'unauthorized' };
+    const organizationId = (session.session as { activeOrganizationId?: string | null }).activeOrganizationId;
+    if (!organizationId) return { kind: 'no_active_organization' };
+    const role = await this.memberRole(session.user.id, organizationId);
+    if (!role) return { kind: 'forbidden', message: 'You are no longer a member of the active organization.' };
+    return { kind: 'principal', principal: { organizationId, userId: session.user.id, keyId: null, role } };
+  }
+
+  async memberRole(userId: string, organizationId: string): Promise<MemberRole | null> {
+    const { rows } = await this.pool.query<{ role: string }>(
+      'SELECT role FROM member WHERE "userId" = $1 AND "organizationId" = $2',
+      [userId, organizationId],
+    );
+    const role = rows[0]?.role;
+    return role === 'owner' || role === 'admin' || role === 'member' ? role : null;
+  }
+
+  /** Answers a browser route under /api/auth exactly as better-auth would behind the gateway. */
+  async handleHttp(request: AuthHttpRequest): Promise<{ response: AuthHttpResponse; invalidates: boolean }> {
+    const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';
+    const response = await this.auth.handler(
+      new Request(request.url, {
+        method: request.method,
+        headers: request.headers,
+        ...(hasBody ? { body: request.body } : {}),
+      }),
+    );
+    const pathname = new URL(request.url).pathname;
+    return {
+      response: { status: response.status, headers: [...response.headers.entries()], body: await response.text() },
+      invalidates: response.ok && INVALIDATING_PATHS.some((pattern) => pattern.test(pathname)),
+    };
+  }
+
+  // The admin CLI's operations, for operators without a browser.
+
+  async createUser(email: string, password: string, name: string): Promise<string> {
+    const { user } = await this.auth.api.signUpEmail({ body: { email, password, name } });
+    return user.id;
+  }
+
+  async findUserIdByEmail(email: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM "user" WHERE email = $1', [email.toLowerCase()]);
+    return rows[0]?.id ?? null;
+  }
+
+  async createOrganization(name: string, ownerUserId: string): Promise<string> {
+    const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'org'}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const organization = await this.auth.api.createOrganization({ body: { name, slug, userId: ownerUserId } });
+    if (!organization) throw new Error('better-auth created no organization');
+    return organization.id;
+  }
+
+  async organizationExists(organizationId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('SELECT 1 FROM organization WHERE id = $1', [organizationId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async addMember(organizationId: string, userId: string, role: MemberRole): Promise<void> {
+    await this.auth.api.addMember({ body: { organizationId, userId, role } });
+  }
+
+  /** Keys are created on behalf of the organization's first owner, which better-auth requires. */
+  async createKey(organizationId: string, name: string): Promise<string> {
+    const { rows } = await this.pool.query<{ userId: string }>(
+      `SELECT "userId" FROM member WHERE "organizationId" = $1 AND role = 'owner' ORDER BY "createdAt" LIMIT 1`,
+      [organizationId],
+    );
+    const owner = rows[0];
+    if (!owner) throw new Error(`organization ${organizationId} has no owner`);
+    const created = await this.auth.api.createApiKey({ body: { organizationId, userId: owner.userId, name } });
+    return created.key;
+  }
+}

@@ -1,0 +1,15 @@
+import type { ServiceDataSourceOptions } from '#persistence';
+
+import { OrganizationPlanEntity } from './billing/organization-plan.entity.js';
+import { CatalogInitial1763712000000 } from './migrations/1763712000000-catalog-initial.js';
+import { ProjectEntity } from './projects/project.entity.js';
+import { SkillEntity } from './skills/skill.entity.js';
+
+export function catalogDataSource(url: string): ServiceDataSourceOptions {
+  return {
+    url,
+    schema: 'catalog',
+    entities: [ProjectEntity, SkillEntity, OrganizationPlanEntity],
+    migrations: [CatalogInitial1763712000000],
+  };
+}

@@ -1,0 +1,65 @@
+import { connectNats } from '#nats';
+import { dataSourceOptions } from '#persistence';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+import { AdminHandler } from './admin/admin.handler.js';
+import { AdminService } from './admin/admin.service.js';
+import { createAuth, createAuthPool } from './auth/auth.factory.js';
+import { AuthHandler, NATS_CONNECTION } from './auth/auth.handler.js';
+import { AUTH, AUTH_POOL, AuthService } from './auth/auth.service.js';
+import { BillingHandler } from './billing/billing.handler.js';
+import { BillingService } from './billing/billing.service.js';
+import { PlanRepository } from './billing/plan.repository.js';
+import { PlanService } from './billing/plan.service.js';
+import { UsageRepository } from './billing/usage.repository.js';
+import type { CatalogConfig } from './catalog.config.js';
+import { catalogDataSource } from './catalog.database.js';
+import { ProjectRepository } from './projects/project.repository.js';
+import { ProjectsHandler } from './projects/projects.handler.js';
+import { ProjectsService } from './projects/projects.service.js';
+import { RateLimitHandler } from './rate-limit/rate-limit.handler.js';
+import { RateLimitRepository } from './rate-limit/rate-limit.repository.js';
+import { SkillRepository } from './skills/skill.repository.js';
+import { SkillsHandler } from './skills/skills.handler.js';
+import { SkillsService } from './skills/skills.service.js';
+
+@Module({})
+export class CatalogModule {
+  static forRoot(config: CatalogConfig): DynamicModule {
+    return {
+      module: CatalogModule,
+      imports: [
+        TypeOrmModule.forRoot(dataSourceOptions(catalogDataSource(config.DATABASE_URL))),
+        ScheduleModule.forRoot(),
+      ],
+      controllers: [AuthHandler, AdminHandler, ProjectsHandler, SkillsHandler, BillingHandler, RateLimitHandler],
+      providers: [
+        { provide: AUTH_POOL, useFactory: () => createAuthPool(config.DATABASE_URL) },
+        {
+          provide: AUTH,
+          inject: [AUTH_POOL],
+          useFactory: (pool: ReturnType<typeof createAuthPool>) =>
+            createAuth({ databaseUrl: config.DATABASE_URL, secret: config.AUTH_SECRET, publicUrl: config.PUBLIC_URL }, pool),
+        },
+        {
+          provide: NATS_CONNECTION,
+          useFactory: (): Promise<NatsConnection> => connectNats(config.NATS_URL, 'catalog-publisher'),
+        },
+        AuthService,
+        AdminService,
+        ProjectRepository,
+        ProjectsService,
+        SkillRepository,
+        SkillsService,
+        PlanRepository,
+        UsageRepository,
+        PlanService,
+        BillingService,
+        RateLimitRepository,
+      ],
+    };
+  }
+}

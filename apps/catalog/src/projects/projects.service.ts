@@ -1,0 +1,72 @@
+import { DomainException, type Page } from '#common';
+import type { CreateProjectDto, PageQueryDto, Principal, ProjectDto, UpdateProjectDto } from '#contracts';
+import { isId, mapPage } from '#persistence';
+import { Injectable } from '@nestjs/common';
+
+import { PlanService } from '../billing/plan.service.js';
+import type { ProjectEntity } from './project.entity.js';
+import { ProjectRepository } from './project.repository.js';
+
+export function toProjectDto(project: ProjectEntity): ProjectDto {
+  return {
+    id: project.id,
+    name: project.name,
+    description: project.description,
+    createdBy: project.createdBy,
+    createdAt: project.createdAt.toISOString(),
+    updatedAt: project.updatedAt.toISOString(),
+  };
+}
+
+@Injectable()
+export class ProjectsService {
+  constructor(
+    private readonly projects: ProjectRepository,
+    private readonly plans: PlanService,
+  ) {}
+
+  async list(principal: Principal, query: PageQueryDto): Promise<Page<ProjectDto>> {
+    return mapPage(await this.projects.list(principal.organizationId, query), toProjectDto);
+  }
+
+  async create(principal: Principal, input: CreateProjectDto): Promise<ProjectDto> {
+    const { organizationId } = principal;
+    const limit = (await this.plans.planOf(organizationId)).limits.projects;
+    const project = await this.projects.transactionLockedFor(organizationId, async (manager) => {
+      if ((await this.projects.count(organizationId, manager)) >= limit) {
+        throw DomainException.planLimit('projects', limit);
+      }
+      return this.projects.insert(
+        { organizationId, name: input.name, description: input.description ?? null, createdBy: principal.userId },
+        manager,
+      );
+    });
+    return toProjectDto(project);
+  }
+
+  async get(principal: Principal, id: string): Promise<ProjectDto> {
+    return toProjectDto(await this.findOwned(principal, id));
+  }
+
+  async update(principal: Principal, id: string, input: UpdateProjectDto): Promise<ProjectDto> {
+    const project = await this.findOwned(principal, id);
+    const changes = {
+      ...(input.name === undefined ? {} : { name: input.name }),
+      ...(input.description === undefined ? {} : { description: input.description }),
+    };
+    return toProjectDto(await this.projects.update(project, changes));
+  }
+
+  async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
+    if (!isId(id) || !(await this.projects.delete(principal.organizationId, id))) {
+      throw DomainException.notFound('project', id);
+    }
+    return { deleted: true };
+  }
+
+  private async findOwned(principal: Principal, id: string): Promise<ProjectEntity> {
+    const project = isId(id) ? await this.projects.find(principal.organizationId, id) : null;
+    if (!project) throw DomainException.notFound('project', id);
+    return project;
+  }
+}

@@ -1,0 +1,25 @@
+import { CatalogSubjects, type RateLimitConsume, type RateLimitTotals } from '#contracts';
+import { RpcData } from '#nats';
+import { Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { Interval } from '@nestjs/schedule';
+
+import { RateLimitRepository } from './rate-limit.repository.js';
+
+const HOUR_MS = 3_600_000;
+
+@Controller()
+export class RateLimitHandler {
+  constructor(private readonly windows: RateLimitRepository) {}
+
+  @MessagePattern(CatalogSubjects.rateLimitConsume)
+  async consume(@RpcData('data') request: RateLimitConsume): Promise<RateLimitTotals> {
+    return { totals: await this.windows.add(request.windowStart, request.hits) };
+  }
+
+  /** Windows older than the previous hour can no longer be asked about. */
+  @Interval(10 * 60_000)
+  async forgetOldWindows(): Promise<void> {
+    await this.windows.deleteBefore(Date.now() - 2 * HOUR_MS);
+  }
+}

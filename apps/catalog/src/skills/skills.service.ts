@@ -1,0 +1,82 @@
+import { DomainException, type Page } from '#common';
+import type { CreateSkillDto, PageQueryDto, Principal, SkillDto, SkillOwner, UpdateSkillDto } from '#contracts';
+import { isId, mapPage } from '#persistence';
+import { Injectable } from '@nestjs/common';
+
+import type { SkillEntity } from './skill.entity.js';
+import { SkillNameTakenError, SkillRepository } from './skill.repository.js';
+
+export function toSkillDto(skill: SkillEntity): SkillDto {
+  return {
+    id: skill.id,
+    userId: skill.userId,
+    name: skill.name,
+    description: skill.description,
+    instructions: skill.instructions,
+    createdAt: skill.createdAt.toISOString(),
+    updatedAt: skill.updatedAt.toISOString(),
+  };
+}
+
+/** `me` means the signed-in member; an organization key has no member, so its skills are the organization's. */
+function ownerUserId(principal: Principal, owner: SkillOwner | undefined): string | null {
+  return owner === 'me' ? principal.userId : null;
+}
+
+@Injectable()
+export class SkillsService {
+  constructor(private readonly skills: SkillRepository) {}
+
+  async list(principal: Principal, query: PageQueryDto): Promise<Page<SkillDto>> {
+    return mapPage(await this.skills.list(principal, query), toSkillDto);
+  }
+
+  async create(principal: Principal, input: CreateSkillDto): Promise<SkillDto> {
+    const skill = await this.nameChecked(input.name, () =>
+      this.skills.insert({
+        organizationId: principal.organizationId,
+        userId: ownerUserId(principal, input.owner),
+        name: input.name,
+        description: input.description,
+        instructions: input.instructions,
+      }),
+    );
+    return toSkillDto(skill);
+  }
+
+  async get(principal: Principal, id: string): Promise<SkillDto> {
+    return toSkillDto(await this.findVisible(principal, id));
+  }
+
+  async update(principal: Principal, id: string, input: UpdateSkillDto): Promise<SkillDto> {
+    const skill = await this.findVisible(principal, id);
+    const { owner, ...fields } = input;
+    const changes = {
+      ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+      ...(owner === undefined ? {} : { userId: ownerUserId(principal, owner) }),
+    };
+    return toSkillDto(await this.nameChecked(input.name ?? skill.name, () => this.skills.update(skill, changes)));
+  }
+
+  async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
+    await this.skills.delete((await this.findVisible(principal, id)).id);
+    return { deleted: true };
+  }
+
+  private async findVisible(principal: Principal, id: string): Promise<SkillEntity> {
+    const skill = isId(id) ? await this.skills.find(principal, id) : null;
+    if (!skill) throw DomainException.notFound('skill', id);
+    return skill;
+  }
+
+  private async nameChecked(name: string, save: () => Promise<SkillEntity>): Promise<SkillEntity> {
+    try {
+      return await save();
+    } catch (error) {
+      if (error instanceof SkillNameTakenError) {
+        throw new DomainException('skill_name_taken', `A skill named ${name} already exists in this organization.`);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import { type AuthHttpResponse, CatalogSubjects } from '#contracts';
+import { RpcClient } from '#nats';
+import { All, Controller, Inject, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+import { GatewayConfig } from '../gateway.config.js';
+import { Public } from './public.decorator.js';
+
+/**
+ * The browser routes of better-auth (sign-up, sign-in, sign-out, organization switch, keys), answered
+ * by catalog, which owns the identity tables. Not part of /api/v1, so not in the reference.
+ */
+@ApiExcludeController()
+@Controller('api/auth')
+export class AuthProxyController {
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(GatewayConfig) private readonly config: GatewayConfig,
+  ) {}
+
+  @Public()
+  @All('*')
+  async forward(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined && name !== 'content-length') headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const response = await this.rpc.request<AuthHttpResponse>(CatalogSubjects.authHttp, null, {
+      method: request.method,
+      url: new URL(request.url, this.config.PUBLIC_URL).toString(),
+      headers,
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    });
+    const cookies = response.headers.filter(([name]) => name === 'set-cookie').map(([, value]) => value);
+    for (const [name, value] of response.headers) {
+      if (name !== 'set-cookie' && name !== 'content-length' && name !== 'content-encoding') void reply.header(name, value);
+    }
+    if (cookies.length > 0) void reply.header('set-cookie', cookies);
+    await reply.status(response.status).send(response.body);
+  }
+}

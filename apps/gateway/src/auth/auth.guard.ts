@@ -1,0 +1,76 @@
+import { DomainException } from '#common';
+import type { Principal } from '#contracts';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply } from 'fastify';
+
+import { RateLimiter } from '../rate-limit/rate-limiter.js';
+import { CredentialCache } from './credential-cache.js';
+import type { AuthenticatedRequest } from './principal.decorator.js';
+import { IS_PUBLIC } from './public.decorator.js';
+
+const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?better-auth\.session_token=/;
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+/** One bucket per organization key, and one per signed-in member. */
+function rateLimitBucket(principal: Principal): string {
+  return principal.keyId ? `key:${principal.keyId}` : `user:${principal.userId}`;
+}
+
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialCache,
+    private readonly rateLimiter: RateLimiter,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    const http = context.switchToHttp();
+    const request = http.getRequest<AuthenticatedRequest>();
+    const principal = await this.authenticate(request);
+    await this.limit(principal, http.getResponse<FastifyReply>());
+    request.principal = principal;
+    return true;
+  }
+
+  private async authenticate(request: AuthenticatedRequest): Promise<Principal> {
+    const token = bearerToken(request.headers.authorization);
+    const cookie = request.headers.cookie;
+    const credential = token ?? (cookie && SESSION_COOKIE.test(cookie) ? `cookie:${cookie}` : undefined);
+    if (!credential) {
+      throw new DomainException('unauthorized', 'Send an organization key or a session as "Authorization: Bearer <token>".');
+    }
+    const resolved = await this.credentials.get(credential);
+    switch (resolved.kind) {
+      case 'principal':
+        return resolved.principal;
+      case 'unauthorized':
+        throw new DomainException('unauthorized', 'The credential is missing, expired or revoked.');
+      case 'no_active_organization':
+        throw new DomainException('no_active_organization', 'Choose an active organization for this session first.');
+      case 'forbidden':
+        throw new DomainException('forbidden', resolved.message);
+    }
+  }
+
+  private async limit(principal: Principal, reply: FastifyReply): Promise<void> {
+    const verdict = await this.rateLimiter.hit(rateLimitBucket(principal));
+    reply.header('RateLimit-Limit', verdict.limit);
+    reply.header('RateLimit-Remaining', verdict.remaining);
+    reply.header('RateLimit-Reset', verdict.resetSeconds);
+    if (!verdict.allowed) {
+      reply.header('Retry-After', verdict.resetSeconds);
+      throw new DomainException(
+        'rate_limited',
+        `This credential may make ${verdict.limit} requests an hour. Try again in ${verdict.resetSeconds} s.`,
+        { limit: verdict.limit, retryAfterSeconds: verdict.resetSeconds },
+      );
+    }
+  }
+}

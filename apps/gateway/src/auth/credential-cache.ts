@@ -1,0 +1,44 @@
+import type { ResolvedCredential } from '#contracts';
+import { LRUCache } from 'lru-cache';
+
+const MAX_ENTRIES = 50_000;
+/** A refused credential is remembered briefly so a bad key cannot make every request reach catalog. */
+const REFUSED_TTL_MS = 5_000;
+
+/**
+ * Resolved credentials, kept for a short time so most requests never reach catalog. Revocation reaches
+ * it two ways: catalog broadcasts an invalidation that clears it, and every entry expires anyway.
+ * Concurrent misses for one credential share a single lookup.
+ */
+export class CredentialCache {
+  private readonly entries: LRUCache<string, Promise<ResolvedCredential>>;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly resolve: (token: string) => Promise<ResolvedCredential>,
+  ) {
+    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: Math.max(ttlMs, 1), ttlAutopurge: false });
+  }
+
+  get(token: string): Promise<ResolvedCredential> {
+    const cached = this.entries.get(token);
+    if (cached) return cached;
+    const lookup = this.resolve(token);
+    if (this.ttlMs > 0) {
+      this.entries.set(token, lookup);
+      lookup.then(
+        (resolved) => {
+          if (resolved.kind !== 'principal' && this.entries.get(token) === lookup) {
+            this.entries.set(token, lookup, { ttl: Math.min(this.ttlMs, REFUSED_TTL_MS) });
+          }
+        },
+        () => this.entries.delete(token),
+      );
+    }
+    return lookup;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

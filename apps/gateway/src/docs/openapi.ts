@@ -1,0 +1,31 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+/** Builds the reference from the controllers and DTOs, and serves it as JSON and as a page. */
+export function setupOpenApi(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Flowmesh API')
+    .setDescription('Workflows, runs, agents, skills and SQL databases of an organization.')
+    .setVersion('1')
+    .setOpenAPIVersion('3.1.0')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'An organization key: `Authorization: Bearer fm_…`.' },
+      'organizationKey',
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: "A member's session token (from /api/auth/sign-in) as a bearer token, or the session cookie.",
+      },
+      'session',
+    )
+    .addSecurityRequirements('organizationKey')
+    .addSecurityRequirements('session')
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  const health = document.paths['/api/health']?.get;
+  if (health) health.security = [];
+  SwaggerModule.setup('docs/api', app, document, { jsonDocumentUrl: 'docs/openapi.json', raw: ['json'] });
+  return document;
+}

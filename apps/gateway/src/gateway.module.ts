@@ -1,0 +1,71 @@
+import { CatalogSubjects, type ResolvedCredential } from '#contracts';
+import { connectNats, RpcClient } from '#nats';
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+import { AuthGuard } from './auth/auth.guard.js';
+import { AuthProxyController } from './auth/auth-proxy.controller.js';
+import { CredentialCache } from './auth/credential-cache.js';
+import { BillingController } from './billing/billing.controller.js';
+import { GatewayConfig } from './gateway.config.js';
+import { HealthController } from './health/health.controller.js';
+import { ProjectsController } from './projects/projects.controller.js';
+import { RateLimiter } from './rate-limit/rate-limiter.js';
+import { SkillsController } from './skills/skills.controller.js';
+
+const NATS_CONNECTION = Symbol('NATS_CONNECTION');
+
+@Module({})
+export class GatewayModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
+    private readonly rateLimiter: RateLimiter,
+  ) {}
+
+  static forRoot(config: GatewayConfig): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [HealthController, AuthProxyController, ProjectsController, SkillsController, BillingController],
+      providers: [
+        { provide: GatewayConfig, useValue: config },
+        { provide: NATS_CONNECTION, useFactory: () => connectNats(config.NATS_URL, 'gateway') },
+        {
+          provide: RpcClient,
+          inject: [NATS_CONNECTION],
+          useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
+        },
+        {
+          provide: CredentialCache,
+          inject: [RpcClient, NATS_CONNECTION],
+          useFactory: (rpc: RpcClient, nats: NatsConnection) => {
+            const cache = new CredentialCache(config.AUTH_CACHE_TTL_MS, (credential) =>
+              rpc.request<ResolvedCredential>(
+                CatalogSubjects.authResolve,
+                null,
+                credential.startsWith('cookie:') ? { cookie: credential.slice('cookie:'.length) } : { token: credential },
+              ),
+            );
+            nats.subscribe(CatalogSubjects.authInvalidated, { callback: () => cache.clear() });
+            return cache;
+          },
+        },
+        {
+          provide: RateLimiter,
+          inject: [RpcClient],
+          useFactory: (rpc: RpcClient) =>
+            new RateLimiter(config.RATE_LIMIT_PER_HOUR, (request) =>
+              rpc.request(CatalogSubjects.rateLimitConsume, null, request),
+            ),
+        },
+        { provide: APP_GUARD, useClass: AuthGuard },
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.rateLimiter.flush();
+    this.rateLimiter.stop();
+    await this.nats.drain();
+  }
+}

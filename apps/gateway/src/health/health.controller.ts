@@ -1,0 +1,20 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+
+import { Public } from '../auth/public.decorator.js';
+
+class HealthDto {
+  @ApiProperty({ enum: ['ok'] })
+  status!: 'ok';
+}
+
+@ApiTags('health')
+@Controller('api/health')
+export class HealthController {
+  @Public()
+  @Get()
+  @ApiOkResponse({ type: HealthDto })
+  health(): HealthDto {
+    return { status: 'ok' };
+  }
+}

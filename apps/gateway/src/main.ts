@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+
+import { createLogger, loadConfig, PinoNestLogger, requestContext } from '#common';
+import { REQUEST_ID_HEADER } from '#contracts';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+
+import { setupOpenApi } from './docs/openapi.js';
+import { GatewayConfig } from './gateway.config.js';
+import { GatewayModule } from './gateway.module.js';
+import { AllExceptionsFilter, sendError } from './http/all-exceptions.filter.js';
+import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
+import { RouteTable } from './http/route-table.js';
+
+const config = loadConfig(GatewayConfig);
+const logger = createLogger('gateway');
+const routes = new RouteTable();
+
+const adapter = new FastifyAdapter({
+  bodyLimit: config.BODY_LIMIT_BYTES,
+  requestIdHeader: REQUEST_ID_HEADER,
+  genReqId: () => randomUUID(),
+  trustProxy: true,
+});
+const fastify = adapter.getInstance();
+fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+fastify.addHook('onRequest', (request, reply, done) => {
+  void reply.header(REQUEST_ID_HEADER, request.id);
+  requestContext.run({ requestId: request.id }, done);
+});
+fastify.addHook('onResponse', (request, reply, done) => {
+  logger.info(
+    { requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+    'request',
+  );
+  done();
+});
+// Bodiless POSTs (publish, pause) are common with a JSON content type; an empty body means "no body".
+const defaultJsonParser = fastify.getDefaultJsonParser('error', 'error');
+fastify.removeContentTypeParser('application/json');
+fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  const text = body.toString();
+  if (text.trim() === '') done(null, undefined);
+  else defaultJsonParser(request, text, done);
+});
+fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, logger, routes));
+
+const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), adapter, {
+  logger: new PinoNestLogger(logger),
+  bodyParser: false,
+});
+app.useGlobalPipes(new GatewayValidationPipe());
+app.useGlobalFilters(new AllExceptionsFilter(logger, routes));
+app.enableShutdownHooks();
+setupOpenApi(app);
+await app.listen(config.PORT, config.HOST);
+logger.info({ url: await app.getUrl() }, 'gateway is ready');

@@ -1,0 +1,58 @@
+import {
+  CatalogSubjects,
+  CreateProjectDto,
+  DeletedDto,
+  PageOf,
+  PageQueryDto,
+  type Principal,
+  ProjectDto,
+  UpdateProjectDto,
+} from '#contracts';
+import { RpcClient } from '#nats';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { ApiErrors } from '../http/api-errors.decorator.js';
+
+@ApiTags('projects')
+@Controller('api/v1/projects')
+export class ProjectsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get()
+  @ApiOkResponse({ type: PageOf(ProjectDto) })
+  @ApiErrors('invalid_request')
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
+    return this.rpc.request(CatalogSubjects.projectsList, principal, query);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiCreatedResponse({ type: ProjectDto })
+  @ApiErrors('invalid_request', 'plan_limit_reached')
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateProjectDto) {
+    return this.rpc.request(CatalogSubjects.projectsCreate, principal, body);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: ProjectDto })
+  @ApiErrors('project_not_found')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(CatalogSubjects.projectsGet, principal, { id });
+  }
+
+  @Patch(':id')
+  @ApiOkResponse({ type: ProjectDto })
+  @ApiErrors('invalid_request', 'project_not_found')
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateProjectDto) {
+    return this.rpc.request(CatalogSubjects.projectsUpdate, principal, { id, body });
+  }
+
+  @Delete(':id')
+  @ApiOkResponse({ type: DeletedDto })
+  @ApiErrors('project_not_found')
+  delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(CatalogSubjects.projectsDelete, principal, { id });
+  }
+}

@@ -1,0 +1,115 @@
+import { createLogger } from '#common';
+import type { RateLimitConsume, RateLimitTotals } from '#contracts';
+
+export const WINDOW_MS = 3_600_000;
+const FLUSH_INTERVAL_MS = 200;
+
+export interface RateLimitVerdict {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+}
+
+interface BucketState {
+  windowStart: number;
+  /** The shared total as of this gateway's last exchange with the store, other gateways included. */
+  known: number;
+  /** Hits counted here and not yet sent. */
+  pending: number;
+  firstSync: Promise<void>;
+}
+
+export type ConsumeHits = (request: RateLimitConsume) => Promise<RateLimitTotals>;
+
+/**
+ * A fixed one-hour window per bucket, shared by every gateway replica through catalog. The first hit
+ * of a bucket in a window waits for the shared total, so a restarted or new replica starts from the
+ * truth; later hits are decided locally and sent in batches every 200 ms, which keeps the store off
+ * the request path. Replicas can overshoot the limit by what they admit within one flush interval.
+ */
+export class RateLimiter {
+  private readonly buckets = new Map<string, BucketState>();
+  private readonly timer: NodeJS.Timeout;
+  private flushing = false;
+  private readonly logger = createLogger('gateway');
+
+  constructor(
+    private readonly limit: number,
+    private readonly consume: ConsumeHits,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async hit(bucket: string): Promise<RateLimitVerdict> {
+    const now = this.now();
+    const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+    let state = this.buckets.get(bucket);
+    if (!state || state.windowStart !== windowStart) {
+      state = this.startBucket(bucket, windowStart);
+      await state.firstSync;
+    } else {
+      await state.firstSync;
+      state.pending += 1;
+    }
+    const used = state.known + state.pending;
+    return {
+      allowed: used <= this.limit,
+      limit: this.limit,
+      remaining: Math.max(0, this.limit - used),
+      resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
+    };
+  }
+
+  private startBucket(bucket: string, windowStart: number): BucketState {
+    const state: BucketState = { windowStart, known: 0, pending: 1, firstSync: Promise.resolve() };
+    this.buckets.set(bucket, state);
+    state.firstSync = this.consume({ windowStart, hits: [{ bucket, count: 1 }] }).then(
+      ({ totals }) => {
+        state.pending -= 1;
+        state.known = totals[0]?.count ?? state.known + 1;
+      },
+      (error: unknown) => {
+        // Failing open: the local count still limits this replica until the store answers again.
+        this.logger.warn({ err: error }, 'rate limit store unavailable; counting locally');
+      },
+    );
+    return state;
+  }
+
+  /** Sends the hits counted since the last flush and learns every replica's totals. */
+  async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      const currentWindow = Math.floor(this.now() / WINDOW_MS) * WINDOW_MS;
+      const sent = new Map<string, number>();
+      for (const [bucket, state] of this.buckets) {
+        if (state.windowStart !== currentWindow) this.buckets.delete(bucket);
+        else if (state.pending > 0) sent.set(bucket, state.pending);
+      }
+      if (sent.size === 0) return;
+      const { totals } = await this.consume({
+        windowStart: currentWindow,
+        hits: [...sent].map(([bucket, count]) => ({ bucket, count })),
+      });
+      for (const { bucket, count } of totals) {
+        const state = this.buckets.get(bucket);
+        if (!state || state.windowStart !== currentWindow) continue;
+        state.pending -= sent.get(bucket) ?? 0;
+        state.known = count;
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'rate limit flush failed; will retry');
+    } finally {
+      this.flushing = false;
+    }
+  }
+}

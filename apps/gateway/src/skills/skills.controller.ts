@@ -1,0 +1,58 @@
+import {
+  CatalogSubjects,
+  CreateSkillDto,
+  DeletedDto,
+  PageOf,
+  PageQueryDto,
+  type Principal,
+  SkillDto,
+  UpdateSkillDto,
+} from '#contracts';
+import { RpcClient } from '#nats';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { ApiErrors } from '../http/api-errors.decorator.js';
+
+@ApiTags('skills')
+@Controller('api/v1/skills')
+export class SkillsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get()
+  @ApiOkResponse({ type: PageOf(SkillDto), description: 'Organization skills and, for a signed-in member, their own.' })
+  @ApiErrors('invalid_request')
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
+    return this.rpc.request(CatalogSubjects.skillsList, principal, query);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiCreatedResponse({ type: SkillDto })
+  @ApiErrors('invalid_request', 'skill_name_taken')
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateSkillDto) {
+    return this.rpc.request(CatalogSubjects.skillsCreate, principal, body);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: SkillDto })
+  @ApiErrors('skill_not_found')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(CatalogSubjects.skillsGet, principal, { id });
+  }
+
+  @Patch(':id')
+  @ApiOkResponse({ type: SkillDto })
+  @ApiErrors('invalid_request', 'skill_not_found', 'skill_name_taken')
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateSkillDto) {
+    return this.rpc.request(CatalogSubjects.skillsUpdate, principal, { id, body });
+  }
+
+  @Delete(':id')
+  @ApiOkResponse({ type: DeletedDto })
+  @ApiErrors('skill_not_found')
+  delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(CatalogSubjects.skillsDelete, principal, { id });
+  }
+}

@@ -1,0 +1,6 @@
+export * from './config.util.js';
+export * from './domain.exception.js';
+export * from './error-code.js';
+export * from './logger.js';
+export * from './page.js';
+export * from './validation.util.js';

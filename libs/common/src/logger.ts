@@ -1,0 +1,57 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+import type { LoggerService } from '@nestjs/common';
+import { pino, type Logger } from 'pino';
+
+export interface RequestContext {
+  requestId: string;
+}
+
+/** Carries the request id through every await of a request, so any log line can name it. */
+export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}
+
+export function createLogger(service: string): Logger {
+  const pretty = process.env.LOG_FORMAT === 'pretty';
+  return pino({
+    level: process.env.LOG_LEVEL ?? 'info',
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: () => {
+      const requestId = currentRequestId();
+      return requestId === undefined ? {} : { requestId };
+    },
+    ...(pretty
+      ? {
+          transport: {
+            target: 'pino-pretty',
+            options: { colorize: true, ignore: 'pid,hostname', messageFormat: '[{service}] {msg}' },
+          },
+        }
+      : {}),
+  });
+}
+
+/** Lets Nest write its own start-up and error lines through pino. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string): void {
+    this.logger.info({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string): void {
+    this.logger.error({ context, trace }, String(message));
+  }
+  warn(message: unknown, context?: string): void {
+    this.logger.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string): void {
+    this.logger.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string): void {
+    this.logger.trace({ context }, String(message));
+  }
+}

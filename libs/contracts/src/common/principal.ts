@@ -1,0 +1,28 @@
+export type MemberRole = 'owner' | 'admin' | 'member';
+
+/** Who is calling: travels with every NATS request so each service scopes its queries. */
+export interface Principal {
+  organizationId: string;
+  /** The signed-in member; null for an organization key. */
+  userId: string | null;
+  /** The organization key used; null for a session. */
+  keyId: string | null;
+  role: MemberRole;
+}
+
+export interface RpcRequest<T = undefined> {
+  principal: Principal;
+  data: T;
+}
+
+export interface RpcErrorBody {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** The reply of every request/reply subject. */
+export type RpcEnvelope<T> = { ok: true; data: T } | { ok: false; error: RpcErrorBody };
+
+export const REQUEST_ID_HEADER = 'x-request-id';

@@ -1,0 +1,5 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+
+export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+  return connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+}

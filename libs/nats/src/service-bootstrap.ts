@@ -1,0 +1,46 @@
+import { createLogger, PinoNestLogger } from '#common';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+
+import { RpcEnvelopeInterceptor } from './rpc-envelope.interceptor.js';
+import { RpcExceptionFilter } from './rpc-exception.filter.js';
+import { createValidationPipe } from './validation.pipe.js';
+
+export interface ServiceBootstrapOptions {
+  name: string;
+  queue: string;
+  natsUrl: string;
+  /** Port of the HTTP health probe; 0 picks a free one. */
+  healthPort: number;
+}
+
+/**
+ * Starts a service: its NATS handlers in the service's queue group, and a small HTTP server whose
+ * only route is the health probe that Kubernetes and the dev stack poll.
+ */
+export async function bootstrapService(module: unknown, options: ServiceBootstrapOptions): Promise<INestApplication> {
+  const logger = createLogger(options.name);
+  const app = await NestFactory.create<NestFastifyApplication>(module as never, new FastifyAdapter(), {
+    logger: new PinoNestLogger(logger),
+  });
+  // Registered before connecting so the NATS server inherits them.
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new RpcEnvelopeInterceptor());
+  app.useGlobalFilters(new RpcExceptionFilter(logger));
+  app.connectMicroservice<MicroserviceOptions>(
+    {
+      transport: Transport.NATS,
+      options: { servers: [options.natsUrl], queue: options.queue, name: options.name, maxReconnectAttempts: -1 },
+    },
+    { inheritAppConfig: true },
+  );
+  app.enableShutdownHooks();
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.get('/health', async () => ({ status: 'ok' }));
+  await app.startAllMicroservices();
+  await app.listen(options.healthPort, '0.0.0.0');
+  logger.info({ healthUrl: await app.getUrl() }, `${options.name} is ready`);
+  return app;
+}

@@ -1,0 +1,3 @@
+export * from './data-source.factory.js';
+export * from './id.util.js';
+export * from './pagination.js';
