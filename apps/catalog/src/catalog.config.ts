@@ -2,22 +2,22 @@ import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 
 export class CatalogConfig {
   @IsString()
-  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
 
   @IsString()
-  NATS_URL = 'nats://127.0.0.1:4222';
+  NATS_URL: string = 'nats://127.0.0.1:4222';
 
   @IsInt()
   @Min(0)
   @Max(65535)
-  HEALTH_PORT = 3101;
+  HEALTH_PORT: number = 3101;
 
   /** Signs sessions and derives better-auth's keys; set a long random value in production. */
   @IsString()
   @MinLength(32, { message: 'AUTH_SECRET must be at least 32 characters' })
-  AUTH_SECRET = 'development-only-secret-change-me-please-0000';
+  AUTH_SECRET: string = 'development-only-secret-change-me-please-0000';
 
   /** The public address of the gateway, where browsers reach /api/auth. */
   @IsString()
-  PUBLIC_URL = 'http://localhost:3000';
+  PUBLIC_URL: string = 'http://localhost:3000';
 }

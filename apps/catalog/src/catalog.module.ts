@@ -35,14 +35,24 @@ export class CatalogModule {
         TypeOrmModule.forRoot(dataSourceOptions(catalogDataSource(config.DATABASE_URL))),
         ScheduleModule.forRoot(),
       ],
-      controllers: [AuthHandler, AdminHandler, ProjectsHandler, SkillsHandler, BillingHandler, RateLimitHandler],
+      controllers: [
+        AuthHandler,
+        AdminHandler,
+        ProjectsHandler,
+        SkillsHandler,
+        BillingHandler,
+        RateLimitHandler,
+      ],
       providers: [
         { provide: AUTH_POOL, useFactory: () => createAuthPool(config.DATABASE_URL) },
         {
           provide: AUTH,
           inject: [AUTH_POOL],
           useFactory: (pool: ReturnType<typeof createAuthPool>) =>
-            createAuth({ databaseUrl: config.DATABASE_URL, secret: config.AUTH_SECRET, publicUrl: config.PUBLIC_URL }, pool),
+            createAuth(
+              { databaseUrl: config.DATABASE_URL, secret: config.AUTH_SECRET, publicUrl: config.PUBLIC_URL },
+              pool,
+            ),
         },
         {
           provide: NATS_CONNECTION,

@@ -4,34 +4,34 @@ export class GatewayConfig {
   @IsInt()
   @Min(0)
   @Max(65535)
-  PORT = 3000;
+  PORT: number = 3000;
 
   @IsString()
-  HOST = '0.0.0.0';
+  HOST: string = '0.0.0.0';
 
   @IsString()
-  NATS_URL = 'nats://127.0.0.1:4222';
+  NATS_URL: string = 'nats://127.0.0.1:4222';
 
   /** Requests per hour for each organization key and each signed-in member. */
   @IsInt()
   @Min(1)
-  RATE_LIMIT_PER_HOUR = 1000;
+  RATE_LIMIT_PER_HOUR: number = 1000;
 
   /** How long a resolved credential is trusted before catalog is asked again. */
   @IsInt()
   @Min(0)
-  AUTH_CACHE_TTL_MS = 30_000;
+  AUTH_CACHE_TTL_MS: number = 30_000;
 
   @IsInt()
   @Min(100)
-  RPC_TIMEOUT_MS = 10_000;
+  RPC_TIMEOUT_MS: number = 10_000;
 
   /** A query batch may carry 100 statements of 100,000 characters, so bodies may be large. */
   @IsInt()
   @Min(1024)
-  BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+  BODY_LIMIT_BYTES: number = 32 * 1024 * 1024;
 
   /** The address browsers use; better-auth checks request origins against it. */
   @IsString()
-  PUBLIC_URL = 'http://localhost:3000';
+  PUBLIC_URL: string = 'http://localhost:3000';
 }

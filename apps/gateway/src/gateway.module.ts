@@ -26,7 +26,13 @@ export class GatewayModule implements OnApplicationShutdown {
   static forRoot(config: GatewayConfig): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, AuthProxyController, ProjectsController, SkillsController, BillingController],
+      controllers: [
+        HealthController,
+        AuthProxyController,
+        ProjectsController,
+        SkillsController,
+        BillingController,
+      ],
       providers: [
         { provide: GatewayConfig, useValue: config },
         { provide: NATS_CONNECTION, useFactory: () => connectNats(config.NATS_URL, 'gateway') },
@@ -43,7 +49,9 @@ export class GatewayModule implements OnApplicationShutdown {
               rpc.request<ResolvedCredential>(
                 CatalogSubjects.authResolve,
                 null,
-                credential.startsWith('cookie:') ? { cookie: credential.slice('cookie:'.length) } : { token: credential },
+                credential.startsWith('cookie:')
+                  ? { cookie: credential.slice('cookie:'.length) }
+                  : { token: credential },
               ),
             );
             nats.subscribe(CatalogSubjects.authInvalidated, { callback: () => cache.clear() });

@@ -31,7 +31,13 @@ fastify.addHook('onRequest', (request, reply, done) => {
 });
 fastify.addHook('onResponse', (request, reply, done) => {
   logger.info(
-    { requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+    {
+      requestId: request.id,
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+    },
     'request',
   );
   done();
@@ -42,7 +48,7 @@ fastify.removeContentTypeParser('application/json');
 fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
   const text = body.toString();
   if (text.trim() === '') done(null, undefined);
-  else defaultJsonParser(request, text, done);
+  else void defaultJsonParser(request, text, done);
 });
 fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, logger, routes));
 

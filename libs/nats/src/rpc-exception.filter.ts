@@ -1,6 +1,6 @@
 import { DomainException } from '#common';
 import type { RpcEnvelope } from '#contracts';
-import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
+import { Catch, type ExceptionFilter } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Observable, of } from 'rxjs';
@@ -13,7 +13,7 @@ import { type Observable, of } from 'rxjs';
 export class RpcExceptionFilter implements ExceptionFilter {
   constructor(private readonly logger: Logger) {}
 
-  catch(exception: unknown, _host: ArgumentsHost): Observable<RpcEnvelope<never>> {
+  catch(exception: unknown): Observable<RpcEnvelope<never>> {
     if (exception instanceof DomainException) {
       return of({
         ok: false,
@@ -29,7 +29,11 @@ export class RpcExceptionFilter implements ExceptionFilter {
     this.logger.error({ err: exception, errorId }, 'unexpected error in handler');
     return of({
       ok: false,
-      error: { status: 500, code: 'internal', message: `Something went wrong on our side (error id ${errorId}).` },
+      error: {
+        status: 500,
+        code: 'internal',
+        message: `Something went wrong on our side (error id ${errorId}).`,
+      },
     });
   }
 }

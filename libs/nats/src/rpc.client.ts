@@ -23,7 +23,12 @@ export class RpcClient {
   ) {}
 
   /** Sends `data` for `principal` and answers the reply's `data`, or throws its DomainException. */
-  async request<T>(subject: string, principal: Principal | null, data: unknown, timeoutMs?: number): Promise<T> {
+  async request<T>(
+    subject: string,
+    principal: Principal | null,
+    data: unknown,
+    timeoutMs?: number,
+  ): Promise<T> {
     const envelope = await this.requestEnvelope<T>(subject, { principal, data }, timeoutMs);
     if (envelope.ok) return envelope.data;
     const { code, message, details } = envelope.error;
@@ -31,7 +36,11 @@ export class RpcClient {
   }
 
   /** For callers with no principal: admin commands and service-to-service checks. */
-  async requestEnvelope<T>(subject: string, payload: unknown, timeoutMs = this.timeoutMs): Promise<RpcEnvelope<T>> {
+  async requestEnvelope<T>(
+    subject: string,
+    payload: unknown,
+    timeoutMs = this.timeoutMs,
+  ): Promise<RpcEnvelope<T>> {
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, currentRequestId() ?? randomUUID());
     const packet = JSON.stringify({ pattern: subject, data: payload, id: randomUUID() });
@@ -50,11 +59,20 @@ export class RpcClient {
 }
 
 function toUnavailable(subject: string, error: unknown): DomainException {
-  if (error instanceof errors.NoRespondersError || (error instanceof Error && /no responders/i.test(error.message))) {
-    return new DomainException('service_unavailable', `No service is answering ${subject} right now. Try again shortly.`);
+  if (
+    error instanceof errors.NoRespondersError ||
+    (error instanceof Error && /no responders/i.test(error.message))
+  ) {
+    return new DomainException(
+      'service_unavailable',
+      `No service is answering ${subject} right now. Try again shortly.`,
+    );
   }
   if (error instanceof errors.TimeoutError || (error instanceof Error && /timeout/i.test(error.message))) {
-    return new DomainException('service_unavailable', `The service behind ${subject} did not answer in time.`);
+    return new DomainException(
+      'service_unavailable',
+      `The service behind ${subject} did not answer in time.`,
+    );
   }
   return new DomainException('internal', 'The message bus failed to carry the request.');
 }

@@ -20,7 +20,10 @@ export interface ServiceBootstrapOptions {
  * Starts a service: its NATS handlers in the service's queue group, and a small HTTP server whose
  * only route is the health probe that Kubernetes and the dev stack poll.
  */
-export async function bootstrapService(module: unknown, options: ServiceBootstrapOptions): Promise<INestApplication> {
+export async function bootstrapService(
+  module: unknown,
+  options: ServiceBootstrapOptions,
+): Promise<INestApplication> {
   const logger = createLogger(options.name);
   const app = await NestFactory.create<NestFastifyApplication>(module as never, new FastifyAdapter(), {
     logger: new PinoNestLogger(logger),
@@ -32,7 +35,12 @@ export async function bootstrapService(module: unknown, options: ServiceBootstra
   app.connectMicroservice<MicroserviceOptions>(
     {
       transport: Transport.NATS,
-      options: { servers: [options.natsUrl], queue: options.queue, name: options.name, maxReconnectAttempts: -1 },
+      options: {
+        servers: [options.natsUrl],
+        queue: options.queue,
+        name: options.name,
+        maxReconnectAttempts: -1,
+      },
     },
     { inheritAppConfig: true },
   );

@@ -30,7 +30,9 @@ export function decodeCursor(cursor: string): string {
   } catch {
     // fall through to the shared answer
   }
-  throw DomainException.invalidRequest([{ path: 'cursor', message: 'cursor is not a cursor this API returned' }]);
+  throw DomainException.invalidRequest([
+    { path: 'cursor', message: 'cursor is not a cursor this API returned' },
+  ]);
 }
 
 /**

@@ -29,7 +29,8 @@ function toCommand(words: string[], values: Record<string, string | boolean | un
   switch (words.join(' ')) {
     case 'org create': {
       const plan = typeof values.plan === 'string' ? values.plan : 'free';
-      if (!(PLAN_IDS as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
+      if (!(PLAN_IDS as readonly string[]).includes(plan))
+        throw new UsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
       return { subject: CatalogSubjects.adminOrgCreate, payload: { name: required(values, 'name'), plan } };
     }
     case 'org set-plan':
@@ -40,7 +41,10 @@ function toCommand(words: string[], values: Record<string, string | boolean | un
     case 'key create':
       return {
         subject: CatalogSubjects.adminKeyCreate,
-        payload: { organizationId: required(values, 'org'), ...(typeof values.name === 'string' ? { name: values.name } : {}) },
+        payload: {
+          organizationId: required(values, 'org'),
+          ...(typeof values.name === 'string' ? { name: values.name } : {}),
+        },
       };
     case 'user create':
       return {
@@ -78,10 +82,13 @@ async function main(): Promise<number> {
   const command = toCommand(positionals, values);
   const nats = await connectNats(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'admin-cli');
   try {
-    const reply = await new RpcClient(nats, 30_000).requestEnvelope<Record<string, unknown>>(command.subject, {
-      principal: null,
-      data: command.payload,
-    });
+    const reply = await new RpcClient(nats, 30_000).requestEnvelope<Record<string, unknown>>(
+      command.subject,
+      {
+        principal: null,
+        data: command.payload,
+      },
+    );
     if (!reply.ok) {
       console.error(values.json ? JSON.stringify({ error: reply.error }) : `Error: ${reply.error.message}`);
       return 1;

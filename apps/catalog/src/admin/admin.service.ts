@@ -38,20 +38,33 @@ export class AdminService {
     return { apiKey: await this.auth.createKey(organizationId, name ?? 'admin-cli') };
   }
 
-  async setPlan({ organizationId, plan, complimentary }: AdminSetPlan): Promise<{ organizationId: string; plan: string }> {
+  async setPlan({
+    organizationId,
+    plan,
+    complimentary,
+  }: AdminSetPlan): Promise<{ organizationId: string; plan: string }> {
     await this.assertOrganization(organizationId);
     this.assertPlan(plan);
     await this.plans.setPlan(organizationId, plan, complimentary ?? plan !== 'free');
     return { organizationId, plan };
   }
 
-  async createUser({ organizationId, email, password, role, name }: AdminUserCreate): Promise<{ userId: string }> {
+  async createUser({
+    organizationId,
+    email,
+    password,
+    role,
+    name,
+  }: AdminUserCreate): Promise<{ userId: string }> {
     await this.assertOrganization(organizationId);
     if (!['owner', 'admin', 'member'].includes(role)) {
-      throw DomainException.invalidRequest([{ path: 'role', message: 'role must be owner, admin or member' }]);
+      throw DomainException.invalidRequest([
+        { path: 'role', message: 'role must be owner, admin or member' },
+      ]);
     }
     const userId =
-      (await this.auth.findUserIdByEmail(email)) ?? (await this.auth.createUser(email, password, name ?? email.split('@')[0] ?? email));
+      (await this.auth.findUserIdByEmail(email)) ??
+      (await this.auth.createUser(email, password, name ?? email.split('@')[0] ?? email));
     if ((await this.auth.memberRole(userId, organizationId)) === null) {
       await this.auth.addMember(organizationId, userId, role);
     }
@@ -61,8 +74,15 @@ export class AdminService {
   private async operatorUserId(): Promise<string> {
     const existing = await this.auth.findUserIdByEmail(OPERATOR_EMAIL);
     if (existing) return existing;
-    // Nobody signs in as the operator: its password is random and never shown.
-    return this.auth.createUser(OPERATOR_EMAIL, randomBytes(24).toString('base64url'), 'Operator');
+    try {
+      // Nobody signs in as the operator: its password is random and never shown.
+      return await this.auth.createUser(OPERATOR_EMAIL, randomBytes(24).toString('base64url'), 'Operator');
+    } catch (error) {
+      // Two first `org create`s at once: the other one made the operator.
+      const raced = await this.auth.findUserIdByEmail(OPERATOR_EMAIL);
+      if (raced) return raced;
+      throw error;
+    }
   }
 
   private async assertOrganization(organizationId: string): Promise<void> {
@@ -73,7 +93,9 @@ export class AdminService {
 
   private assertPlan(plan: string): void {
     if (!(PLAN_IDS as readonly string[]).includes(plan)) {
-      throw DomainException.invalidRequest([{ path: 'plan', message: `plan must be one of ${PLAN_IDS.join(', ')}` }]);
+      throw DomainException.invalidRequest([
+        { path: 'plan', message: `plan must be one of ${PLAN_IDS.join(', ')}` },
+      ]);
     }
   }
 }

@@ -36,7 +36,8 @@ export function createAuth(settings: AuthSettings, pool: pg.Pool) {
         create: {
           // A member who signs in lands in their first organization rather than in none.
           before: async (session) => {
-            if ((session as { activeOrganizationId?: string | null }).activeOrganizationId) return { data: session };
+            if ((session as { activeOrganizationId?: string | null }).activeOrganizationId)
+              return { data: session };
             const { rows } = await pool.query<{ organizationId: string }>(
               'SELECT "organizationId" FROM member WHERE "userId" = $1 ORDER BY "createdAt" LIMIT 1',
               [session.userId],

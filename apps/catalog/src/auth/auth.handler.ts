@@ -1,4 +1,9 @@
-import { type AuthHttpRequest, type AuthHttpResponse, CatalogSubjects, type ResolveCredential } from '#contracts';
+import {
+  type AuthHttpRequest,
+  type AuthHttpResponse,
+  CatalogSubjects,
+  type ResolveCredential,
+} from '#contracts';
 import { RpcData } from '#nats';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';

@@ -1,4 +1,11 @@
-import type { AuthHttpRequest, AuthHttpResponse, MemberRole, Principal, ResolveCredential, ResolvedCredential } from '#contracts';
+import type {
+  AuthHttpRequest,
+  AuthHttpResponse,
+  MemberRole,
+  Principal,
+  ResolveCredential,
+  ResolvedCredential,
+} from '#contracts';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type pg from 'pg';
 
@@ -11,7 +18,13 @@ export const AUTH_POOL = Symbol('AUTH_POOL');
 const KEY_ROLE: MemberRole = 'admin';
 
 /** Paths after which cached credentials may be stale: gateways are told to forget them. */
-const INVALIDATING_PATHS = [/\/sign-out$/, /\/revoke/, /\/api-key\/(delete|update)$/, /\/organization\//, /\/delete-user/];
+const INVALIDATING_PATHS = [
+  /\/sign-out$/,
+  /\/revoke/,
+  /\/api-key\/(delete|update)$/,
+  /\/organization\//,
+  /\/delete-user/,
+];
 
 @Injectable()
 export class AuthService implements OnModuleDestroy {
@@ -51,7 +64,8 @@ export class AuthService implements OnModuleDestroy {
     const organizationId = (session.session as { activeOrganizationId?: string | null }).activeOrganizationId;
     if (!organizationId) return { kind: 'no_active_organization' };
     const role = await this.memberRole(session.user.id, organizationId);
-    if (!role) return { kind: 'forbidden', message: 'You are no longer a member of the active organization.' };
+    if (!role)
+      return { kind: 'forbidden', message: 'You are no longer a member of the active organization.' };
     return { kind: 'principal', principal: { organizationId, userId: session.user.id, keyId: null, role } };
   }
 
@@ -76,7 +90,11 @@ export class AuthService implements OnModuleDestroy {
     );
     const pathname = new URL(request.url).pathname;
     return {
-      response: { status: response.status, headers: [...response.headers.entries()], body: await response.text() },
+      response: {
+        status: response.status,
+        headers: [...response.headers.entries()],
+        body: await response.text(),
+      },
       invalidates: response.ok && INVALIDATING_PATHS.some((pattern) => pattern.test(pathname)),
     };
   }
@@ -89,13 +107,23 @@ export class AuthService implements OnModuleDestroy {
   }
 
   async findUserIdByEmail(email: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM "user" WHERE email = $1', [email.toLowerCase()]);
+    const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM "user" WHERE email = $1', [
+      email.toLowerCase(),
+    ]);
     return rows[0]?.id ?? null;
   }
 
   async createOrganization(name: string, ownerUserId: string): Promise<string> {
-    const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'org'}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-    const organization = await this.auth.api.createOrganization({ body: { name, slug, userId: ownerUserId } });
+    const slug = `${
+      name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '')
+        .slice(0, 40) || 'org'
+    }-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const organization = await this.auth.api.createOrganization({
+      body: { name, slug, userId: ownerUserId },
+    });
     if (!organization) throw new Error('better-auth created no organization');
     return organization.id;
   }
@@ -117,7 +145,9 @@ export class AuthService implements OnModuleDestroy {
     );
     const owner = rows[0];
     if (!owner) throw new Error(`organization ${organizationId} has no owner`);
-    const created = await this.auth.api.createApiKey({ body: { organizationId, userId: owner.userId, name } });
+    const created = await this.auth.api.createApiKey({
+      body: { organizationId, userId: owner.userId, name },
+    });
     return created.key;
   }
 }

@@ -27,7 +27,9 @@ export class CatalogInitial1763712000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await runner.query(`CREATE UNIQUE INDEX skills_organization_name_key ON catalog.skills (organization_id, name)`);
+    await runner.query(
+      `CREATE UNIQUE INDEX skills_organization_name_key ON catalog.skills (organization_id, name)`,
+    );
     await runner.query(`
       CREATE TABLE catalog.organization_plans (
         organization_id text PRIMARY KEY,

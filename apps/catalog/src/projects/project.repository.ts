@@ -24,7 +24,10 @@ export class ProjectRepository {
   }
 
   /** Serializes project creation per organization so the plan limit cannot be overrun by a race. */
-  async transactionLockedFor<T>(organizationId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  async transactionLockedFor<T>(
+    organizationId: string,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`projects:${organizationId}`]);
       return work(manager);
@@ -45,9 +48,11 @@ export class ProjectRepository {
   }
 
   list(organizationId: string, page: PageRequest): Promise<Page<ProjectEntity>> {
-    const query = this.repo().createQueryBuilder('project').where('project.organization_id = :organizationId', {
-      organizationId,
-    });
+    const query = this.repo()
+      .createQueryBuilder('project')
+      .where('project.organization_id = :organizationId', {
+        organizationId,
+      });
     return paginate(query, page);
   }
 

@@ -1,4 +1,10 @@
-import { CatalogSubjects, CreateProjectDto, PageQueryDto, type Principal, UpdateProjectDto } from '#contracts';
+import {
+  CatalogSubjects,
+  CreateProjectDto,
+  PageQueryDto,
+  type Principal,
+  UpdateProjectDto,
+} from '#contracts';
 import { RpcData, RpcPrincipal } from '#nats';
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
@@ -25,7 +31,11 @@ export class ProjectsHandler {
   }
 
   @MessagePattern(CatalogSubjects.projectsUpdate)
-  update(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string, @RpcData('data.body') input: UpdateProjectDto) {
+  update(
+    @RpcPrincipal() principal: Principal,
+    @RpcData('data.id') id: string,
+    @RpcData('data.body') input: UpdateProjectDto,
+  ) {
     return this.projects.update(principal, id, input);
   }
 

@@ -37,7 +37,12 @@ export class ProjectsService {
         throw DomainException.planLimit('projects', limit);
       }
       return this.projects.insert(
-        { organizationId, name: input.name, description: input.description ?? null, createdBy: principal.userId },
+        {
+          organizationId,
+          name: input.name,
+          description: input.description ?? null,
+          createdBy: principal.userId,
+        },
         manager,
       );
     });

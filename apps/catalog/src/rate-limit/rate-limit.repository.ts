@@ -25,6 +25,8 @@ export class RateLimitRepository {
   }
 
   async deleteBefore(windowStart: number): Promise<void> {
-    await this.dataSource.query('DELETE FROM catalog.rate_limit_windows WHERE window_start < $1', [windowStart]);
+    await this.dataSource.query('DELETE FROM catalog.rate_limit_windows WHERE window_start < $1', [
+      windowStart,
+    ]);
   }
 }

@@ -6,7 +6,10 @@ import type { DataSource } from 'typeorm';
 
 import { SkillEntity } from './skill.entity.js';
 
-export type NewSkill = Pick<SkillEntity, 'organizationId' | 'userId' | 'name' | 'description' | 'instructions'>;
+export type NewSkill = Pick<
+  SkillEntity,
+  'organizationId' | 'userId' | 'name' | 'description' | 'instructions'
+>;
 export type SkillChanges = Partial<Pick<SkillEntity, 'userId' | 'name' | 'description' | 'instructions'>>;
 
 /** Who is looking: organization skills are visible to all; a personal skill only to its member. */

@@ -25,7 +25,11 @@ export class SkillsHandler {
   }
 
   @MessagePattern(CatalogSubjects.skillsUpdate)
-  update(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string, @RpcData('data.body') input: UpdateSkillDto) {
+  update(
+    @RpcPrincipal() principal: Principal,
+    @RpcData('data.id') id: string,
+    @RpcData('data.body') input: UpdateSkillDto,
+  ) {
     return this.skills.update(principal, id, input);
   }
 

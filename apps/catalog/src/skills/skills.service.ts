@@ -1,5 +1,12 @@
 import { DomainException, type Page } from '#common';
-import type { CreateSkillDto, PageQueryDto, Principal, SkillDto, SkillOwner, UpdateSkillDto } from '#contracts';
+import type {
+  CreateSkillDto,
+  PageQueryDto,
+  Principal,
+  SkillDto,
+  SkillOwner,
+  UpdateSkillDto,
+} from '#contracts';
 import { isId, mapPage } from '#persistence';
 import { Injectable } from '@nestjs/common';
 
@@ -55,7 +62,9 @@ export class SkillsService {
       ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
       ...(owner === undefined ? {} : { userId: ownerUserId(principal, owner) }),
     };
-    return toSkillDto(await this.nameChecked(input.name ?? skill.name, () => this.skills.update(skill, changes)));
+    return toSkillDto(
+      await this.nameChecked(input.name ?? skill.name, () => this.skills.update(skill, changes)),
+    );
   }
 
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
@@ -74,7 +83,10 @@ export class SkillsService {
       return await save();
     } catch (error) {
       if (error instanceof SkillNameTakenError) {
-        throw new DomainException('skill_name_taken', `A skill named ${name} already exists in this organization.`);
+        throw new DomainException(
+          'skill_name_taken',
+          `A skill named ${name} already exists in this organization.`,
+        );
       }
       throw error;
     }

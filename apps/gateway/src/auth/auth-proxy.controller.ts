@@ -24,7 +24,8 @@ export class AuthProxyController {
   async forward(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined && name !== 'content-length') headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      if (value !== undefined && name !== 'content-length')
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     const response = await this.rpc.request<AuthHttpResponse>(CatalogSubjects.authHttp, null, {
       method: request.method,
@@ -34,7 +35,8 @@ export class AuthProxyController {
     });
     const cookies = response.headers.filter(([name]) => name === 'set-cookie').map(([, value]) => value);
     for (const [name, value] of response.headers) {
-      if (name !== 'set-cookie' && name !== 'content-length' && name !== 'content-encoding') void reply.header(name, value);
+      if (name !== 'set-cookie' && name !== 'content-length' && name !== 'content-encoding')
+        void reply.header(name, value);
     }
     if (cookies.length > 0) void reply.header('set-cookie', cookies);
     await reply.status(response.status).send(response.body);

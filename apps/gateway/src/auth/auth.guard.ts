@@ -30,7 +30,8 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]))
+      return true;
     const http = context.switchToHttp();
     const request = http.getRequest<AuthenticatedRequest>();
     const principal = await this.authenticate(request);
@@ -44,7 +45,10 @@ export class AuthGuard implements CanActivate {
     const cookie = request.headers.cookie;
     const credential = token ?? (cookie && SESSION_COOKIE.test(cookie) ? `cookie:${cookie}` : undefined);
     if (!credential) {
-      throw new DomainException('unauthorized', 'Send an organization key or a session as "Authorization: Bearer <token>".');
+      throw new DomainException(
+        'unauthorized',
+        'Send an organization key or a session as "Authorization: Bearer <token>".',
+      );
     }
     const resolved = await this.credentials.get(credential);
     switch (resolved.kind) {
@@ -53,7 +57,10 @@ export class AuthGuard implements CanActivate {
       case 'unauthorized':
         throw new DomainException('unauthorized', 'The credential is missing, expired or revoked.');
       case 'no_active_organization':
-        throw new DomainException('no_active_organization', 'Choose an active organization for this session first.');
+        throw new DomainException(
+          'no_active_organization',
+          'Choose an active organization for this session first.',
+        );
       case 'forbidden':
         throw new DomainException('forbidden', resolved.message);
     }

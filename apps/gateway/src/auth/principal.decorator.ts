@@ -7,8 +7,10 @@ export interface AuthenticatedRequest extends FastifyRequest {
 }
 
 /** The caller the auth guard resolved. */
-export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
-  const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
-  if (!principal) throw new Error('CurrentPrincipal used on a route without the auth guard');
-  return principal;
-});
+export const CurrentPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Principal => {
+    const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+    if (!principal) throw new Error('CurrentPrincipal used on a route without the auth guard');
+    return principal;
+  },
+);

@@ -16,7 +16,8 @@ export function setupOpenApi(app: INestApplication): OpenAPIObject {
       {
         type: 'http',
         scheme: 'bearer',
-        description: "A member's session token (from /api/auth/sign-in) as a bearer token, or the session cookie.",
+        description:
+          "A member's session token (from /api/auth/sign-in) as a bearer token, or the session cookie.",
       },
       'session',
     )

@@ -17,7 +17,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    sendError(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger, this.routes);
+    sendError(
+      exception,
+      http.getRequest<FastifyRequest>(),
+      http.getResponse<FastifyReply>(),
+      this.logger,
+      this.routes,
+    );
   }
 }
 
@@ -37,14 +43,20 @@ export function sendError(
     logger.error({ err: exception, errorId, method: request.method, url: request.url }, 'unexpected error');
     error = new DomainException('internal', `Something went wrong on our side (error id ${errorId}).`);
   }
-  void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(toErrorBody(error));
+  void reply
+    .status(error.status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(toErrorBody(error));
 }
 
 function unknownRoute(request: FastifyRequest, reply: FastifyReply, routes: RouteTable): DomainException {
   const allowed = routes.allowedMethods(request.url);
   if (allowed.length > 0) {
     reply.header('Allow', allowed.join(', '));
-    return new DomainException('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`);
+    return new DomainException(
+      'method_not_allowed',
+      `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+    );
   }
   return new DomainException('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
 }

@@ -4,7 +4,13 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 
 /** Codes every authenticated route may answer. */
-const COMMON: ErrorCode[] = ['unauthorized', 'no_active_organization', 'forbidden', 'rate_limited', 'internal'];
+const COMMON: ErrorCode[] = [
+  'unauthorized',
+  'no_active_organization',
+  'forbidden',
+  'rate_limited',
+  'internal',
+];
 
 /** Documents each error a route answers, grouped by status, all in the contract's error shape. */
 export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {

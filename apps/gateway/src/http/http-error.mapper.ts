@@ -5,12 +5,18 @@ import { HttpException } from '@nestjs/common';
 const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_request', message: 'The body is not valid JSON.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_request', message: 'The body is empty.' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'The body is larger than this server accepts.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: 'payload_too_large',
+    message: 'The body is larger than this server accepts.',
+  },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'unsupported_media_type',
     message: 'Send the body as JSON with "Content-Type: application/json".',
   },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_request', message: 'Content-Length does not match the body.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    code: 'invalid_request',
+    message: 'Content-Length does not match the body.',
+  },
 };
 
 function codeForStatus(status: number): ErrorCode {

@@ -9,7 +9,13 @@ export class RouteTable {
     const pattern = new RegExp(
       `^${url
         .split('/')
-        .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .map((segment) =>
+          segment.startsWith(':')
+            ? '[^/]+'
+            : segment === '*'
+              ? '.*'
+              : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+        )
         .join('/')}/?$`,
     );
     for (const one of Array.isArray(method) ? method : [method]) {
@@ -19,6 +25,8 @@ export class RouteTable {
 
   allowedMethods(path: string): string[] {
     const pathname = path.split('?')[0] ?? path;
-    return [...new Set(this.routes.filter((route) => route.pattern.test(pathname)).map((route) => route.method))];
+    return [
+      ...new Set(this.routes.filter((route) => route.pattern.test(pathname)).map((route) => route.method)),
+    ];
   }
 }

@@ -21,7 +21,10 @@ export class SkillsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @ApiOkResponse({ type: PageOf(SkillDto), description: 'Organization skills and, for a signed-in member, their own.' })
+  @ApiOkResponse({
+    type: PageOf(SkillDto),
+    description: 'Organization skills and, for a signed-in member, their own.',
+  })
   @ApiErrors('invalid_request')
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
     return this.rpc.request(CatalogSubjects.skillsList, principal, query);

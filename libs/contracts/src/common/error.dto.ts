@@ -10,7 +10,8 @@ export class ErrorDetailDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'More to say: `issues` for invalid_request, `resource` and `limit` for plan_limit_reached, …',
+    description:
+      'More to say: `issues` for invalid_request, `resource` and `limit` for plan_limit_reached, …',
   })
   details?: Record<string, unknown>;
 }

@@ -1,7 +1,18 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 
 /**
  * Field decorators that put a rule and its OpenAPI description in one place, so the two cannot drift.
@@ -27,7 +38,12 @@ export function TextField({ min = 0, max, description, example }: TextOptions = 
 }
 
 /** A string that may be omitted but, when sent, must be a string (null is refused). */
-export function OptionalTextField({ min = 0, max, description, example }: TextOptions = {}): PropertyDecorator {
+export function OptionalTextField({
+  min = 0,
+  max,
+  description,
+  example,
+}: TextOptions = {}): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({ type: String, minLength: min || undefined, maxLength: max, description, example }),
     ValidateIf((_object, value) => value !== undefined),
@@ -38,7 +54,13 @@ export function OptionalTextField({ min = 0, max, description, example }: TextOp
 }
 
 /** A string that may be omitted or null. */
-export function NullableTextField({ max, description }: { max: number; description?: string }): PropertyDecorator {
+export function NullableTextField({
+  max,
+  description,
+}: {
+  max: number;
+  description?: string;
+}): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({ type: String, nullable: true, maxLength: max, description }),
     IsOptional(),
@@ -74,7 +96,12 @@ export function EnumField<T extends string>(
   );
 }
 
-export function OptionalIntField({ min, max, description, defaultValue }: {
+export function OptionalIntField({
+  min,
+  max,
+  description,
+  defaultValue,
+}: {
   min: number;
   max: number;
   description?: string;

@@ -11,7 +11,12 @@ export class PageQueryDto {
   @OptionalTextField({ min: 1, max: 512, description: 'The nextCursor of the previous page.' })
   cursor?: string;
 
-  @OptionalIntField({ min: 1, max: MAX_PAGE_SIZE, defaultValue: DEFAULT_PAGE_SIZE, description: 'Page size.' })
+  @OptionalIntField({
+    min: 1,
+    max: MAX_PAGE_SIZE,
+    defaultValue: DEFAULT_PAGE_SIZE,
+    description: 'Page size.',
+  })
   limit?: number;
 }
 
@@ -27,7 +32,11 @@ export function PageOf(item: Constructor): Constructor {
     @ApiProperty({ type: () => [item] })
     data!: unknown[];
 
-    @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null on the last.' })
+    @ApiProperty({
+      type: String,
+      nullable: true,
+      description: 'Pass as `cursor` for the next page; null on the last.',
+    })
     nextCursor!: string | null;
   }
   Object.defineProperty(PageDto, 'name', { value: `${item.name.replace(/Dto$/, '')}Page` });

@@ -10,7 +10,11 @@ export class ProjectDto {
   @ApiProperty({ type: String, nullable: true })
   description!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'User id of the creator; null when a key created it.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'User id of the creator; null when a key created it.',
+  })
   createdBy!: string | null;
 
   @ApiProperty({ format: 'date-time' })

@@ -4,7 +4,11 @@ export class SkillDto {
   @ApiProperty()
   id!: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The owning member for a personal skill; null for the organization.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The owning member for a personal skill; null for the organization.',
+  })
   userId!: string | null;
 
   @ApiProperty()

@@ -1,0 +1,65 @@
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Tags (see each project.json):
+ *   type:app       services and the gateway      type:contracts  DTOs, subjects, message types
+ *   type:transport libs/nats                     type:persistence data sources, pagination, ids
+ *   type:util      libs/common                   type:testing    libs/testing (tests only)
+ *   type:tool      tools/*                       type:e2e        the end-to-end tests
+ * A service never imports another service (projects cannot import apps), and the gateway never
+ * imports persistence: it holds no data.
+ */
+const depConstraints = [
+  {
+    sourceTag: 'type:app',
+    onlyDependOnLibsWithTags: ['type:contracts', 'type:transport', 'type:persistence', 'type:util'],
+  },
+  { sourceTag: 'scope:gateway', notDependOnLibsWithTags: ['type:persistence'] },
+  { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util'] },
+  { sourceTag: 'type:persistence', onlyDependOnLibsWithTags: ['type:util'] },
+  { sourceTag: 'type:transport', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
+  { sourceTag: 'type:util', onlyDependOnLibsWithTags: [] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:transport', 'type:util'] },
+  {
+    sourceTag: 'type:tool',
+    onlyDependOnLibsWithTags: ['type:contracts', 'type:transport', 'type:util', 'type:testing'],
+  },
+  { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:contracts', 'type:util'] },
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', '.nx/**', 'coverage/**', 'tmp/**'] },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+        emitDecoratorMetadata: true,
+        experimentalDecorators: true,
+      },
+    },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: false, allow: [], depConstraints },
+      ],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-inferrable-types': ['error', { ignoreProperties: true }],
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  prettier,
+);

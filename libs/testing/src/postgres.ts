@@ -1,0 +1,32 @@
+import pg from 'pg';
+
+export const ADMIN_DATABASE_URL =
+  process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export function createDatabase(name: string): Promise<void> {
+  return withAdmin(async (client) => {
+    await client.query(`CREATE DATABASE "${name}"`);
+  });
+}
+
+export function dropDatabase(name: string): Promise<void> {
+  return withAdmin(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+}
