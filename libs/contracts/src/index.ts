@@ -16,3 +16,8 @@ export * from './skills/create-skill.dto.js';
 export * from './skills/skill.dto.js';
 export * from './skills/update-skill.dto.js';
 export * from './subjects.js';
+export * from './databases/database.subjects.js';
+export * from './runs/run.subjects.js';
+export * from './runs/start-run.request.js';
+export * from './workflows/diagram.js';
+export * from './workflows/run-target.js';

@@ -1,0 +1,23 @@
+/**
+ * The contract's Diagram. Extra layout properties are allowed at every level and must round-trip
+ * unchanged, so these types describe only what the service reads.
+ */
+export interface DiagramNode {
+  id: string;
+  data: { type: string; properties: Record<string, unknown>; [extra: string]: unknown };
+  [extra: string]: unknown;
+}
+
+export interface DiagramEdge {
+  id: string;
+  source: string;
+  target: string;
+  sourceHandle?: string | null;
+  [extra: string]: unknown;
+}
+
+export interface Diagram {
+  nodes: DiagramNode[];
+  edges: DiagramEdge[];
+  [extra: string]: unknown;
+}
