@@ -25,6 +25,8 @@ const shared = {
 /** Unit specs sit beside the code; end-to-end specs boot the real services once per run. */
 export default {
   reporters: ['default', '<rootDir>/tools/test/summary-reporter.mjs'],
+  // End-to-end tests start processes and wait on real runs; a project-level value is ignored.
+  testTimeout: 60_000,
   projects: [
     {
       ...shared,
@@ -38,7 +40,6 @@ export default {
       testMatch: ['<rootDir>/apps/e2e/src/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/apps/e2e/src/global-setup.ts',
       globalTeardown: '<rootDir>/apps/e2e/src/global-teardown.ts',
-      testTimeout: 60_000,
     },
   ],
 };

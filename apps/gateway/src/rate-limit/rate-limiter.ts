@@ -3,6 +3,8 @@ import type { RateLimitConsume, RateLimitTotals } from '#contracts';
 
 export const WINDOW_MS = 3_600_000;
 const FLUSH_INTERVAL_MS = 200;
+/** Buckets used this recently are refreshed on every flush, even with no hits of their own to send. */
+const ACTIVE_MS = 60_000;
 
 export interface RateLimitVerdict {
   allowed: boolean;
@@ -18,6 +20,7 @@ interface BucketState {
   known: number;
   /** Hits counted here and not yet sent. */
   pending: number;
+  lastHitAt: number;
   firstSync: Promise<void>;
 }
 
@@ -27,7 +30,8 @@ export type ConsumeHits = (request: RateLimitConsume) => Promise<RateLimitTotals
  * A fixed one-hour window per bucket, shared by every gateway replica through catalog. The first hit
  * of a bucket in a window waits for the shared total, so a restarted or new replica starts from the
  * truth; later hits are decided locally and sent in batches every 200 ms, which keeps the store off
- * the request path. Replicas can overshoot the limit by what they admit within one flush interval.
+ * the request path. Each flush also brings back the shared totals, so replicas together can overshoot
+ * the limit only by what they admit within one flush interval.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, BucketState>();
@@ -59,6 +63,7 @@ export class RateLimiter {
       await state.firstSync;
       state.pending += 1;
     }
+    state.lastHitAt = now;
     const used = state.known + state.pending;
     return {
       allowed: used <= this.limit,
@@ -69,7 +74,13 @@ export class RateLimiter {
   }
 
   private startBucket(bucket: string, windowStart: number): BucketState {
-    const state: BucketState = { windowStart, known: 0, pending: 1, firstSync: Promise.resolve() };
+    const state: BucketState = {
+      windowStart,
+      known: 0,
+      pending: 1,
+      lastHitAt: this.now(),
+      firstSync: Promise.resolve(),
+    };
     this.buckets.set(bucket, state);
     state.firstSync = this.consume({ windowStart, hits: [{ bucket, count: 1 }] }).then(
       ({ totals }) => {
@@ -84,16 +95,20 @@ export class RateLimiter {
     return state;
   }
 
-  /** Sends the hits counted since the last flush and learns every replica's totals. */
+  /**
+   * Sends the hits counted since the last flush and learns every replica's totals for the buckets in
+   * use, so a replica's view of a busy credential is never more than one interval old.
+   */
   async flush(): Promise<void> {
     if (this.flushing) return;
     this.flushing = true;
     try {
-      const currentWindow = Math.floor(this.now() / WINDOW_MS) * WINDOW_MS;
+      const now = this.now();
+      const currentWindow = Math.floor(now / WINDOW_MS) * WINDOW_MS;
       const sent = new Map<string, number>();
       for (const [bucket, state] of this.buckets) {
         if (state.windowStart !== currentWindow) this.buckets.delete(bucket);
-        else if (state.pending > 0) sent.set(bucket, state.pending);
+        else if (state.pending > 0 || now - state.lastHitAt < ACTIVE_MS) sent.set(bucket, state.pending);
       }
       if (sent.size === 0) return;
       const { totals } = await this.consume({

@@ -1,0 +1,217 @@
+import {
+  ApiClient,
+  createOrganization,
+  freePort,
+  type OrganizationFixture,
+  runningStack,
+  type ServiceProcess,
+  startService,
+  waitFor,
+} from '#testing';
+
+const stack = runningStack();
+
+describe('gateway', () => {
+  let org: OrganizationFixture;
+  const anonymous = new ApiClient(stack.baseUrl);
+
+  beforeAll(async () => {
+    org = await createOrganization(stack);
+  });
+
+  it('answers health without a credential', async () => {
+    expect(await anonymous.get('/api/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('answers every error in the contract shape', async () => {
+    const cases: Array<[string, Promise<{ status: number; body: any }>, number, string]> = [
+      ['unknown route', org.api.get('/api/v1/nothing-here'), 404, 'not_found'],
+      ['wrong method', org.api.request('PUT', '/api/v1/projects', {}), 405, 'method_not_allowed'],
+      ['malformed JSON', org.api.post('/api/v1/projects', '{"name": '), 400, 'invalid_request'],
+      ['array body', org.api.post('/api/v1/projects', '[1,2]'), 400, 'invalid_request'],
+      [
+        'wrong content type',
+        org.api.request('POST', '/api/v1/projects', 'name=x', {
+          'content-type': 'application/x-www-form-urlencoded',
+        }),
+        415,
+        'unsupported_media_type',
+      ],
+      ['no credential', anonymous.get('/api/v1/projects'), 401, 'unauthorized'],
+    ];
+    for (const [label, pending, status, code] of cases) {
+      const response = await pending;
+      expect({ label, status: response.status, code: response.body?.error?.code }).toEqual({
+        label,
+        status,
+        code,
+      });
+      expect(Object.keys(response.body)).toEqual(['error']);
+      expect(typeof response.body.error.message).toBe('string');
+    }
+  });
+
+  it('names the methods a path takes on 405', async () => {
+    const response = await org.api.request('PUT', '/api/v1/projects', {});
+    expect(response.headers.get('allow')).toBe('GET, POST');
+  });
+
+  it('treats an empty JSON body as no body', async () => {
+    const response = await org.api.request('POST', '/api/v1/projects', '', {
+      'content-type': 'application/json',
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details.issues.map((issue: { path: string }) => issue.path)).toContain('name');
+  });
+
+  it('echoes the request id it was given, or makes one', async () => {
+    const given = await org.api.get('/api/v1/projects', { 'x-request-id': 'trace-me-123' });
+    expect(given.headers.get('x-request-id')).toBe('trace-me-123');
+    const made = await org.api.get('/api/v1/projects');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('shows the plan and its limits', async () => {
+    const free = await createOrganization(stack, { plan: 'free' });
+    const billing = await free.api.get('/api/v1/billing');
+    expect(billing.status).toBe(200);
+    expect(billing.body).toEqual({
+      plan: 'free',
+      label: 'Free',
+      complimentary: false,
+      limits: {
+        projects: expect.any(Number),
+        databases: expect.any(Number),
+        agents: expect.any(Number),
+        subscriptions: expect.any(Number),
+        runs: expect.any(Number),
+      },
+      usage: { projects: 0, runs: 0 },
+      periodStart: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00.000Z$/),
+    });
+    const pro = await (await createOrganization(stack, { plan: 'pro' })).api.get('/api/v1/billing');
+    expect(pro.body).toMatchObject({ plan: 'pro', complimentary: true });
+    expect(pro.body.limits.projects).toBeGreaterThan(billing.body.limits.projects);
+  });
+
+  describe('OpenAPI reference', () => {
+    it('serves an OpenAPI 3.1 document generated from the DTOs', async () => {
+      const response = await anonymous.get('/docs/openapi.json');
+      expect(response.status).toBe(200);
+      const document = response.body;
+      expect(document.openapi).toBe('3.1.0');
+      expect(document.info.version).toBe('1');
+      expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['organizationKey', 'session']);
+      expect(document.paths['/api/health'].get.security).toEqual([]);
+      const create = document.paths['/api/v1/projects'].post;
+      expect(create.requestBody.content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/CreateProjectDto',
+      );
+      expect(Object.keys(create.responses)).toEqual(
+        expect.arrayContaining(['201', '400', '401', '402', '429']),
+      );
+      expect(document.components.schemas.CreateProjectDto.properties.name).toMatchObject({
+        minLength: 1,
+        maxLength: 100,
+      });
+      expect(document.components.schemas.ErrorDto).toBeDefined();
+      for (const path of [
+        '/api/v1/projects/{id}',
+        '/api/v1/skills',
+        '/api/v1/skills/{id}',
+        '/api/v1/billing',
+      ]) {
+        expect(document.paths[path]).toBeDefined();
+      }
+      expect(Object.keys(document.paths).some((path) => path.startsWith('/api/auth'))).toBe(false);
+    });
+
+    it('serves a human reference page', async () => {
+      const response = await fetch(`${stack.baseUrl}/docs/api`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/html');
+    });
+  });
+
+  describe('with a small configured rate limit and body limit', () => {
+    const gateways: ServiceProcess[] = [];
+    let first: ApiClient;
+    let second: ApiClient;
+
+    const startGateway = async () => {
+      const port = await freePort();
+      const baseUrl = `http://127.0.0.1:${port}`;
+      gateways.push(
+        await startService('gateway', {
+          env: {
+            ...stack.env,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            PUBLIC_URL: baseUrl,
+            RATE_LIMIT_PER_HOUR: '5',
+            BODY_LIMIT_BYTES: '2048',
+          },
+          readyUrl: `${baseUrl}/api/health`,
+        }),
+      );
+      return baseUrl;
+    };
+
+    beforeAll(async () => {
+      const [firstUrl, secondUrl] = await Promise.all([startGateway(), startGateway()]);
+      first = new ApiClient(firstUrl, org.apiKey);
+      second = new ApiClient(secondUrl, org.apiKey);
+    });
+
+    afterAll(async () => {
+      await Promise.all(gateways.map((gateway) => gateway.stop()));
+    });
+
+    it('counts each key across replicas and answers 429 with Retry-After past the limit', async () => {
+      const fresh = await createOrganization(stack);
+      const limited = first.withToken(fresh.apiKey);
+      const remaining: string[] = [];
+      for (let index = 0; index < 5; index += 1) {
+        const response = await limited.get('/api/v1/projects');
+        expect(response.status).toBe(200);
+        expect(response.headers.get('ratelimit-limit')).toBe('5');
+        remaining.push(response.headers.get('ratelimit-remaining') ?? '');
+      }
+      expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+
+      const refused = await limited.get('/api/v1/projects');
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      expect(refused.headers.get('ratelimit-reset')).toBe(String(retryAfter));
+
+      // The other replica shares the count: it refuses as soon as the first replica's hits reach the
+      // store (flushed every 200 ms). On a count of its own it would admit five more first.
+      const elsewhere = second.withToken(fresh.apiKey);
+      let admittedElsewhere = 0;
+      const refusedElsewhere = await waitFor(
+        async () => {
+          const response = await elsewhere.get('/api/v1/projects');
+          if (response.status === 200) admittedElsewhere += 1;
+          return response.status === 429 ? response : undefined;
+        },
+        { timeoutMs: 5_000, intervalMs: 100, what: 'the second gateway to refuse the key' },
+      );
+      expect(refusedElsewhere.body.error.code).toBe('rate_limited');
+      expect(admittedElsewhere).toBeLessThan(5);
+
+      // Another key has its own allowance, and health is never limited.
+      expect((await first.get('/api/v1/projects')).status).toBe(200);
+      for (let index = 0; index < 7; index += 1)
+        expect((await first.withToken(undefined).get('/api/health')).status).toBe(200);
+    });
+
+    it('refuses a body over the limit with payload_too_large', async () => {
+      const response = await second.post('/api/v1/projects', { name: 'big', description: 'x'.repeat(4096) });
+      expect(response.status).toBe(413);
+      expect(response.body.error.code).toBe('payload_too_large');
+    });
+  });
+});
