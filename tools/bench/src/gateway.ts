@@ -1,0 +1,103 @@
+// Gateway → NATS → catalog → Postgres against a bare Fastify route serving the same JSON.
+// Run: npm run build && node dist/tools/bench/src/gateway.js [seconds per level]
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+import {
+  createDatabase,
+  createOrganization,
+  databaseUrl,
+  dropDatabase,
+  freePort,
+  runMigrations,
+  startService,
+  WORKSPACE_ROOT,
+} from '#testing';
+
+import { load, type LoadResult, table } from './measure.js';
+
+const seconds = Number(process.argv[2] ?? 10);
+const levels = [1, 10, 50];
+
+async function startBare(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [join(WORKSPACE_ROOT, 'dist/tools/bench/src/bare-fastify.js')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve) =>
+    child.stdout.once('data', (chunk: Buffer) => resolve((JSON.parse(chunk.toString()) as { port: number }).port)),
+  );
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+}
+
+const id = Date.now().toString(36);
+const databaseName = `fm_bench_${id}`;
+const env = {
+  DATABASE_URL: databaseUrl(databaseName),
+  NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+  NATS_SUBJECT_PREFIX: `bench_${id}.`,
+  RATE_LIMIT_PER_HOUR: '100000000',
+  LOG_LEVEL: 'warn',
+  TEST_LOG_LEVEL: 'warn',
+};
+await createDatabase(databaseName);
+await runMigrations('catalog', env);
+const catalogPort = await freePort();
+const catalog = await startService('catalog', {
+  env: { ...env, HEALTH_PORT: String(catalogPort) },
+  readyUrl: `http://127.0.0.1:${catalogPort}/health`,
+});
+const gatewayPort = await freePort();
+const baseUrl = `http://127.0.0.1:${gatewayPort}`;
+const gateway = await startService('gateway', {
+  env: { ...env, PORT: String(gatewayPort), HOST: '127.0.0.1', PUBLIC_URL: baseUrl },
+  readyUrl: `${baseUrl}/api/health`,
+});
+const bare = await startBare();
+
+try {
+  const stack = { baseUrl, env, databaseName };
+  const reader = await createOrganization(stack);
+  const project = await reader.api.post('/api/v1/projects', { name: 'Bench project', description: null });
+  const auth = { authorization: `Bearer ${reader.apiKey}` };
+  const body = JSON.stringify({ name: 'Bench project', description: null });
+  const json = { 'content-type': 'application/json' };
+
+  const results: Record<string, LoadResult[]> = { getFull: [], getBare: [], postFull: [], postBare: [] };
+  for (const connections of levels) {
+    // Warm both paths so JIT and pools are settled before measuring.
+    await load({ url: `${baseUrl}/api/v1/projects/${project.body.id}`, headers: auth, connections, duration: 2 });
+    results.getFull!.push(
+      await load({ url: `${baseUrl}/api/v1/projects/${project.body.id}`, headers: auth, connections, duration: seconds }),
+    );
+    await load({ url: `${bare.url}/api/v1/projects/x`, connections, duration: 2 });
+    results.getBare!.push(await load({ url: `${bare.url}/api/v1/projects/x`, connections, duration: seconds }));
+    // Each level writes into its own organization so the plan's project limit is never reached.
+    const writer = await createOrganization(stack);
+    results.postFull!.push(
+      await load({
+        url: `${baseUrl}/api/v1/projects`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${writer.apiKey}`, ...json },
+        body,
+        connections,
+        duration: seconds,
+      }),
+    );
+    results.postBare!.push(
+      await load({ url: `${bare.url}/api/v1/projects`, method: 'POST', headers: json, body, connections, duration: seconds }),
+    );
+  }
+  console.log(
+    [
+      table('GET /api/v1/projects/{id}: gateway → NATS → catalog → Postgres', results.getFull!, results.getBare),
+      table('GET, bare Fastify ceiling', results.getBare!),
+      table('POST /api/v1/projects: gateway → NATS → catalog → Postgres (insert)', results.postFull!, results.postBare),
+      table('POST, bare Fastify ceiling', results.postBare!),
+    ].join('\n\n'),
+  );
+} finally {
+  bare.stop();
+  await gateway.stop();
+  await catalog.stop();
+  await dropDatabase(databaseName);
+}

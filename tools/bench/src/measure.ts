@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  connections: number;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** The load generator's own CPU, as a share of the whole machine. */
+  generatorCpu: number;
+  /** The whole machine's CPU use during the run. */
+  machineCpu: number;
+}
+
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  return { busy: total - idle, total };
+}
+
+export async function load(options: autocannon.Options & { connections: number }): Promise<LoadResult> {
+  const cpuBefore = process.cpuUsage();
+  const ticksBefore = machineTicks();
+  const started = process.hrtime.bigint();
+  const result = await autocannon({ ...options, pipelining: 1 });
+  const wallMicros = Number(process.hrtime.bigint() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const ticksAfter = machineTicks();
+  const cores = 2;
+  return {
+    connections: options.connections,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    generatorCpu: (cpu.user + cpu.system) / wallMicros / cores,
+    machineCpu: (ticksAfter.busy - ticksBefore.busy) / Math.max(1, ticksAfter.total - ticksBefore.total),
+  };
+}
+
+export function table(title: string, rows: LoadResult[], ceiling?: LoadResult[]): string {
+  const lines = [
+    `#### ${title}`,
+    '',
+    `| connections | req/s | p50 ms | p99 ms | non-2xx | ${ceiling ? 'share of ceiling | ' : ''}load generator CPU | machine CPU |`,
+    `| --- | --- | --- | --- | --- | ${ceiling ? '--- | ' : ''}--- | --- |`,
+  ];
+  for (const row of rows) {
+    const base = ceiling?.find((candidate) => candidate.connections === row.connections);
+    lines.push(
+      `| ${row.connections} | ${Math.round(row.requestsPerSecond)} | ${row.p50} | ${row.p99} | ${row.non2xx + row.errors} | ${
+        base ? `${Math.round((row.requestsPerSecond / base.requestsPerSecond) * 100)}% | ` : ''
+      }${Math.round(row.generatorCpu * 100)}% | ${Math.round(row.machineCpu * 100)}% |`,
+    );
+  }
+  return lines.join('\n');
+}
