@@ -124,6 +124,24 @@ describe('projects', () => {
     });
   });
 
+  it('admits exactly the limit when creates race, and frees a place on delete', async () => {
+    const free = await createOrganization(stack, { plan: 'free' });
+    const limit = (await free.api.get('/api/v1/billing')).body.limits.projects as number;
+    const responses = await Promise.all(
+      Array.from({ length: limit + 4 }, (_, index) =>
+        free.api.post('/api/v1/projects', { name: `race ${index}` }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([...Array(limit).fill(201), ...Array(4).fill(402)]);
+    expect((await free.api.get('/api/v1/billing')).body.usage.projects).toBe(limit);
+
+    const created = responses.find((response) => response.status === 201)!;
+    expect((await free.api.delete(`/api/v1/projects/${created.body.id}`)).status).toBe(200);
+    expect((await free.api.post('/api/v1/projects', { name: 'after delete' })).status).toBe(201);
+    expect((await free.api.post('/api/v1/projects', { name: 'over again' })).status).toBe(402);
+  });
+
   it('refuses a request without a valid credential', async () => {
     const anonymous = new ApiClient(stack.baseUrl);
     const missing = await anonymous.get('/api/v1/projects');

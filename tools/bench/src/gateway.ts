@@ -24,7 +24,9 @@ async function startBare(): Promise<{ url: string; stop: () => void }> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve) =>
-    child.stdout.once('data', (chunk: Buffer) => resolve((JSON.parse(chunk.toString()) as { port: number }).port)),
+    child.stdout.once('data', (chunk: Buffer) =>
+      resolve((JSON.parse(chunk.toString()) as { port: number }).port),
+    ),
   );
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
@@ -65,12 +67,24 @@ try {
   const results: Record<string, LoadResult[]> = { getFull: [], getBare: [], postFull: [], postBare: [] };
   for (const connections of levels) {
     // Warm both paths so JIT and pools are settled before measuring.
-    await load({ url: `${baseUrl}/api/v1/projects/${project.body.id}`, headers: auth, connections, duration: 2 });
+    await load({
+      url: `${baseUrl}/api/v1/projects/${project.body.id}`,
+      headers: auth,
+      connections,
+      duration: 2,
+    });
     results.getFull!.push(
-      await load({ url: `${baseUrl}/api/v1/projects/${project.body.id}`, headers: auth, connections, duration: seconds }),
+      await load({
+        url: `${baseUrl}/api/v1/projects/${project.body.id}`,
+        headers: auth,
+        connections,
+        duration: seconds,
+      }),
     );
     await load({ url: `${bare.url}/api/v1/projects/x`, connections, duration: 2 });
-    results.getBare!.push(await load({ url: `${bare.url}/api/v1/projects/x`, connections, duration: seconds }));
+    results.getBare!.push(
+      await load({ url: `${bare.url}/api/v1/projects/x`, connections, duration: seconds }),
+    );
     // Each level writes into its own organization so the plan's project limit is never reached.
     const writer = await createOrganization(stack);
     results.postFull!.push(
@@ -84,14 +98,29 @@ try {
       }),
     );
     results.postBare!.push(
-      await load({ url: `${bare.url}/api/v1/projects`, method: 'POST', headers: json, body, connections, duration: seconds }),
+      await load({
+        url: `${bare.url}/api/v1/projects`,
+        method: 'POST',
+        headers: json,
+        body,
+        connections,
+        duration: seconds,
+      }),
     );
   }
   console.log(
     [
-      table('GET /api/v1/projects/{id}: gateway → NATS → catalog → Postgres', results.getFull!, results.getBare),
+      table(
+        'GET /api/v1/projects/{id}: gateway → NATS → catalog → Postgres',
+        results.getFull!,
+        results.getBare,
+      ),
       table('GET, bare Fastify ceiling', results.getBare!),
-      table('POST /api/v1/projects: gateway → NATS → catalog → Postgres (insert)', results.postFull!, results.postBare),
+      table(
+        'POST /api/v1/projects: gateway → NATS → catalog → Postgres (insert)',
+        results.postFull!,
+        results.postBare,
+      ),
       table('POST, bare Fastify ceiling', results.postBare!),
     ].join('\n\n'),
   );

@@ -23,24 +23,33 @@ export class ProjectRepository {
     return (manager ?? this.dataSource.manager).getRepository(ProjectEntity);
   }
 
-  /** Serializes project creation per organization so the plan limit cannot be overrun by a race. */
-  async transactionLockedFor<T>(
-    organizationId: string,
-    work: (manager: EntityManager) => Promise<T>,
-  ): Promise<T> {
+  /**
+   * Inserts the project unless the organization already has `limit`: the conditional increment of its
+   * count row and the insert commit together, so concurrent creates cannot pass the limit.
+   */
+  insertWithinLimit(project: NewProject, limit: number): Promise<ProjectEntity | null> {
     return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`projects:${organizationId}`]);
-      return work(manager);
+      await manager.query(
+        `INSERT INTO catalog.project_counts (organization_id) VALUES ($1) ON CONFLICT (organization_id) DO NOTHING`,
+        [project.organizationId],
+      );
+      const [counted] = (await manager.query(
+        `UPDATE catalog.project_counts SET projects = projects + 1
+         WHERE organization_id = $1 AND projects < $2 RETURNING projects`,
+        [project.organizationId, limit],
+      )) as [unknown[], number];
+      if (counted.length === 0) return null;
+      const repo = this.repo(manager);
+      return repo.save(repo.create({ id: newId(), ...project }));
     });
   }
 
-  count(organizationId: string, manager?: EntityManager): Promise<number> {
-    return this.repo(manager).countBy({ organizationId });
-  }
-
-  insert(project: NewProject, manager?: EntityManager): Promise<ProjectEntity> {
-    const repo = this.repo(manager);
-    return repo.save(repo.create({ id: newId(), ...project }));
+  async count(organizationId: string): Promise<number> {
+    const rows: Array<{ projects: number }> = await this.dataSource.query(
+      'SELECT projects FROM catalog.project_counts WHERE organization_id = $1',
+      [organizationId],
+    );
+    return rows[0]?.projects ?? 0;
   }
 
   find(organizationId: string, id: string): Promise<ProjectEntity | null> {
@@ -61,7 +70,14 @@ export class ProjectRepository {
   }
 
   async delete(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.repo().delete({ organizationId, id });
-    return (result.affected ?? 0) > 0;
+    return this.dataSource.transaction(async (manager) => {
+      const result = await this.repo(manager).delete({ organizationId, id });
+      if ((result.affected ?? 0) === 0) return false;
+      await manager.query(
+        'UPDATE catalog.project_counts SET projects = projects - 1 WHERE organization_id = $1',
+        [organizationId],
+      );
+      return true;
+    });
   }
 }

@@ -1,5 +1,13 @@
 import { DomainException, type Page } from '#common';
-import type { CreateProjectDto, PageQueryDto, Principal, ProjectDto, UpdateProjectDto } from '#contracts';
+import {
+  type CreateProjectDto,
+  type PageQueryDto,
+  type Principal,
+  type ProjectDto,
+  type UpdateProjectDto,
+  WorkflowSubjects,
+} from '#contracts';
+import { RpcClient } from '#nats';
 import { isId, mapPage } from '#persistence';
 import { Injectable } from '@nestjs/common';
 
@@ -23,6 +31,7 @@ export class ProjectsService {
   constructor(
     private readonly projects: ProjectRepository,
     private readonly plans: PlanService,
+    private readonly rpc: RpcClient,
   ) {}
 
   async list(principal: Principal, query: PageQueryDto): Promise<Page<ProjectDto>> {
@@ -32,20 +41,16 @@ export class ProjectsService {
   async create(principal: Principal, input: CreateProjectDto): Promise<ProjectDto> {
     const { organizationId } = principal;
     const limit = (await this.plans.planOf(organizationId)).limits.projects;
-    const project = await this.projects.transactionLockedFor(organizationId, async (manager) => {
-      if ((await this.projects.count(organizationId, manager)) >= limit) {
-        throw DomainException.planLimit('projects', limit);
-      }
-      return this.projects.insert(
-        {
-          organizationId,
-          name: input.name,
-          description: input.description ?? null,
-          createdBy: principal.userId,
-        },
-        manager,
-      );
-    });
+    const project = await this.projects.insertWithinLimit(
+      {
+        organizationId,
+        name: input.name,
+        description: input.description ?? null,
+        createdBy: principal.userId,
+      },
+      limit,
+    );
+    if (!project) throw DomainException.planLimit('projects', limit);
     return toProjectDto(project);
   }
 
@@ -63,7 +68,10 @@ export class ProjectsService {
   }
 
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
-    if (!isId(id) || !(await this.projects.delete(principal.organizationId, id))) {
+    await this.findOwned(principal, id);
+    // The project's workflows go first: if the workflow service cannot delete them, the project stays.
+    await this.rpc.request(WorkflowSubjects.deleteForProject, principal, { projectId: id });
+    if (!(await this.projects.delete(principal.organizationId, id))) {
       throw DomainException.notFound('project', id);
     }
     return { deleted: true };
