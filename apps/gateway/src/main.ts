@@ -50,7 +50,6 @@ fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request
   if (text.trim() === '') done(null, undefined);
   else void defaultJsonParser(request, text, done);
 });
-fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, logger, routes));
 
 const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), adapter, {
   logger: new PinoNestLogger(logger),

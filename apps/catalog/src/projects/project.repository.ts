@@ -52,8 +52,25 @@ export class ProjectRepository {
     return rows[0]?.projects ?? 0;
   }
 
-  find(organizationId: string, id: string): Promise<ProjectEntity | null> {
-    return this.repo().findOneBy({ organizationId, id });
+  /** The hottest read of the service: plain SQL, skipping the query builder. */
+  async find(organizationId: string, id: string): Promise<ProjectEntity | null> {
+    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+      `SELECT id, organization_id, name, description, created_by, created_at, updated_at
+       FROM catalog.projects WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
+    );
+    const row = rows[0];
+    return row
+      ? this.repo().create({
+          id: row.id as string,
+          organizationId: row.organization_id as string,
+          name: row.name as string,
+          description: row.description as string | null,
+          createdBy: row.created_by as string | null,
+          createdAt: row.created_at as Date,
+          updatedAt: row.updated_at as Date,
+        })
+      : null;
   }
 
   list(organizationId: string, page: PageRequest): Promise<Page<ProjectEntity>> {
