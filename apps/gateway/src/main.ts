@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setupOpenApi } from './docs/openapi.js';
 import { GatewayConfig } from './gateway.config.js';
 import { GatewayModule } from './gateway.module.js';
-import { AllExceptionsFilter, sendError } from './http/all-exceptions.filter.js';
+import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
 import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
 import { RouteTable } from './http/route-table.js';
 

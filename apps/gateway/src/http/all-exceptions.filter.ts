@@ -27,7 +27,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 }
 
-export function sendError(
+function sendError(
   exception: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
