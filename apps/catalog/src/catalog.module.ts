@@ -1,4 +1,4 @@
-import { connectNats } from '#nats';
+import { connectNats, RpcClient } from '#nats';
 import { dataSourceOptions } from '#persistence';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
@@ -57,6 +57,12 @@ export class CatalogModule {
         {
           provide: NATS_CONNECTION,
           useFactory: (): Promise<NatsConnection> => connectNats(config.NATS_URL, 'catalog-publisher'),
+        },
+        // Catalog asks workflow to delete a project's workflows before it deletes the project.
+        {
+          provide: RpcClient,
+          inject: [NATS_CONNECTION],
+          useFactory: (nats: NatsConnection) => new RpcClient(nats),
         },
         AuthService,
         AdminService,

@@ -13,6 +13,7 @@ import { HealthController } from './health/health.controller.js';
 import { ProjectsController } from './projects/projects.controller.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { SkillsController } from './skills/skills.controller.js';
+import { WorkflowsController } from './workflows/workflows.controller.js';
 
 const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 
@@ -32,6 +33,7 @@ export class GatewayModule implements OnApplicationShutdown {
         ProjectsController,
         SkillsController,
         BillingController,
+        WorkflowsController,
       ],
       providers: [
         { provide: GatewayConfig, useValue: config },

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { workflowOpenApiSchemas } from '#contracts';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 /** Builds the reference from the controllers and DTOs, and serves it as JSON and as a page. */
@@ -25,6 +26,11 @@ export function setupOpenApi(app: INestApplication): OpenAPIObject {
     .addSecurityRequirements('session')
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  // Hand-written JSON Schemas: the diagram and each node type's properties, as the validator reads them.
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...workflowOpenApiSchemas() },
+  };
   const health = document.paths['/api/health']?.get;
   if (health) health.security = [];
   SwaggerModule.setup('docs/api', app, document, { jsonDocumentUrl: 'docs/openapi.json', raw: ['json'] });

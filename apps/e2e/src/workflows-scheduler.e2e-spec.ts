@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+
+import { type RunTarget, RunnerSubjects, type StartRunRequest, WorkflowSubjects } from '#contracts';
+import {
+  type ApiClient,
+  createOrganization,
+  freePort,
+  type OrganizationFixture,
+  runningStack,
+  type ServiceProcess,
+  startService,
+  waitFor,
+} from '#testing';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import pg from 'pg';
+
+const stack = runningStack();
+/** Subjects in this process carry no prefix; the stack's services use the stack's own. */
+const prefixed = (name: string) => `${stack.env.NATS_SUBJECT_PREFIX}${name}`;
+
+interface StartMessage {
+  principal: Record<string, unknown>;
+  data: StartRunRequest;
+}
+
+const scheduleNode = (id: string, cron: string) => ({
+  id,
+  position: { x: 0, y: 0 },
+  data: { type: 'trigger', properties: { kind: 'schedule', cron } },
+});
+
+async function publishedWorkflow(
+  api: ApiClient,
+  projectId: string,
+  nodes: unknown[],
+  timeZone = 'UTC',
+): Promise<string> {
+  const created = await api.post(`/api/v1/projects/${projectId}/workflows`, {
+    name: 'Scheduled',
+    diagram: { nodes, edges: [] },
+  });
+  expect(created.status).toBe(201);
+  expect((await api.post(`/api/v1/workflows/${created.body.id}/publish`, { timeZone })).status).toBe(201);
+  return created.body.id as string;
+}
+
+/**
+ * The workflow service seen from NATS: as the runner (it answers the start subject and records each
+ * request) and as a caller of its internal subjects.
+ */
+describe('workflow scheduler and internal subjects', () => {
+  let org: OrganizationFixture;
+  let other: OrganizationFixture;
+  let projectId: string;
+  let nats: NatsConnection;
+  let db: pg.Client;
+  let replica: ServiceProcess;
+  const starts: StartMessage[] = [];
+  let everyMinute: { workflowId: string; due: string };
+
+  const startsFor = (key: string) => starts.filter((start) => start.data.idempotencyKey === key);
+
+  async function request<T>(name: string, principal: unknown, data: unknown) {
+    const message = await nats.request(
+      prefixed(name),
+      JSON.stringify({ pattern: prefixed(name), data: { principal, data }, id: randomUUID() }),
+      { timeout: 5_000 },
+    );
+    return message.json<{ response: { ok: true; data: T } | { ok: false; error: Record<string, unknown> } }>()
+      .response;
+  }
+
+  beforeAll(async () => {
+    [org, other] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
+    projectId = (await org.api.post('/api/v1/projects', { name: 'Schedules' })).body.id;
+    db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    nats = await connect({ servers: stack.env.NATS_URL });
+    nats.subscribe(prefixed(RunnerSubjects.runsStart), {
+      callback: (error, message) => {
+        if (error) return;
+        const packet = message.json<{ id: string; data: StartMessage }>();
+        starts.push(packet.data);
+        message.respond(
+          JSON.stringify({
+            id: packet.id,
+            isDisposed: true,
+            response: { ok: true, data: { run: { id: randomUUID() }, replayed: false } },
+          }),
+        );
+      },
+    });
+    await nats.flush();
+    // A second replica polling often, so the two race for every due row.
+    const port = await freePort();
+    replica = await startService('workflow', {
+      name: 'workflow-replica',
+      env: { ...stack.env, HEALTH_PORT: String(port), SCHEDULER_INTERVAL_MS: '50' },
+      readyUrl: `http://127.0.0.1:${port}/health`,
+    });
+    // Due at the next minute boundary; the last test waits for it to fire through the real clock.
+    const workflowId = await publishedWorkflow(org.api, projectId, [scheduleNode('minute', '* * * * *')]);
+    everyMinute = { workflowId, due: (await org.api.get(`/api/v1/workflows/${workflowId}`)).body.nextRunAt };
+  });
+
+  afterAll(async () => {
+    await replica?.stop();
+    await nats?.drain();
+    await db?.end();
+  });
+
+  /** Makes the workflows' schedule rows due at `due`, as if the clock had reached it. */
+  async function makeDue(workflowIds: string[], due: Date): Promise<void> {
+    const result = await db.query(
+      'UPDATE workflow.schedules SET next_run_at = $1 WHERE workflow_id = ANY($2)',
+      [due, workflowIds],
+    );
+    expect(result.rowCount).toBeGreaterThan(0);
+  }
+
+  /** Resolves once no row of these workflows is due at `due` any more: every send has committed. */
+  async function advancedPast(workflowIds: string[], due: Date): Promise<void> {
+    await waitFor(
+      async () => {
+        const { rows } = await db.query(
+          'SELECT count(*)::int AS due FROM workflow.schedules WHERE workflow_id = ANY($1) AND next_run_at <= $2',
+          [workflowIds, due],
+        );
+        return rows[0].due === 0 ? true : undefined;
+      },
+      { what: 'the due schedules to advance' },
+    );
+  }
+
+  it('sends each due time once per trigger, with two replicas polling', async () => {
+    // A yearly schedule never falls due by itself during the test; the rows are made due by hand.
+    const workflowIds = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        publishedWorkflow(org.api, projectId, [
+          scheduleNode('a', '0 0 1 1 *'),
+          scheduleNode('b', '0 0 1 1 *'),
+        ]),
+      ),
+    );
+    for (let round = 0; round < 3; round += 1) {
+      const due = new Date(Math.floor(Date.now() / 1000) * 1000 - 1000 - round);
+      await makeDue(workflowIds, due);
+      await advancedPast(workflowIds, due);
+      for (const workflowId of workflowIds) {
+        for (const triggerNodeId of ['a', 'b']) {
+          const sent = startsFor(`schedule:${workflowId}:${triggerNodeId}:${due.toISOString()}`);
+          expect({ workflowId, triggerNodeId, round, sends: sent.length }).toEqual({
+            workflowId,
+            triggerNodeId,
+            round,
+            sends: 1,
+          });
+          expect(sent[0]).toEqual({
+            principal: { organizationId: org.organizationId, userId: null, keyId: null, role: 'admin' },
+            data: {
+              workflowId,
+              input: '',
+              draft: false,
+              triggerNodeId,
+              trigger: 'schedule',
+              idempotencyKey: `schedule:${workflowId}:${triggerNodeId}:${due.toISOString()}`,
+            },
+          });
+        }
+      }
+    }
+    // Each row moved on to its next real due time.
+    const detail = await org.api.get(`/api/v1/workflows/${workflowIds[0]}`);
+    expect(new Date(detail.body.nextRunAt).toISOString()).toMatch(/-01-01T00:00:00\.000Z$/);
+  });
+
+  it('fires nothing for a paused workflow, and owes nothing on resume', async () => {
+    const paused = await publishedWorkflow(org.api, projectId, [scheduleNode('p', '0 0 1 1 *')]);
+    const active = await publishedWorkflow(org.api, projectId, [scheduleNode('p', '0 0 1 1 *')]);
+    expect((await org.api.post(`/api/v1/workflows/${paused}/pause`)).status).toBe(200);
+    const { rows } = await db.query(
+      'SELECT count(*)::int AS n FROM workflow.schedules WHERE workflow_id = $1',
+      [paused],
+    );
+    expect(rows[0].n).toBe(0);
+
+    // Even a row that a racing rebuild left behind does not fire while the workflow is paused.
+    const due = new Date(Math.floor(Date.now() / 1000) * 1000 - 5000);
+    await db.query(
+      `INSERT INTO workflow.schedules (workflow_id, trigger_node_id, organization_id, version, cron, time_zone, next_run_at)
+       VALUES ($1, 'p', $2, 1, '0 0 1 1 *', 'UTC', $3)`,
+      [paused, org.organizationId, due],
+    );
+    await makeDue([active], due);
+    await advancedPast([active], due);
+    expect(startsFor(`schedule:${active}:p:${due.toISOString()}`)).toHaveLength(1);
+    expect(starts.filter((start) => start.data.workflowId === paused)).toEqual([]);
+    await db.query('DELETE FROM workflow.schedules WHERE workflow_id = $1', [paused]);
+
+    const resumed = await org.api.post(`/api/v1/workflows/${paused}/resume`);
+    expect(resumed.status).toBe(200);
+    const next = (await org.api.get(`/api/v1/workflows/${paused}`)).body.nextRunAt as string;
+    expect(Date.parse(next)).toBeGreaterThan(Date.now());
+  });
+
+  it('skips a due time the scheduler reaches too late, and schedules the next one', async () => {
+    const workflowId = await publishedWorkflow(org.api, projectId, [scheduleNode('late', '0 0 1 1 *')]);
+    const due = new Date(Date.now() - 2 * 3_600_000);
+    await makeDue([workflowId], due);
+    await advancedPast([workflowId], due);
+    expect(startsFor(`schedule:${workflowId}:late:${due.toISOString()}`)).toEqual([]);
+  });
+
+  it('answers the run target: the live version, the draft, not_published and workflow_not_found', async () => {
+    const principal = { organizationId: org.organizationId, userId: null, keyId: null, role: 'admin' };
+    const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
+      name: 'Target',
+      diagram: { nodes: [{ id: 't', data: { type: 'trigger', properties: { kind: 'manual' } } }], edges: [] },
+    });
+    const workflowId = created.body.id as string;
+
+    const unpublished = await request<RunTarget>(WorkflowSubjects.runTarget, principal, {
+      workflowId,
+      draft: false,
+    });
+    expect(unpublished).toMatchObject({ ok: false, error: { status: 409, code: 'not_published' } });
+    const draftOnly = await request<RunTarget>(WorkflowSubjects.runTarget, principal, {
+      workflowId,
+      draft: true,
+    });
+    expect(draftOnly).toEqual({
+      ok: true,
+      data: {
+        workflowId,
+        workflowName: 'Target',
+        projectId,
+        version: null,
+        timeZone: 'UTC',
+        diagram: created.body.diagram,
+        pausedAt: null,
+      },
+    });
+
+    await org.api.post(`/api/v1/workflows/${workflowId}/publish`, { timeZone: 'Asia/Tokyo' });
+    const draft = { nodes: [{ id: 'n', data: { type: 'trigger', properties: { kind: 'api' } } }], edges: [] };
+    await org.api.patch(`/api/v1/workflows/${workflowId}`, { diagram: draft });
+    await org.api.post(`/api/v1/workflows/${workflowId}/pause`);
+    const pausedAt = (await org.api.get(`/api/v1/workflows/${workflowId}`)).body.pausedAt;
+
+    const live = await request<RunTarget>(WorkflowSubjects.runTarget, principal, {
+      workflowId,
+      draft: false,
+    });
+    expect(live).toEqual({
+      ok: true,
+      data: expect.objectContaining({
+        version: 1,
+        timeZone: 'Asia/Tokyo',
+        diagram: created.body.diagram,
+        pausedAt,
+      }),
+    });
+    const ofDraft = await request<RunTarget>(WorkflowSubjects.runTarget, principal, {
+      workflowId,
+      draft: true,
+    });
+    expect(ofDraft).toEqual({
+      ok: true,
+      data: expect.objectContaining({ version: null, timeZone: 'Asia/Tokyo', diagram: draft }),
+    });
+
+    const outsider = { ...principal, organizationId: other.organizationId };
+    for (const [who, id] of [
+      [outsider, workflowId],
+      [principal, randomUUID()],
+      [principal, 'nope'],
+    ] as const) {
+      const missing = await request<RunTarget>(WorkflowSubjects.runTarget, who, {
+        workflowId: id,
+        draft: true,
+      });
+      expect(missing).toMatchObject({ ok: false, error: { status: 404, code: 'workflow_not_found' } });
+    }
+  });
+
+  it("deletes the workflows of a project when catalog asks, and only that organization's", async () => {
+    const principal = { organizationId: org.organizationId, userId: null, keyId: null, role: 'admin' };
+    const project = (await org.api.post('/api/v1/projects', { name: 'Doomed' })).body.id as string;
+    const doomed = await publishedWorkflow(org.api, project, [scheduleNode('d', '0 9 * * *')]);
+    const outsider = { ...principal, organizationId: other.organizationId };
+    expect(await request(WorkflowSubjects.deleteForProject, outsider, { projectId: project })).toEqual({
+      ok: true,
+      data: { deleted: 0 },
+    });
+    expect((await org.api.get(`/api/v1/workflows/${doomed}`)).status).toBe(200);
+    expect(await request(WorkflowSubjects.deleteForProject, principal, { projectId: project })).toEqual({
+      ok: true,
+      data: { deleted: 1 },
+    });
+    expect((await org.api.get(`/api/v1/workflows/${doomed}`)).status).toBe(404);
+  });
+
+  it('fires a schedule when the real clock reaches it, once', async () => {
+    const key = `schedule:${everyMinute.workflowId}:minute:${new Date(everyMinute.due).toISOString()}`;
+    await waitFor(() => (startsFor(key).length > 0 ? true : undefined), {
+      timeoutMs: Math.max(0, Date.parse(everyMinute.due) - Date.now()) + 15_000,
+      intervalMs: 200,
+      what: `the run due at ${everyMinute.due}`,
+    });
+    await advancedPast([everyMinute.workflowId], new Date(everyMinute.due));
+    expect(startsFor(key)).toHaveLength(1);
+    const next = (await org.api.get(`/api/v1/workflows/${everyMinute.workflowId}`)).body.nextRunAt;
+    expect(Date.parse(next) - Date.parse(everyMinute.due)).toBeGreaterThanOrEqual(60_000);
+  }, 90_000);
+});

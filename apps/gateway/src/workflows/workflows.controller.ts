@@ -1,0 +1,124 @@
+import {
+  CreateWorkflowDto,
+  DeletedDto,
+  PageOf,
+  PageQueryDto,
+  type Principal,
+  PublishWorkflowDto,
+  UpdateWorkflowDto,
+  WorkflowDetailDto,
+  WorkflowDto,
+  WorkflowSubjects,
+  WorkflowSummaryDto,
+  WorkflowVersionDto,
+} from '#contracts';
+import { RpcClient } from '#nats';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { ApiErrors } from '../http/api-errors.decorator.js';
+
+@ApiTags('workflows')
+@Controller('api/v1')
+export class WorkflowsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get('projects/:projectId/workflows')
+  @ApiOkResponse({ type: PageOf(WorkflowSummaryDto) })
+  @ApiErrors('invalid_request', 'project_not_found')
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('projectId') projectId: string,
+    @Query() query: PageQueryDto,
+  ) {
+    return this.rpc.request(WorkflowSubjects.list, principal, { projectId, query });
+  }
+
+  @Post('projects/:projectId/workflows')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a workflow; its diagram becomes the draft.' })
+  @ApiCreatedResponse({ type: WorkflowDto })
+  @ApiErrors('invalid_request', 'project_not_found')
+  create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('projectId') projectId: string,
+    @Body() body: CreateWorkflowDto,
+  ) {
+    return this.rpc.request(WorkflowSubjects.create, principal, { projectId, body });
+  }
+
+  @Get('workflows/:id')
+  @ApiOkResponse({ type: WorkflowDetailDto })
+  @ApiErrors('workflow_not_found')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(WorkflowSubjects.get, principal, { id });
+  }
+
+  @Patch('workflows/:id')
+  @ApiOperation({ summary: 'Save the draft; the live version changes only on publish.' })
+  @ApiOkResponse({ type: WorkflowDto })
+  @ApiErrors('invalid_request', 'workflow_not_found')
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateWorkflowDto) {
+    return this.rpc.request(WorkflowSubjects.update, principal, { id, body });
+  }
+
+  @Delete('workflows/:id')
+  @ApiOperation({
+    summary: 'Delete a workflow with its draft and versions; its unfinished runs are terminated.',
+  })
+  @ApiOkResponse({ type: DeletedDto })
+  @ApiErrors('workflow_not_found')
+  delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(WorkflowSubjects.delete, principal, { id });
+  }
+
+  @Post('workflows/:id/publish')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Freeze the draft as the next version and make it live.' })
+  @ApiCreatedResponse({ type: WorkflowVersionDto })
+  @ApiErrors(
+    'invalid_request',
+    'invalid_workflow',
+    'subscription_failed',
+    'plan_limit_reached',
+    'workflow_not_found',
+  )
+  publish(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: PublishWorkflowDto,
+  ) {
+    return this.rpc.request(WorkflowSubjects.publish, principal, { id, body });
+  }
+
+  @Post('workflows/:id/pause')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Stop schedule and app event triggers; manual and API runs still work.' })
+  @ApiOkResponse({ type: WorkflowDto })
+  @ApiErrors('workflow_not_found')
+  pause(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(WorkflowSubjects.pause, principal, { id });
+  }
+
+  @Post('workflows/:id/resume')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Turn the live version's triggers back on; nothing missed while paused runs." })
+  @ApiOkResponse({ type: WorkflowDto })
+  @ApiErrors('subscription_failed', 'plan_limit_reached', 'workflow_not_found')
+  resume(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(WorkflowSubjects.resume, principal, { id });
+  }
+
+  @Get('workflows/:id/versions')
+  @ApiOperation({ summary: 'Versions, newest (the live one) first.' })
+  @ApiOkResponse({ type: PageOf(WorkflowVersionDto) })
+  @ApiErrors('invalid_request', 'workflow_not_found')
+  listVersions(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: PageQueryDto,
+  ) {
+    return this.rpc.request(WorkflowSubjects.versionsList, principal, { id, query });
+  }
+}

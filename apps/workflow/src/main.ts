@@ -1,0 +1,16 @@
+import 'reflect-metadata';
+
+import { loadConfig } from '#common';
+import { QueueGroups } from '#contracts';
+import { bootstrapService } from '#nats';
+
+import { WorkflowConfig } from './workflow.config.js';
+import { WorkflowModule } from './workflow.module.js';
+
+const config = loadConfig(WorkflowConfig);
+await bootstrapService(WorkflowModule.forRoot(config), {
+  name: 'workflow',
+  queue: QueueGroups.workflow,
+  natsUrl: config.NATS_URL,
+  healthPort: config.HEALTH_PORT,
+});

@@ -1,0 +1,32 @@
+import { IsInt, IsString, Max, Min } from 'class-validator';
+
+export class WorkflowConfig {
+  @IsString()
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+  @IsString()
+  NATS_URL: string = 'nats://127.0.0.1:4222';
+
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HEALTH_PORT: number = 3102;
+
+  /** How long a request to another service (catalog, runner) may take before it fails. */
+  @IsInt()
+  @Min(100)
+  RPC_TIMEOUT_MS: number = 10_000;
+
+  /** How often each replica looks for schedules that are due; cron has minute precision. */
+  @IsInt()
+  @Min(50)
+  SCHEDULER_INTERVAL_MS: number = 1_000;
+
+  /**
+   * A due time older than this when the scheduler reaches it (the service was down, or the runner
+   * kept failing) is skipped rather than run late.
+   */
+  @IsInt()
+  @Min(1_000)
+  SCHEDULE_MISFIRE_GRACE_MS: number = 15 * 60_000;
+}

@@ -1,0 +1,15 @@
+import type { ServiceDataSourceOptions } from '#persistence';
+
+import { WorkflowInitial1763800000000 } from './migrations/1763800000000-workflow-initial.js';
+import { ScheduleEntity } from './schedules/schedule.entity.js';
+import { WorkflowVersionEntity } from './workflows/workflow-version.entity.js';
+import { WorkflowEntity } from './workflows/workflow.entity.js';
+
+export function workflowDataSource(url: string): ServiceDataSourceOptions {
+  return {
+    url,
+    schema: 'workflow',
+    entities: [WorkflowEntity, WorkflowVersionEntity, ScheduleEntity],
+    migrations: [WorkflowInitial1763800000000],
+  };
+}

@@ -1,0 +1,59 @@
+import { connectNats, RpcClient } from '#nats';
+import { dataSourceOptions } from '#persistence';
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+import { CatalogClient } from './peers/catalog.client.js';
+import { RunnerClient } from './peers/runner.client.js';
+import { ScheduleRepository } from './schedules/schedule.repository.js';
+import { SchedulerService } from './schedules/scheduler.service.js';
+import { SchedulesService } from './schedules/schedules.service.js';
+import { WorkflowConfig } from './workflow.config.js';
+import { workflowDataSource } from './workflow.database.js';
+import { PUBLISH_CHECKS, type PublishCheck } from './workflows/publish-check.js';
+import { NoTriggerActivation, TriggerActivation } from './workflows/trigger-activation.js';
+import { WorkflowVersionRepository } from './workflows/workflow-version.repository.js';
+import { WorkflowRepository } from './workflows/workflow.repository.js';
+import { WorkflowsHandler } from './workflows/workflows.handler.js';
+import { WorkflowsService } from './workflows/workflows.service.js';
+
+/** The connection this service's own requests (to catalog and the runner) go out on. */
+const NATS_CONNECTION = Symbol('NATS_CONNECTION');
+
+@Module({})
+export class WorkflowModule implements OnApplicationShutdown {
+  constructor(@Inject(NATS_CONNECTION) private readonly nats: NatsConnection) {}
+
+  static forRoot(config: WorkflowConfig): DynamicModule {
+    return {
+      module: WorkflowModule,
+      imports: [TypeOrmModule.forRoot(dataSourceOptions(workflowDataSource(config.DATABASE_URL)))],
+      controllers: [WorkflowsHandler],
+      providers: [
+        { provide: WorkflowConfig, useValue: config },
+        { provide: NATS_CONNECTION, useFactory: () => connectNats(config.NATS_URL, 'workflow-client') },
+        {
+          provide: RpcClient,
+          inject: [NATS_CONNECTION],
+          useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
+        },
+        // Publish rules 4 and 5 (connections, agents) join this list with the apps and agents issues.
+        { provide: PUBLISH_CHECKS, useValue: [] satisfies PublishCheck[] },
+        { provide: TriggerActivation, useClass: NoTriggerActivation },
+        CatalogClient,
+        RunnerClient,
+        WorkflowRepository,
+        WorkflowVersionRepository,
+        WorkflowsService,
+        ScheduleRepository,
+        SchedulesService,
+        SchedulerService,
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.nats.drain();
+  }
+}

@@ -1,0 +1,33 @@
+import type { Diagram, Principal } from '#contracts';
+import { Injectable } from '@nestjs/common';
+
+export interface ActivatedWorkflow {
+  workflowId: string;
+  diagram: Diagram;
+}
+
+/**
+ * Turning a version's app event triggers on and off, which the apps issue implements with the
+ * app-connection service (publish rules 2 and 3, resume rules). `activate` runs before anything is
+ * saved, on publish of an unpaused workflow and on resume; it may refuse with plan_limit_reached
+ * (active app subscriptions) or subscription_failed, and then nothing changes. `deactivate` runs
+ * after a pause or a delete. Both must be idempotent: a publish whose save fails after `activate`
+ * (a deleted workflow, a crash) leaves its subscriptions to the next publish or delete. Schedule
+ * triggers need neither: the schedules table follows the live version by itself.
+ */
+export abstract class TriggerActivation {
+  abstract activate(principal: Principal, workflow: ActivatedWorkflow): Promise<void>;
+  abstract deactivate(principal: Principal, workflowId: string): Promise<void>;
+}
+
+/** Until app event triggers exist there is nothing to subscribe and no subscription to count. */
+@Injectable()
+export class NoTriggerActivation extends TriggerActivation {
+  activate(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  deactivate(): Promise<void> {
+    return Promise.resolve();
+  }
+}

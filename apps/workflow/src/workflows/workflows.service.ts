@@ -1,0 +1,296 @@
+import { DomainException, type Page } from '#common';
+import {
+  canonicalTimeZone,
+  type CreateWorkflowDto,
+  DEFAULT_TIME_ZONE,
+  type Diagram,
+  diagramShapeIssues,
+  type PageQueryDto,
+  type Principal,
+  type PublishWorkflowDto,
+  type RunTarget,
+  type RunTargetRequest,
+  type UpdateWorkflowDto,
+  validateDiagram,
+  type WorkflowDetailDto,
+  type WorkflowDto,
+  type WorkflowSummaryDto,
+  type WorkflowVersionDto,
+} from '#contracts';
+import { isId, mapPage } from '#persistence';
+import { Inject, Injectable } from '@nestjs/common';
+
+import { CatalogClient } from '../peers/catalog.client.js';
+import { RunnerClient } from '../peers/runner.client.js';
+import { SchedulesService } from '../schedules/schedules.service.js';
+import type { Transaction } from '../transaction.js';
+import { PUBLISH_CHECKS, type PublishCheck } from './publish-check.js';
+import { TriggerActivation } from './trigger-activation.js';
+import {
+  toWorkflowDetailDto,
+  toWorkflowDto,
+  toWorkflowSummaryDto,
+  toWorkflowVersionDto,
+} from './workflow-dto.util.js';
+import type { WorkflowVersionEntity } from './workflow-version.entity.js';
+import { WorkflowVersionRepository } from './workflow-version.repository.js';
+import type { WorkflowEntity } from './workflow.entity.js';
+import { WorkflowRepository } from './workflow.repository.js';
+
+const EMPTY_DIAGRAM: Diagram = { nodes: [], edges: [] };
+
+@Injectable()
+export class WorkflowsService {
+  constructor(
+    private readonly workflows: WorkflowRepository,
+    private readonly versions: WorkflowVersionRepository,
+    private readonly schedules: SchedulesService,
+    private readonly catalog: CatalogClient,
+    private readonly runner: RunnerClient,
+    private readonly triggers: TriggerActivation,
+    @Inject(PUBLISH_CHECKS) private readonly publishChecks: PublishCheck[],
+  ) {}
+
+  async list(
+    principal: Principal,
+    projectId: string,
+    query: PageQueryDto,
+  ): Promise<Page<WorkflowSummaryDto>> {
+    await this.catalog.assertProjectExists(principal, projectId);
+    return mapPage(
+      await this.workflows.list(principal.organizationId, projectId, query),
+      toWorkflowSummaryDto,
+    );
+  }
+
+  async create(principal: Principal, projectId: string, input: CreateWorkflowDto): Promise<WorkflowDto> {
+    const diagram = input.diagram ?? EMPTY_DIAGRAM;
+    assertDiagramShape(diagram);
+    await this.catalog.assertProjectExists(principal, projectId);
+    const workflow = await this.workflows.insert({
+      organizationId: principal.organizationId,
+      projectId,
+      name: input.name,
+      description: input.description ?? null,
+      diagram,
+      createdBy: principal.userId,
+    });
+    return toWorkflowDto(workflow);
+  }
+
+  async get(principal: Principal, id: string): Promise<WorkflowDetailDto> {
+    const workflow = await this.findOwned(principal, id);
+    return toWorkflowDetailDto(workflow, await this.schedules.nextRunAt(workflow.id));
+  }
+
+  /** Saves the draft; the live version changes only on publish. */
+  async update(principal: Principal, id: string, input: UpdateWorkflowDto): Promise<WorkflowDto> {
+    if (input.diagram !== undefined) assertDiagramShape(input.diagram);
+    const workflow = isId(id)
+      ? await this.workflows.update(principal.organizationId, id, {
+          ...(input.name === undefined ? {} : { name: input.name }),
+          ...(input.description === undefined ? {} : { description: input.description }),
+          ...(input.diagram === undefined ? {} : { diagram: input.diagram }),
+        })
+      : null;
+    if (!workflow) throw DomainException.notFound('workflow', id);
+    return toWorkflowDto(workflow);
+  }
+
+  async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
+    if (!isId(id) || !(await this.deleteOne(principal, id))) throw DomainException.notFound('workflow', id);
+    return { deleted: true };
+  }
+
+  /** Catalog asks this before it deletes a project. */
+  async deleteForProject(principal: Principal, projectId: string): Promise<{ deleted: number }> {
+    const ids = isId(projectId) ? await this.workflows.idsInProject(principal.organizationId, projectId) : [];
+    let deleted = 0;
+    for (const id of ids) if (await this.deleteOne(principal, id)) deleted += 1;
+    return { deleted };
+  }
+
+  /**
+   * Freezes the draft as the next version and makes it live. The number is taken under the
+   * workflow's row lock, so two publishes that race get consecutive numbers; the unique
+   * (workflow, number) constraint stands behind it.
+   */
+  async publish(principal: Principal, id: string, input: PublishWorkflowDto): Promise<WorkflowVersionDto> {
+    const timeZone = canonicalTimeZone(input.timeZone ?? DEFAULT_TIME_ZONE);
+    if (timeZone === null) {
+      throw DomainException.invalidRequest([
+        { path: 'timeZone', message: 'timeZone must be an IANA time zone' },
+      ]);
+    }
+    const workflow = await this.findOwned(principal, id);
+    // The draft read here is the one validated and the one frozen, even if a PATCH lands meanwhile.
+    const diagram = workflow.diagram;
+    await this.assertPublishable(principal, diagram);
+    if (workflow.pausedAt === null) await this.triggers.activate(principal, { workflowId: id, diagram });
+    const version = await this.workflows.transaction(async (manager) => {
+      const locked = await this.lockOwned(principal, id, manager);
+      const number = (locked.publishedVersion ?? 0) + 1;
+      const created = await this.versions.insert(
+        { workflowId: id, number, timeZone, diagram, publishedBy: principal.userId },
+        manager,
+      );
+      await this.workflows.update(principal.organizationId, id, { publishedVersion: number }, manager);
+      if (locked.pausedAt === null) {
+        const live = {
+          workflowId: id,
+          organizationId: principal.organizationId,
+          version: number,
+          timeZone,
+          diagram,
+        };
+        await this.schedules.rebuild(live, manager);
+      } else {
+        await this.schedules.clear(id, manager);
+      }
+      return created;
+    });
+    return toWorkflowVersionDto(version);
+  }
+
+  /** Schedule and app event triggers stop; manual and API runs still work. Pausing twice changes nothing. */
+  async pause(principal: Principal, id: string): Promise<WorkflowDto> {
+    const { workflow, paused } = await this.workflows.transaction(async (manager) => {
+      const locked = await this.lockOwned(principal, id, manager);
+      if (locked.pausedAt !== null) return { workflow: locked, paused: false };
+      await this.schedules.clear(id, manager);
+      const updated = await this.workflows.update(
+        principal.organizationId,
+        id,
+        { pausedAt: new Date() },
+        manager,
+      );
+      return { workflow: updated ?? locked, paused: true };
+    });
+    if (paused) await this.triggers.deactivate(principal, id);
+    return toWorkflowDto(workflow);
+  }
+
+  /** Turns the live version's triggers back on; nothing that fell due while paused runs. */
+  async resume(principal: Principal, id: string): Promise<WorkflowDto> {
+    const workflow = await this.findOwned(principal, id);
+    if (workflow.pausedAt === null) return toWorkflowDto(workflow);
+    const live = await this.liveVersion(workflow);
+    if (live) await this.triggers.activate(principal, { workflowId: id, diagram: live.diagram });
+    const resumed = await this.workflows.transaction(async (manager) => {
+      const locked = await this.lockOwned(principal, id, manager);
+      if (locked.pausedAt === null) return locked;
+      // Read again under the lock: a publish may have made another version live meanwhile.
+      const current = await this.liveVersion(locked, manager);
+      if (current) {
+        await this.schedules.rebuild(
+          {
+            workflowId: id,
+            organizationId: principal.organizationId,
+            version: current.number,
+            timeZone: current.timeZone,
+            diagram: current.diagram,
+          },
+          manager,
+        );
+      }
+      return (
+        (await this.workflows.update(principal.organizationId, id, { pausedAt: null }, manager)) ?? locked
+      );
+    });
+    return toWorkflowDto(resumed);
+  }
+
+  async listVersions(
+    principal: Principal,
+    id: string,
+    query: PageQueryDto,
+  ): Promise<Page<WorkflowVersionDto>> {
+    const workflow = await this.findOwned(principal, id);
+    return mapPage(await this.versions.list(workflow.id, query), toWorkflowVersionDto);
+  }
+
+  /** What a run executes: the live version, or the draft (in the live version's time zone). */
+  async runTarget(principal: Principal, request: RunTargetRequest): Promise<RunTarget> {
+    const workflow = await this.findOwned(principal, String(request?.workflowId));
+    const live = await this.liveVersion(workflow);
+    const common = {
+      workflowId: workflow.id,
+      workflowName: workflow.name,
+      projectId: workflow.projectId,
+      pausedAt: workflow.pausedAt?.toISOString() ?? null,
+    };
+    if (request.draft === true) {
+      return {
+        ...common,
+        version: null,
+        timeZone: live?.timeZone ?? DEFAULT_TIME_ZONE,
+        diagram: workflow.diagram,
+      };
+    }
+    if (!live) {
+      throw new DomainException(
+        'not_published',
+        'The workflow has never been published: publish it, or run the draft with draft: true.',
+      );
+    }
+    return { ...common, version: live.number, timeZone: live.timeZone, diagram: live.diagram };
+  }
+
+  private async assertPublishable(principal: Principal, diagram: Diagram): Promise<void> {
+    const issues = validateDiagram(diagram);
+    const checked = await Promise.all(this.publishChecks.map((rule) => rule.check(principal, diagram)));
+    issues.push(...checked.flat());
+    if (issues.length > 0) {
+      throw new DomainException(
+        'invalid_workflow',
+        `The workflow cannot be published: ${issues.length === 1 ? 'one problem' : `${issues.length} problems`} (see details.issues).`,
+        { issues },
+      );
+    }
+  }
+
+  /** Deletes the workflow with its versions and schedules, and ends its unfinished runs. */
+  private async deleteOne(principal: Principal, id: string): Promise<boolean> {
+    const deleted = await this.workflows.transaction(async (manager) => {
+      if (!(await this.workflows.delete(principal.organizationId, id, manager))) return false;
+      // Inside the transaction: if the runner fails, the workflow stays and the delete can be retried.
+      await this.runner.terminateRunsOf(principal, id);
+      return true;
+    });
+    if (deleted) await this.triggers.deactivate(principal, id);
+    return deleted;
+  }
+
+  private liveVersion(
+    workflow: WorkflowEntity,
+    manager?: Transaction,
+  ): Promise<WorkflowVersionEntity | null> {
+    if (workflow.publishedVersion === null) return Promise.resolve(null);
+    return this.versions.find(workflow.id, workflow.publishedVersion, manager);
+  }
+
+  private async findOwned(principal: Principal, id: string): Promise<WorkflowEntity> {
+    const workflow = isId(id) ? await this.workflows.find(principal.organizationId, id) : null;
+    if (!workflow) throw DomainException.notFound('workflow', id);
+    return workflow;
+  }
+
+  private async lockOwned(principal: Principal, id: string, manager: Transaction): Promise<WorkflowEntity> {
+    const workflow = isId(id)
+      ? await this.workflows.findForUpdate(principal.organizationId, id, manager)
+      : null;
+    if (!workflow) throw DomainException.notFound('workflow', id);
+    return workflow;
+  }
+}
+
+/** Drafts may be unfinished, but they keep the contract's shape; each problem is named by path. */
+function assertDiagramShape(diagram: unknown): void {
+  const issues = diagramShapeIssues(diagram);
+  if (issues.length > 0) {
+    throw DomainException.invalidRequest(
+      issues.map((issue) => ({ ...issue, path: issue.path ? `diagram.${issue.path}` : 'diagram' })),
+      'The diagram does not have the shape of a diagram (see details.issues).',
+    );
+  }
+}

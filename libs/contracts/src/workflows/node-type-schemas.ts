@@ -1,0 +1,257 @@
+import {
+  CONDITION_OPERATORS,
+  DELAY_MAX_SECONDS,
+  type NodeType,
+  TRIGGER_KINDS,
+  UNARY_CONDITION_OPERATORS,
+} from './node-types.js';
+
+/**
+ * JSON Schemas (draft 2020-12 subset that Ajv's default draft also reads) for the diagram and for
+ * each node type's `data.properties`. They validate diagrams and are published as they are in the
+ * OpenAPI document, so the reference and the validator cannot disagree.
+ *
+ * Properties a schema does not name are allowed and kept: the contract allows extra properties at
+ * every level of a diagram, and a builder may keep its own state beside the ones the engine reads.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+const template = (description: string): JsonSchema => ({ type: 'string', description });
+
+const retry: JsonSchema = {
+  type: 'object',
+  description: 'Retries of a failed step. Without it a failed step fails the run at once.',
+  properties: {
+    attempts: { type: 'integer', minimum: 0, maximum: 10, description: 'Further attempts after the first.' },
+    backoffSeconds: { type: 'number', minimum: 1, maximum: 3600, description: 'Wait between attempts.' },
+  },
+  required: ['attempts', 'backoffSeconds'],
+};
+
+const trigger: JsonSchema = {
+  title: 'TriggerNodeProperties',
+  description:
+    "Starts a run. `schedule` needs `cron` (five fields, in the published version's `timeZone`); `event` needs `connectionId` and `trigger`. Output field: `payload`.",
+  type: 'object',
+  properties: {
+    kind: { enum: [...TRIGGER_KINDS] },
+    label: { type: 'string', maxLength: 100, description: 'Plain text shown when choosing a trigger.' },
+    cron: {
+      type: 'string',
+      description: 'Schedule: minute hour day-of-month month day-of-week, e.g. `0 9 * * 1-5`.',
+      examples: ['0 9 * * 1-5'],
+    },
+    connectionId: { type: 'string', minLength: 1, description: 'Event: the app connection.' },
+    trigger: {
+      type: 'string',
+      pattern: '^[^/\\s]+/[^/\\s]+$',
+      description: 'Event: the app trigger, `<provider>/<trigger-name>`.',
+      examples: ['webhook/received'],
+    },
+    filter: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Event: payload path → expected value; events that differ do not start a run.',
+    },
+    retry,
+  },
+  required: ['kind'],
+  allOf: [
+    {
+      if: { properties: { kind: { const: 'schedule' } }, required: ['kind'] },
+      then: { required: ['cron'] },
+    },
+    {
+      if: { properties: { kind: { const: 'event' } }, required: ['kind'] },
+      then: { required: ['connectionId', 'trigger'] },
+    },
+  ],
+};
+
+const agent: JsonSchema = {
+  title: 'AgentNodeProperties',
+  description:
+    "Runs one of the organization's agents unattended. Output fields: `response`, `thread`, `tools`, `approvals`.",
+  type: 'object',
+  properties: {
+    agentId: { type: 'string', minLength: 1, description: "One of the organization's agents." },
+    task: template('What the agent is asked to do; empty: the text of the step before.'),
+    retry,
+  },
+  required: ['agentId'],
+};
+
+const action: JsonSchema = {
+  title: 'ActionNodeProperties',
+  description: 'Calls an app action. Output fields: `result` (JSON text), `status`.',
+  type: 'object',
+  properties: {
+    action: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9][A-Za-z0-9-]*__[A-Za-z0-9][A-Za-z0-9_-]*$',
+      description: '`<provider>__<action>`.',
+      examples: ['http__request'],
+    },
+    connectionId: {
+      type: 'string',
+      minLength: 1,
+      description:
+        "The app connection. Absent: the trigger's own connection when it is the same app's, else the app's only connection.",
+    },
+    input: {
+      type: 'object',
+      additionalProperties: true,
+      description: "The action's input; string leaves are templates.",
+    },
+    retry,
+  },
+  required: ['action'],
+};
+
+const condition: JsonSchema = {
+  title: 'ConditionNodeProperties',
+  description:
+    'Fires its edges with `sourceHandle` `true` when the conditions hold, else those with `false`. Output field: `result`.',
+  type: 'object',
+  properties: {
+    conditions: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: {
+          left: template('The value tested.'),
+          operator: { enum: [...CONDITION_OPERATORS] },
+          right: template('The value compared with; a regular expression for `matches`.'),
+        },
+        required: ['left', 'operator'],
+        if: { properties: { operator: { enum: [...UNARY_CONDITION_OPERATORS] } } },
+        else: { required: ['right'] },
+      },
+    },
+    match: { enum: ['all', 'any'], default: 'all' },
+    retry,
+  },
+  required: ['conditions'],
+};
+
+const database: JsonSchema = {
+  title: 'DatabaseNodeProperties',
+  description:
+    "Runs one SQL statement on one of the organization's databases. Output fields: `rows` (JSON text), `rowCount`, `rowsWritten`.",
+  type: 'object',
+  properties: {
+    databaseId: { type: 'string', minLength: 1 },
+    sql: { type: 'string', minLength: 1, maxLength: 100_000, description: 'One statement, plain text.' },
+    params: {
+      type: 'array',
+      maxItems: 100,
+      description: 'Bound to `?` placeholders in order; string items are templates.',
+      items: {
+        anyOf: [
+          { type: ['string', 'number', 'boolean', 'null'] },
+          {
+            type: 'object',
+            properties: { blob: { type: 'string', description: 'Base64.' } },
+            required: ['blob'],
+            additionalProperties: false,
+          },
+        ],
+      },
+    },
+    retry,
+  },
+  required: ['databaseId', 'sql'],
+};
+
+const delay: JsonSchema = {
+  title: 'DelayNodeProperties',
+  description: 'Waits, then goes on. Exactly one of `seconds` and `until`. Output field: `until`.',
+  type: 'object',
+  properties: {
+    seconds: { type: 'number', minimum: 1, maximum: DELAY_MAX_SECONDS },
+    until: { type: 'string', minLength: 1, description: 'A template giving an ISO 8601 time.' },
+    retry,
+  },
+  oneOf: [{ required: ['seconds'] }, { required: ['until'] }],
+};
+
+export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
+  trigger,
+  agent,
+  action,
+  condition,
+  database,
+  delay,
+};
+
+/** The contract's Diagram: only what the service reads is constrained, anything else round-trips. */
+export const DIAGRAM_SCHEMA: JsonSchema = {
+  title: 'Diagram',
+  description:
+    'Nodes and edges. Extra layout properties are allowed at every level and are returned unchanged. `data.properties` of each node type: see the `*NodeProperties` schemas.',
+  type: 'object',
+  properties: {
+    nodes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', minLength: 1 },
+          data: {
+            type: 'object',
+            properties: {
+              type: { type: 'string', description: 'trigger, agent, action, condition, database or delay.' },
+              properties: { type: 'object', additionalProperties: true },
+            },
+            required: ['type', 'properties'],
+            additionalProperties: true,
+          },
+        },
+        required: ['id', 'data'],
+        additionalProperties: true,
+      },
+    },
+    edges: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', minLength: 1 },
+          source: { type: 'string', minLength: 1 },
+          target: { type: 'string', minLength: 1 },
+          sourceHandle: {
+            type: ['string', 'null'],
+            description: 'Out of a condition node: `true` or `false`.',
+          },
+        },
+        required: ['id', 'source', 'target'],
+        additionalProperties: true,
+      },
+    },
+  },
+  required: ['nodes', 'edges'],
+  additionalProperties: true,
+};
+
+const NODE_SCHEMA_NAMES: Record<NodeType, string> = {
+  trigger: 'TriggerNodeProperties',
+  agent: 'AgentNodeProperties',
+  action: 'ActionNodeProperties',
+  condition: 'ConditionNodeProperties',
+  database: 'DatabaseNodeProperties',
+  delay: 'DelayNodeProperties',
+};
+
+/** The schemas as named OpenAPI components: `Diagram` and one `<Type>NodeProperties` per node type. */
+export function workflowOpenApiSchemas(): Record<string, JsonSchema> {
+  return {
+    Diagram: DIAGRAM_SCHEMA,
+    ...Object.fromEntries(
+      Object.entries(NODE_TYPE_SCHEMAS).map(([type, schema]) => [
+        NODE_SCHEMA_NAMES[type as NodeType],
+        schema,
+      ]),
+    ),
+  };
+}

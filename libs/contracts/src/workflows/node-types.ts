@@ -1,0 +1,117 @@
+/**
+ * The node types of a diagram and the shape of each one's `data.properties` (DESIGN.md section 3).
+ * String values are templates unless noted. The JSON schemas that enforce these shapes are in
+ * `node-type-schemas.ts`.
+ */
+
+export const NODE_TYPES = ['trigger', 'agent', 'action', 'condition', 'database', 'delay'] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+
+export const TRIGGER_KINDS = ['manual', 'api', 'schedule', 'event'] as const;
+export type TriggerKind = (typeof TRIGGER_KINDS)[number];
+
+export const CONDITION_OPERATORS = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'ends_with',
+  'greater_than',
+  'less_than',
+  'is_empty',
+  'is_not_empty',
+  'matches',
+] as const;
+export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
+
+/** Operators that read only `left`. */
+export const UNARY_CONDITION_OPERATORS: readonly ConditionOperator[] = ['is_empty', 'is_not_empty'];
+
+/** The `sourceHandle` values of the edges out of a condition node. */
+export const CONDITION_HANDLES = ['true', 'false'] as const;
+
+export const DELAY_MAX_SECONDS = 2_592_000;
+
+/** Allowed on every node type, inside `data.properties`. Without it a failed step is not retried. */
+export interface RetryPolicy {
+  /** Further attempts after the first, 0 to 10. */
+  attempts: number;
+  /** Wait between attempts, 1 to 3600 seconds. */
+  backoffSeconds: number;
+}
+
+interface CommonProperties {
+  retry?: RetryPolicy;
+}
+
+export interface TriggerNodeProperties extends CommonProperties {
+  kind: TriggerKind;
+  /** Plain text, not a template. */
+  label?: string;
+  /** Schedule: five fields, evaluated in the version's time zone. */
+  cron?: string;
+  /** Event: the app connection and its trigger `<provider>/<trigger-name>`. */
+  connectionId?: string;
+  trigger?: string;
+  /** Event: payload path → expected value. */
+  filter?: Record<string, unknown>;
+}
+
+export interface AgentNodeProperties extends CommonProperties {
+  agentId: string;
+  /** Empty or absent: the text of the step before. */
+  task?: string;
+}
+
+export interface ActionNodeProperties extends CommonProperties {
+  /** `<provider>__<action>`. */
+  action: string;
+  /** Absent: resolved at publish (publish rule 4). */
+  connectionId?: string;
+  /** String leaves are templates. */
+  input?: Record<string, unknown>;
+}
+
+export interface Condition {
+  left: string;
+  operator: ConditionOperator;
+  /** Absent for `is_empty` and `is_not_empty`; a regular expression for `matches`. */
+  right?: string;
+}
+
+export interface ConditionNodeProperties extends CommonProperties {
+  conditions: Condition[];
+  /** Default `all`. */
+  match?: 'all' | 'any';
+}
+
+export type SqlParam = string | number | boolean | null | { blob: string };
+
+export interface DatabaseNodeProperties extends CommonProperties {
+  databaseId: string;
+  /** One statement, plain text (not a template); `?` placeholders take `params`. */
+  sql: string;
+  /** String items are templates. */
+  params?: SqlParam[];
+}
+
+/** Exactly one of `seconds` and `until`. */
+export interface DelayNodeProperties extends CommonProperties {
+  seconds?: number;
+  /** A template giving an ISO 8601 time. */
+  until?: string;
+}
+
+export interface NodePropertiesByType {
+  trigger: TriggerNodeProperties;
+  agent: AgentNodeProperties;
+  action: ActionNodeProperties;
+  condition: ConditionNodeProperties;
+  database: DatabaseNodeProperties;
+  delay: DelayNodeProperties;
+}
+
+export function isNodeType(value: unknown): value is NodeType {
+  return typeof value === 'string' && (NODE_TYPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,288 @@
+import type { Diagram, DiagramEdge, DiagramNode } from './diagram.js';
+import { diagramShapeIssues, validateDiagram } from './validate-diagram.js';
+
+const node = (id: string, type: string, properties: Record<string, unknown> = {}): DiagramNode => ({
+  id,
+  data: { type, properties },
+});
+const edge = (id: string, source: string, target: string, sourceHandle?: string | null): DiagramEdge => ({
+  id,
+  source,
+  target,
+  ...(sourceHandle === undefined ? {} : { sourceHandle }),
+});
+const manual = node('t', 'trigger', { kind: 'manual' });
+
+function diagram(nodes: DiagramNode[], edges: DiagramEdge[] = []): Diagram {
+  return { nodes, edges };
+}
+
+describe('validateDiagram', () => {
+  it('accepts a diagram of every node type', () => {
+    const valid = diagram(
+      [
+        node('t', 'trigger', { kind: 'schedule', cron: '0 9 * * 1-5', label: 'Weekdays' }),
+        node('e', 'trigger', { kind: 'event', connectionId: 'c1', trigger: 'webhook/received', filter: {} }),
+        node('a', 'agent', { agentId: 'ag', task: 'Summarize {{trigger}}' }),
+        node('x', 'action', { action: 'http__request', input: { url: 'https://example.com' } }),
+        node('c', 'condition', {
+          conditions: [
+            { left: '{{nodes.a.response}}', operator: 'matches', right: '^ok' },
+            { left: '{{trigger.name}}', operator: 'is_empty' },
+          ],
+          match: 'any',
+        }),
+        node('d', 'database', { databaseId: 'db', sql: 'SELECT ?', params: ['{{trigger}}', 1, null] }),
+        node('w', 'delay', { seconds: 60, retry: { attempts: 2, backoffSeconds: 5 } }),
+        node('u', 'delay', { until: '{{trigger.at}}' }),
+      ],
+      [
+        edge('1', 't', 'a'),
+        edge('2', 'e', 'a'),
+        edge('3', 'a', 'c'),
+        edge('4', 'c', 'x', 'true'),
+        edge('5', 'c', 'd', 'false'),
+        edge('6', 'd', 'w'),
+        edge('7', 'x', 'u', 'out'),
+      ],
+    );
+    expect(validateDiagram(valid)).toEqual([]);
+  });
+
+  it('needs a trigger', () => {
+    expect(validateDiagram(diagram([node('a', 'agent', { agentId: 'ag' })]))).toEqual([
+      { path: 'nodes', message: expect.stringContaining('no trigger') },
+    ]);
+  });
+
+  it('names duplicate node and edge ids', () => {
+    const issues = validateDiagram(
+      diagram(
+        [manual, node('a', 'delay', { seconds: 1 }), node('a', 'delay', { seconds: 2 })],
+        [edge('e', 't', 'a'), edge('e', 't', 'a')],
+      ),
+    );
+    expect(issues).toEqual([
+      { path: 'nodes.2.id', nodeId: 'a', message: expect.stringContaining('more than one node') },
+      { path: 'edges.1.id', edgeId: 'e', message: expect.stringContaining('more than one edge') },
+    ]);
+  });
+
+  it('names edges to missing nodes and into triggers', () => {
+    const issues = validateDiagram(
+      diagram(
+        [manual, node('a', 'delay', { seconds: 1 })],
+        [edge('in', 'a', 't'), edge('gone', 'a', 'nowhere'), edge('from', 'ghost', 'a')],
+      ),
+    );
+    expect(issues).toEqual([
+      { path: 'edges.0.target', edgeId: 'in', nodeId: 't', message: expect.stringContaining('incoming') },
+      { path: 'edges.1.target', edgeId: 'gone', message: expect.stringContaining('"nowhere" is not a node') },
+      { path: 'edges.2.source', edgeId: 'from', message: expect.stringContaining('"ghost" is not a node') },
+    ]);
+  });
+
+  it('names the edge that closes each cycle', () => {
+    const issues = validateDiagram(
+      diagram(
+        [manual, node('a', 'delay', { seconds: 1 }), node('b', 'delay', { seconds: 1 })],
+        [edge('1', 't', 'a'), edge('2', 'a', 'b'), edge('3', 'b', 'a'), edge('self', 'b', 'b')],
+      ),
+    );
+    expect(issues).toEqual([
+      { path: 'edges.2', edgeId: '3', nodeId: 'a', message: expect.stringContaining('a → b → a') },
+      { path: 'edges.3', edgeId: 'self', nodeId: 'b', message: expect.stringContaining('b → b') },
+    ]);
+  });
+
+  it('does not mistake a diamond for a cycle', () => {
+    const nodes = [manual, ...['a', 'b', 'c'].map((id) => node(id, 'delay', { seconds: 1 }))];
+    const edges = [edge('1', 't', 'a'), edge('2', 't', 'b'), edge('3', 'a', 'c'), edge('4', 'b', 'c')];
+    expect(validateDiagram(diagram(nodes, edges))).toEqual([]);
+  });
+
+  it('handles a long chain without overflowing the stack', () => {
+    const nodes = [
+      manual,
+      ...Array.from({ length: 20_000 }, (_, i) => node(`n${i}`, 'delay', { seconds: 1 })),
+    ];
+    const edges = nodes.slice(1).map((target, i) => edge(`e${i}`, nodes[i]!.id, target.id));
+    expect(validateDiagram(diagram(nodes, edges))).toEqual([]);
+  });
+
+  it('names unknown node types', () => {
+    expect(validateDiagram(diagram([manual, node('s', 'sms')]))).toEqual([
+      { path: 'nodes.1.data.type', nodeId: 's', message: expect.stringContaining('unknown type "sms"') },
+    ]);
+  });
+
+  it.each([
+    ['trigger without kind', node('n', 'trigger', {}), 'properties.kind', 'is required'],
+    [
+      'trigger of an unknown kind',
+      node('n', 'trigger', { kind: 'email' }),
+      'properties.kind',
+      'must be one of',
+    ],
+    ['schedule without cron', node('n', 'trigger', { kind: 'schedule' }), 'properties.cron', 'is required'],
+    [
+      'event without trigger',
+      node('n', 'trigger', { kind: 'event', connectionId: 'c' }),
+      'properties.trigger',
+      'is required',
+    ],
+    [
+      'event trigger not provider/name',
+      node('n', 'trigger', { kind: 'event', connectionId: 'c', trigger: 'received' }),
+      'properties.trigger',
+      'must match pattern',
+    ],
+    ['agent without agentId', node('n', 'agent', { task: 'x' }), 'properties.agentId', 'is required'],
+    ['action of a bad name', node('n', 'action', { action: 'request' }), 'properties.action', 'must match'],
+    [
+      'a blob param with more than the blob',
+      node('n', 'database', { databaseId: 'd', sql: 'SELECT ?', params: [{ blob: 'AA==', size: 1 }] }),
+      'properties.params.0',
+      'must match a schema in anyOf',
+    ],
+    [
+      'condition operator',
+      node('n', 'condition', { conditions: [{ left: 'a', operator: 'like', right: 'b' }] }),
+      'properties.conditions.0.operator',
+      'must be one of',
+    ],
+    [
+      'condition without right',
+      node('n', 'condition', { conditions: [{ left: 'a', operator: 'equals' }] }),
+      'properties.conditions.0.right',
+      'is required',
+    ],
+    ['database without sql', node('n', 'database', { databaseId: 'd' }), 'properties.sql', 'is required'],
+    ['delay with both', node('n', 'delay', { seconds: 1, until: 'x' }), 'properties', 'exactly one of'],
+    ['delay too long', node('n', 'delay', { seconds: 2_592_001 }), 'properties.seconds', '<= 2592000'],
+    [
+      'retry out of range',
+      node('n', 'delay', { seconds: 1, retry: { attempts: 11, backoffSeconds: 1 } }),
+      'properties.retry.attempts',
+      '<= 10',
+    ],
+  ])('names properties that do not fit the schema: %s', (_label, bad, field, message) => {
+    const issues = validateDiagram(diagram([manual, bad]));
+    expect(issues).toContainEqual({
+      path: `nodes.1.data.${field}`,
+      nodeId: 'n',
+      message: expect.stringContaining(message),
+    });
+    for (const issue of issues) expect(issue.message).toMatch(/^node "n": /);
+    expect(issues).toHaveLength(1);
+  });
+
+  it('keeps properties a node type does not name, at every level', () => {
+    const extra = { ui: { collapsed: true } };
+    const issues = validateDiagram(
+      diagram([
+        node('t', 'trigger', {
+          kind: 'schedule',
+          cron: '0 9 * * *',
+          ...extra,
+          retry: { attempts: 1, backoffSeconds: 1, ...extra },
+        }),
+        node('c', 'condition', { conditions: [{ left: 'a', operator: 'is_empty', ...extra }], ...extra }),
+      ]),
+    );
+    expect(issues).toEqual([]);
+  });
+
+  it.each([
+    ['0 9 * *', 'five fields'],
+    ['0 9 * * * *', 'five fields'],
+    ['61 * * * *', 'minute'],
+    ['@daily', 'five fields'],
+  ])('names an invalid cron %p', (cron, message) => {
+    const issues = validateDiagram(diagram([node('s', 'trigger', { kind: 'schedule', cron })]));
+    expect(issues).toEqual([
+      { path: 'nodes.0.data.properties.cron', nodeId: 's', message: expect.stringContaining(message) },
+    ]);
+  });
+
+  it('names a condition regular expression that does not compile and a literal time that is not one', () => {
+    const issues = validateDiagram(
+      diagram([
+        manual,
+        node('c', 'condition', { conditions: [{ left: 'a', operator: 'matches', right: '(' }] }),
+        node('w', 'delay', { until: 'tomorrow' }),
+      ]),
+    );
+    expect(issues).toEqual([
+      { path: 'nodes.1.data.properties.conditions.0.right', nodeId: 'c', message: expect.any(String) },
+      { path: 'nodes.2.data.properties.until', nodeId: 'w', message: expect.stringContaining('ISO 8601') },
+    ]);
+  });
+
+  it.each([undefined, null, 'out', 'yes'])(
+    'needs a true or false handle out of a condition, not %p',
+    (handle) => {
+      const issues = validateDiagram(
+        diagram(
+          [
+            manual,
+            node('c', 'condition', { conditions: [{ left: 'a', operator: 'is_not_empty' }] }),
+            node('w', 'delay', { seconds: 1 }),
+          ],
+          [edge('1', 't', 'c'), edge('2', 'c', 'w', handle)],
+        ),
+      );
+      expect(issues).toEqual([
+        {
+          path: 'edges.1.sourceHandle',
+          edgeId: '2',
+          nodeId: 'c',
+          message: expect.stringContaining('"true" or "false"'),
+        },
+      ]);
+    },
+  );
+});
+
+describe('diagramShapeIssues', () => {
+  it('accepts extra layout properties at every level', () => {
+    expect(
+      diagramShapeIssues({
+        viewport: { x: 1 },
+        nodes: [
+          { id: 'a', position: { x: 0, y: 0 }, data: { type: 'anything', properties: {}, label: 'A' } },
+        ],
+        edges: [{ id: 'e', source: 'a', target: 'b', sourceHandle: null, animated: true }],
+      }),
+    ).toEqual([]);
+  });
+
+  it('names each problem with its path and the id when there is one', () => {
+    const issues = diagramShapeIssues({
+      nodes: [{ id: 'a', data: { properties: [] } }, { data: { type: 'x', properties: {} } }],
+      edges: [{ id: 'e', source: 1, target: 'b', sourceHandle: 3 }],
+    });
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { path: 'nodes.0.data.type', nodeId: 'a', message: 'diagram.nodes.0.data.type is required' },
+        {
+          path: 'nodes.0.data.properties',
+          nodeId: 'a',
+          message: 'diagram.nodes.0.data.properties must be object',
+        },
+        { path: 'nodes.1.id', message: 'diagram.nodes.1.id is required' },
+        { path: 'edges.0.source', edgeId: 'e', message: 'diagram.edges.0.source must be string' },
+        {
+          path: 'edges.0.sourceHandle',
+          edgeId: 'e',
+          message: 'diagram.edges.0.sourceHandle must be string or null',
+        },
+      ]),
+    );
+    expect(issues).toHaveLength(5);
+  });
+
+  it.each([null, [], 'x', {}, { nodes: [] }, { nodes: {}, edges: [] }])('refuses %p', (value) => {
+    expect(diagramShapeIssues(value).length).toBeGreaterThan(0);
+  });
+});
