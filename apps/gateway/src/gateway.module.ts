@@ -8,6 +8,8 @@ import { AuthGuard } from './auth/auth.guard.js';
 import { AuthProxyController } from './auth/auth-proxy.controller.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { BillingController } from './billing/billing.controller.js';
+import { DatabaseQueryClient } from './databases/database-query.client.js';
+import { DatabasesController } from './databases/databases.controller.js';
 import { GatewayConfig } from './gateway.config.js';
 import { HealthController } from './health/health.controller.js';
 import { ProjectsController } from './projects/projects.controller.js';
@@ -33,6 +35,7 @@ export class GatewayModule implements OnApplicationShutdown {
         ProjectsController,
         SkillsController,
         BillingController,
+        DatabasesController,
         WorkflowsController,
       ],
       providers: [
@@ -68,6 +71,7 @@ export class GatewayModule implements OnApplicationShutdown {
               rpc.request(CatalogSubjects.rateLimitConsume, null, request),
             ),
         },
+        DatabaseQueryClient.provider(config.NATS_URL),
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };

@@ -12,7 +12,7 @@ import { isBuilt, runMigrations, type ServiceProcess, startService } from './ser
  * The services a full stack runs, in start order. Each issue that adds a service adds it here; the
  * stack starts those that are built.
  */
-export const SERVICE_APPS = ['catalog', 'workflow'] as const;
+export const SERVICE_APPS = ['catalog', 'database', 'workflow'] as const;
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 

@@ -1,0 +1,68 @@
+import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RESULT_LIMIT_BYTES, MAX_BATCH_TIMEOUT_MS } from '#contracts';
+import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+
+export class DatabaseConfig {
+  @IsString()
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+  @IsString()
+  NATS_URL: string = 'nats://127.0.0.1:4222';
+
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HEALTH_PORT: number = 3104;
+
+  /** Database files live under `<DATA_DIR>/databases/`; only this service opens them. */
+  @IsString()
+  @MinLength(1)
+  DATA_DIR: string = './data';
+
+  /** A statement running longer is interrupted; its batch rolls back and answers 500. */
+  @IsInt()
+  @Min(10)
+  @Max(MAX_BATCH_TIMEOUT_MS)
+  QUERY_TIMEOUT_MS: number = DEFAULT_QUERY_TIMEOUT_MS;
+
+  /**
+   * A whole batch, including any wait for another batch's writes, ends within this; callers wait a
+   * little longer (`QUERY_REPLY_TIMEOUT_MS`), so they always hear how it ended.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(MAX_BATCH_TIMEOUT_MS)
+  BATCH_TIMEOUT_MS: number = 120_000;
+
+  /** Serialized rows one batch may return before it rolls back with result_too_large. */
+  @IsInt()
+  @Min(1)
+  RESULT_LIMIT_BYTES: number = DEFAULT_RESULT_LIMIT_BYTES;
+
+  /** Databases kept open at once; the least recently used idle one is closed past this. */
+  @IsInt()
+  @Min(1)
+  MAX_OPEN_DATABASES: number = 64;
+
+  /** An open database nobody used for this long is checkpointed and closed. */
+  @IsInt()
+  @Min(1000)
+  IDLE_CLOSE_MS: number = 60_000;
+
+  /** Worker threads of each open database. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  DUCKDB_THREADS: number = 2;
+
+  /** Memory each open database may use before it spills to its temporary directory, e.g. `512MB`. */
+  @IsString()
+  @Matches(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, {
+    message: 'DUCKDB_MEMORY_LIMIT must be a size such as 512MB or 2GB',
+  })
+  DUCKDB_MEMORY_LIMIT: string = '512MB';
+
+  /** Timeout of requests this service makes to others (the plan check). */
+  @IsInt()
+  @Min(100)
+  RPC_TIMEOUT_MS: number = 10_000;
+}

@@ -1,0 +1,95 @@
+import { createLogger } from '#common';
+import { connectNats, RpcClient } from '#nats';
+import { dataSourceOptions } from '#persistence';
+import {
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  Inject,
+  Module,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+
+import type { DatabaseConfig } from './database.config.js';
+import { databaseDataSource } from './database.data-source.js';
+import { LOGGER, NATS_CONNECTION, QUERY_SETTINGS, type QuerySettings } from './database.tokens.js';
+import { DatabaseRepository } from './databases/database.repository.js';
+import { DatabasesHandler } from './databases/databases.handler.js';
+import { DatabasesService } from './databases/databases.service.js';
+import { PlanClient } from './databases/plan.client.js';
+import { DatabaseFiles } from './engine/database-files.js';
+import { OpenDatabases } from './engine/open-databases.js';
+import { QueryHandler } from './query/query.handler.js';
+import { QueryStreamServer } from './query/query-stream.server.js';
+import { QueryService } from './query/query.service.js';
+
+/** How long running batches may take to finish when the service is asked to stop. */
+const SHUTDOWN_GRACE_MS = 30_000;
+
+@Module({})
+export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationShutdown {
+  constructor(
+    private readonly engine: OpenDatabases,
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
+  ) {}
+
+  static forRoot(config: DatabaseConfig): DynamicModule {
+    const settings: QuerySettings = {
+      statementTimeoutMs: config.QUERY_TIMEOUT_MS,
+      batchTimeoutMs: config.BATCH_TIMEOUT_MS,
+      resultLimitBytes: config.RESULT_LIMIT_BYTES,
+    };
+    return {
+      module: DatabaseModule,
+      imports: [TypeOrmModule.forRoot(dataSourceOptions(databaseDataSource(config.DATABASE_URL)))],
+      controllers: [DatabasesHandler, QueryHandler],
+      providers: [
+        { provide: LOGGER, useValue: createLogger('database') },
+        { provide: QUERY_SETTINGS, useValue: settings },
+        {
+          provide: NATS_CONNECTION,
+          useFactory: (): Promise<NatsConnection> => connectNats(config.NATS_URL, 'database-client'),
+        },
+        {
+          provide: PlanClient,
+          inject: [NATS_CONNECTION],
+          useFactory: (nats: NatsConnection) => new PlanClient(new RpcClient(nats, config.RPC_TIMEOUT_MS)),
+        },
+        {
+          provide: OpenDatabases,
+          inject: [LOGGER],
+          useFactory: async (logger: Logger) => {
+            const files = new DatabaseFiles(config.DATA_DIR);
+            await files.prepare();
+            return new OpenDatabases(
+              files,
+              {
+                threads: config.DUCKDB_THREADS,
+                memoryLimit: config.DUCKDB_MEMORY_LIMIT,
+                maxOpen: config.MAX_OPEN_DATABASES,
+                idleCloseMs: config.IDLE_CLOSE_MS,
+              },
+              logger,
+            );
+          },
+        },
+        DatabaseRepository,
+        DatabasesService,
+        QueryService,
+        QueryStreamServer,
+      ],
+    };
+  }
+
+  /** Running batches finish (or are rolled back) while the transports can still carry their answers. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.engine.drain(SHUTDOWN_GRACE_MS);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.engine.closeAll();
+    await this.nats.drain();
+  }
+}

@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+
+import { DomainException, requestContext } from '#common';
+import {
+  DatabaseSubjects,
+  type Principal,
+  QUERY_STREAM_HEARTBEAT_MS,
+  QueryRequestDto,
+  QueryStreamHeaders,
+  queryStreamPartBytes,
+  QueueGroups,
+  REQUEST_ID_HEADER,
+  type RpcErrorBody,
+} from '#contracts';
+import { createValidationPipe } from '#nats';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import {
+  headers as natsHeaders,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+
+import { LOGGER, NATS_CONNECTION } from '../database.tokens.js';
+import { QueryService } from './query.service.js';
+
+/** A request may be as large as the gateway accepts a body, with room for the principal. */
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+/** An upload whose next part does not come within this is dropped. */
+const UPLOAD_IDLE_MS = 30_000;
+
+interface Upload {
+  parts: Buffer[];
+  received: number;
+  total: number;
+  requestId: string;
+  expiresAt: number;
+}
+
+/**
+ * Serves `DatabaseSubjects.queryStream`: the query route's request and answer in parts of any size
+ * (the protocol is described in `query-stream.protocol.ts`). Requests arrive in the service's queue
+ * group; the later parts of a large request come to a subject of this replica's own.
+ */
+@Injectable()
+export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly replicaSubject = `${DatabaseSubjects.queryStream}.${randomUUID().replace(/-/g, '')}`;
+  private readonly uploads = new Map<string, Upload>();
+  private readonly validation = createValidationPipe();
+  private subscriptions: Subscription[] = [];
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly queries: QueryService,
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.subscriptions = [
+      this.nats.subscribe(DatabaseSubjects.queryStream, {
+        queue: QueueGroups.database,
+        callback: (error, message) => {
+          if (!error) this.onRequest(message);
+        },
+      }),
+      this.nats.subscribe(`${this.replicaSubject}.*`, {
+        callback: (error, message) => {
+          if (!error) this.onPart(message);
+        },
+      }),
+    ];
+    this.sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const [id, upload] of this.uploads) if (upload.expiresAt < now) this.uploads.delete(id);
+    }, UPLOAD_IDLE_MS);
+    this.sweeper.unref();
+  }
+
+  /** Takes no new requests; batches already running finish and answer. */
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all(this.subscriptions.map((subscription) => subscription.drain()));
+  }
+
+  private get partBytes(): number {
+    return queryStreamPartBytes(this.nats.info?.max_payload ?? 1024 * 1024);
+  }
+
+  private onRequest(message: Msg): void {
+    const reply = message.reply;
+    if (!reply) return;
+    const requestId = message.headers?.get(REQUEST_ID_HEADER) || randomUUID();
+    const total = Number(message.headers?.get(QueryStreamHeaders.total) ?? message.data.length);
+    if (!Number.isSafeInteger(total) || total < message.data.length) {
+      this.answerError(reply, new DomainException('invalid_request', 'The request parts do not add up.'));
+      return;
+    }
+    if (total > MAX_REQUEST_BYTES) {
+      this.answerError(reply, new DomainException('payload_too_large', 'The query batch is too large.'));
+      return;
+    }
+    if (message.data.length === total) {
+      void this.execute(Buffer.from(message.data), reply, requestId);
+      return;
+    }
+    const uploadId = randomUUID().replace(/-/g, '');
+    this.uploads.set(uploadId, {
+      parts: [Buffer.from(message.data)],
+      received: message.data.length,
+      total,
+      requestId,
+      expiresAt: Date.now() + UPLOAD_IDLE_MS,
+    });
+    const headers = natsHeaders();
+    headers.set(QueryStreamHeaders.continueTo, `${this.replicaSubject}.${uploadId}`);
+    message.respond(new Uint8Array(0), { headers });
+  }
+
+  private onPart(message: Msg): void {
+    const reply = message.reply;
+    if (!reply) return;
+    const uploadId = message.subject.slice(this.replicaSubject.length + 1);
+    const upload = this.uploads.get(uploadId);
+    const offset = Number(message.headers?.get(QueryStreamHeaders.offset));
+    if (!upload || offset !== upload.received || upload.received + message.data.length > upload.total) {
+      this.uploads.delete(uploadId);
+      this.answerError(
+        reply,
+        new DomainException('service_unavailable', 'The request was interrupted on its way. Try again.'),
+      );
+      return;
+    }
+    upload.parts.push(Buffer.from(message.data));
+    upload.received += message.data.length;
+    upload.expiresAt = Date.now() + UPLOAD_IDLE_MS;
+    if (upload.received < upload.total) {
+      const headers = natsHeaders();
+      headers.set(QueryStreamHeaders.ack, String(upload.received));
+      message.respond(new Uint8Array(0), { headers });
+      return;
+    }
+    this.uploads.delete(uploadId);
+    void this.execute(Buffer.concat(upload.parts), reply, upload.requestId);
+  }
+
+  private execute(request: Buffer, reply: string, requestId: string): Promise<void> {
+    return requestContext.run({ requestId }, async () => {
+      const heartbeat = setInterval(() => {
+        const headers = natsHeaders();
+        headers.set(QueryStreamHeaders.working, '1');
+        this.nats.publish(reply, new Uint8Array(0), { headers });
+      }, QUERY_STREAM_HEARTBEAT_MS);
+      try {
+        const packet = JSON.parse(request.toString('utf8')) as {
+          principal?: Principal;
+          data?: { id?: unknown; body?: unknown };
+        };
+        const principal = packet.principal;
+        if (!principal || typeof principal.organizationId !== 'string') {
+          throw new DomainException('unauthorized', 'The request carries no principal.');
+        }
+        const body = (await this.validation.transform(packet.data?.body, {
+          type: 'body',
+          metatype: QueryRequestDto,
+        })) as QueryRequestDto;
+        const id = typeof packet.data?.id === 'string' ? packet.data.id : '';
+        const text = await this.queries.run(principal, id, body, Number.POSITIVE_INFINITY);
+        clearInterval(heartbeat);
+        this.send(reply, 'ok', Buffer.from(text, 'utf8'));
+      } catch (error) {
+        clearInterval(heartbeat);
+        this.answerError(reply, error);
+      }
+    });
+  }
+
+  private answerError(reply: string, error: unknown): void {
+    this.send(reply, 'error', Buffer.from(JSON.stringify(this.errorBody(error)), 'utf8'));
+  }
+
+  /** Same answer as the request/reply subjects give: the contract's code, or an opaque internal error. */
+  private errorBody(error: unknown): RpcErrorBody {
+    if (error instanceof DomainException) {
+      return {
+        status: error.status,
+        code: error.code,
+        message: error.message,
+        ...(error.details === undefined ? {} : { details: error.details }),
+      };
+    }
+    if (error instanceof SyntaxError) {
+      return { status: 400, code: 'invalid_request', message: 'The request is not valid JSON.' };
+    }
+    const errorId = randomUUID();
+    this.logger.error({ err: error, errorId }, 'unexpected error in query stream');
+    return {
+      status: 500,
+      code: 'internal',
+      message: `Something went wrong on our side (error id ${errorId}).`,
+    };
+  }
+
+  private send(reply: string, status: 'ok' | 'error', body: Buffer): void {
+    const size = this.partBytes;
+    const parts = Math.max(1, Math.ceil(body.length / size));
+    for (let part = 0; part < parts; part += 1) {
+      const headers = natsHeaders();
+      headers.set(QueryStreamHeaders.part, String(part));
+      if (part === 0) {
+        headers.set(QueryStreamHeaders.status, status);
+        headers.set(QueryStreamHeaders.total, String(body.length));
+      }
+      this.nats.publish(reply, body.subarray(part * size, (part + 1) * size), { headers });
+    }
+  }
+}

@@ -1,0 +1,606 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { createOrganization, type OrganizationFixture, runningStack } from '#testing';
+
+const stack = runningStack();
+const MiB = 1024 * 1024;
+
+interface Statement {
+  sql: string;
+  params?: unknown[];
+}
+
+function fileOf(organizationId: string, databaseId: string): string {
+  return join(stack.env.DATA_DIR, 'databases', organizationId, `${databaseId}.duckdb`);
+}
+
+async function newDatabase(org: OrganizationFixture, name: string): Promise<string> {
+  const created = await org.api.post('/api/v1/databases', { name });
+  expect(created.status).toBe(201);
+  return created.body.id as string;
+}
+
+function query(org: OrganizationFixture, id: string, statements: Statement[]) {
+  return org.api.post(`/api/v1/databases/${id}/query`, { statements });
+}
+
+/** The rows of a batch that must succeed. */
+async function rowsOf(org: OrganizationFixture, id: string, statements: Statement[]): Promise<unknown[][][]> {
+  const response = await query(org, id, statements);
+  expect({ status: response.status, error: response.body.error }).toEqual({ status: 200, error: undefined });
+  return (response.body.results as Array<{ rows: unknown[][] }>).map((result) => result.rows);
+}
+
+describe('databases', () => {
+  let org: OrganizationFixture;
+  let other: OrganizationFixture;
+
+  beforeAll(async () => {
+    [org, other] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
+  });
+
+  describe('routes', () => {
+    it('creates, reads, updates and deletes a database, and its file with it', async () => {
+      const created = await org.api.post('/api/v1/databases', { name: 'crm', description: 'Leads' });
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({
+        id: expect.any(String),
+        name: 'crm',
+        description: 'Leads',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
+      const id = created.body.id as string;
+      expect(existsSync(fileOf(org.organizationId, id))).toBe(true);
+      expect(await org.api.get(`/api/v1/databases/${id}`)).toMatchObject({ status: 200, body: created.body });
+
+      const described = await org.api.patch(`/api/v1/databases/${id}`, { description: 'Leads and deals' });
+      expect(described.status).toBe(200);
+      expect(described.body).toMatchObject({ id, name: 'crm', description: 'Leads and deals' });
+      const renamed = await org.api.patch(`/api/v1/databases/${id}`, {
+        name: 'sales-crm',
+        description: 'Leads and deals',
+      });
+      expect(renamed.body).toMatchObject({ id, name: 'sales-crm', description: 'Leads and deals' });
+      // The description defaults to empty, on PATCH as on create.
+      expect((await org.api.patch(`/api/v1/databases/${id}`, { name: 'sales-crm' })).body).toMatchObject({
+        name: 'sales-crm',
+        description: '',
+      });
+
+      await rowsOf(org, id, [{ sql: 'CREATE TABLE t (a INTEGER)' }, { sql: 'INSERT INTO t VALUES (1)' }]);
+      expect(await org.api.delete(`/api/v1/databases/${id}`)).toMatchObject({
+        status: 200,
+        body: { deleted: true },
+      });
+      expect(existsSync(fileOf(org.organizationId, id))).toBe(false);
+      expect(existsSync(`${fileOf(org.organizationId, id)}.wal`)).toBe(false);
+      for (const response of [
+        await org.api.get(`/api/v1/databases/${id}`),
+        await org.api.patch(`/api/v1/databases/${id}`, { name: 'again' }),
+        await org.api.delete(`/api/v1/databases/${id}`),
+        await query(org, id, [{ sql: 'SELECT 1' }]),
+      ]) {
+        expect(response.status).toBe(404);
+        expect(response.body.error).toEqual({ code: 'database_not_found', message: expect.any(String) });
+      }
+    });
+
+    it('defaults the description to empty', async () => {
+      const created = await org.api.post('/api/v1/databases', { name: 'no-description' });
+      expect(created.status).toBe(201);
+      expect(created.body.description).toBe('');
+    });
+
+    it('answers database_name_taken for a name already used in the organization', async () => {
+      const first = await newDatabase(org, 'taken');
+      const second = await newDatabase(org, 'free-name');
+      const duplicate = await org.api.post('/api/v1/databases', { name: 'taken' });
+      expect(duplicate.status).toBe(409);
+      expect(duplicate.body.error.code).toBe('database_name_taken');
+      const renamed = await org.api.patch(`/api/v1/databases/${second}`, { name: 'taken' });
+      expect(renamed.status).toBe(409);
+      expect(renamed.body.error.code).toBe('database_name_taken');
+      expect((await org.api.patch(`/api/v1/databases/${first}`, { name: 'taken' })).status).toBe(200);
+      // Names are unique per organization, not across them.
+      expect((await other.api.post('/api/v1/databases', { name: 'taken' })).status).toBe(201);
+    });
+
+    it('validates names and descriptions', async () => {
+      const cases: Array<[unknown, string]> = [
+        [{}, 'name'],
+        [{ name: '' }, 'name'],
+        [{ name: 'Upper' }, 'name'],
+        [{ name: 'two--hyphens' }, 'name'],
+        [{ name: '-edge' }, 'name'],
+        [{ name: 'a'.repeat(65) }, 'name'],
+        [{ name: 'ok', description: 'x'.repeat(1025) }, 'description'],
+        [{ name: 'ok', description: null }, 'description'],
+        [{ name: 7 }, 'name'],
+      ];
+      for (const [body, path] of cases) {
+        const response = await org.api.post('/api/v1/databases', body);
+        expect({ body, status: response.status, code: response.body.error?.code }).toEqual({
+          body,
+          status: 400,
+          code: 'invalid_request',
+        });
+        expect(response.body.error.details.issues.map((issue: { path: string }) => issue.path)).toContain(
+          path,
+        );
+      }
+      expect((await org.api.post('/api/v1/databases', { name: 'a'.repeat(64) })).status).toBe(201);
+      expect(
+        (await org.api.post('/api/v1/databases', { name: 'max-description', description: 'x'.repeat(1024) }))
+          .status,
+      ).toBe(201);
+      const id = await newDatabase(org, 'patch-checks');
+      for (const body of [{ name: 'Bad Name' }, { description: 'x'.repeat(1025) }, { name: null }]) {
+        expect((await org.api.patch(`/api/v1/databases/${id}`, body)).status).toBe(400);
+      }
+    });
+
+    it('answers database_not_found for unknown and malformed ids', async () => {
+      for (const id of ['01a1fda9-ac47-73ca-aacb-8e38ce781792', 'not-an-id']) {
+        for (const response of [
+          await org.api.get(`/api/v1/databases/${id}`),
+          await org.api.patch(`/api/v1/databases/${id}`, { name: 'x' }),
+          await org.api.delete(`/api/v1/databases/${id}`),
+          await query(org, id, [{ sql: 'SELECT 1' }]),
+        ]) {
+          expect(response.status).toBe(404);
+          expect(response.body.error.code).toBe('database_not_found');
+        }
+      }
+    });
+
+    it('lists newest first, a page at a time', async () => {
+      const fresh = await createOrganization(stack);
+      const names = ['d0', 'd1', 'd2', 'd3', 'd4'];
+      for (const name of names) await newDatabase(fresh, name);
+      const first = await fresh.api.get('/api/v1/databases?limit=2');
+      expect(first.status).toBe(200);
+      expect(first.body.data.map((database: { name: string }) => database.name)).toEqual(['d4', 'd3']);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const all = await fresh.api.listAll('/api/v1/databases', 2);
+      expect(all.map((database) => database.name)).toEqual([...names].reverse());
+      expect((await fresh.api.get('/api/v1/databases?limit=101')).status).toBe(400);
+    });
+
+    it('stops at the plan limit with plan_limit_reached, even when creations race', async () => {
+      const free = await createOrganization(stack, { plan: 'free' });
+      const limit = (await free.api.get('/api/v1/billing')).body.limits.databases as number;
+      const attempts = await Promise.all(
+        Array.from({ length: limit + 3 }, (_, index) =>
+          free.api.post('/api/v1/databases', { name: `race-${index}` }),
+        ),
+      );
+      expect(attempts.filter((response) => response.status === 201)).toHaveLength(limit);
+      const refused = attempts.filter((response) => response.status !== 201);
+      expect(refused).toHaveLength(3);
+      for (const response of refused) {
+        expect(response.status).toBe(402);
+        expect(response.body.error).toMatchObject({
+          code: 'plan_limit_reached',
+          details: { resource: 'databases', limit },
+        });
+      }
+      // Deleting one makes room again.
+      const [one] = await free.api.listAll('/api/v1/databases');
+      expect((await free.api.delete(`/api/v1/databases/${one.id}`)).status).toBe(200);
+      expect((await free.api.post('/api/v1/databases', { name: 'after-delete' })).status).toBe(201);
+    });
+  });
+
+  describe('queries', () => {
+    let id: string;
+
+    beforeAll(async () => {
+      id = await newDatabase(org, 'queries');
+    });
+
+    it('runs statements in order with bound params and answers one result per statement', async () => {
+      const blob = randomBytes(64).toString('base64');
+      const response = await query(org, id, [
+        {
+          sql: 'CREATE TABLE items (id INTEGER PRIMARY KEY, name VARCHAR, price DECIMAL(10,2), qty BIGINT, data BLOB, sold_at TIMESTAMP)',
+        },
+        {
+          sql: 'INSERT INTO items VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)',
+          params: [
+            1,
+            'Lamp',
+            '19.90',
+            '9007199254740993',
+            { blob },
+            '2024-02-29 12:34:56.123456',
+            2,
+            'Desk',
+            250,
+            3,
+            null,
+            null,
+          ],
+        },
+        { sql: 'UPDATE items SET qty = qty + ? WHERE id = ?', params: [1, 1] },
+        { sql: 'SELECT id, name, price, qty, data, sold_at FROM items ORDER BY id' },
+        { sql: 'DELETE FROM items WHERE id = ? RETURNING id, name', params: [2] },
+        {
+          sql: 'SELECT ? AS s, ? AS i, ? AS f, ? AS n, octet_length(?) AS len',
+          params: ['text', 42, 1.5, null, { blob }],
+        },
+        { sql: 'CREATE TABLE copies AS SELECT * FROM items' },
+        { sql: 'DELETE FROM items WHERE id > 100' },
+      ]);
+      expect(response.body.error).toBeUndefined();
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        results: [
+          { columns: [], rows: [], meta: { rowsRead: 0, rowsWritten: 0 } },
+          { columns: [], rows: [], meta: { rowsRead: 0, rowsWritten: 2 } },
+          { columns: [], rows: [], meta: { rowsRead: 0, rowsWritten: 1 } },
+          {
+            columns: ['id', 'name', 'price', 'qty', 'data', 'sold_at'],
+            rows: [
+              [1, 'Lamp', '19.90', '9007199254740994', { blob }, '2024-02-29 12:34:56.123456'],
+              [2, 'Desk', '250.00', '3', null, null],
+            ],
+            meta: { rowsRead: 2, rowsWritten: 0 },
+          },
+          { columns: ['id', 'name'], rows: [[2, 'Desk']], meta: { rowsRead: 1, rowsWritten: 1 } },
+          {
+            columns: ['s', 'i', 'f', 'n', 'len'],
+            rows: [['text', 42, 1.5, null, '64']],
+            meta: { rowsRead: 1, rowsWritten: 0 },
+          },
+          { columns: [], rows: [], meta: { rowsRead: 0, rowsWritten: 1 } },
+          { columns: [], rows: [], meta: { rowsRead: 0, rowsWritten: 0 } },
+        ],
+      });
+    });
+
+    it('round-trips BLOBs byte for byte', async () => {
+      const payloads = [Buffer.alloc(0), Buffer.from([0, 255, 0, 10, 13]), randomBytes(256 * 1024)];
+      await rowsOf(org, id, [{ sql: 'CREATE TABLE files (n INTEGER, body BLOB)' }]);
+      await rowsOf(
+        org,
+        id,
+        payloads.map((payload, index) => ({
+          sql: 'INSERT INTO files VALUES (?, ?)',
+          params: [index, { blob: payload.toString('base64') }],
+        })),
+      );
+      const [rows] = await rowsOf(org, id, [
+        { sql: 'SELECT body, octet_length(body) FROM files ORDER BY n' },
+      ]);
+      expect(rows).toEqual(
+        payloads.map((payload) => [{ blob: payload.toString('base64') }, String(payload.length)]),
+      );
+      const [literal] = await rowsOf(org, id, [{ sql: "SELECT '\\xDE\\xAD\\xBE\\xEF'::BLOB" }]);
+      expect(Buffer.from((literal[0][0] as { blob: string }).blob, 'base64')).toEqual(
+        Buffer.from('deadbeef', 'hex'),
+      );
+    });
+
+    it('renders values so no precision is lost', async () => {
+      const [rows] = await rowsOf(org, id, [
+        {
+          sql: `SELECT 9223372036854775807::BIGINT, 170141183460469231731687303715884105727::HUGEINT,
+            123456789012345678.123456789::DECIMAL(38,9), 2.5::DOUBLE, DATE '2024-02-29', TIMESTAMPTZ '2024-02-29 12:00:00.000001+02',
+            TIME '23:59:59.999999', INTERVAL 36 HOUR, true, [1, 2]`,
+        },
+      ]);
+      expect(rows).toEqual([
+        [
+          '9223372036854775807',
+          '170141183460469231731687303715884105727',
+          '123456789012345678.123456789',
+          2.5,
+          '2024-02-29',
+          '2024-02-29 10:00:00.000001+00',
+          '23:59:59.999999',
+          '36:00:00',
+          true,
+          '[1,2]',
+        ],
+      ]);
+    });
+
+    it('rolls back the whole batch at the first failure and names the failing statement', async () => {
+      await rowsOf(org, id, [{ sql: 'CREATE TABLE ledger (n INTEGER PRIMARY KEY)' }]);
+      const failed = await query(org, id, [
+        { sql: 'INSERT INTO ledger VALUES (1)' },
+        { sql: 'CREATE TABLE made_in_failed_batch (x INTEGER)' },
+        { sql: 'SELECT * FROM no_such_table' },
+        { sql: 'INSERT INTO ledger VALUES (2)' },
+      ]);
+      expect(failed.status).toBe(400);
+      expect(failed.body.error).toEqual({
+        code: 'query_failed',
+        message: expect.stringContaining('Table with name no_such_table does not exist'),
+        details: { statementIndex: 2 },
+      });
+      const duplicate = await query(org, id, [
+        { sql: 'INSERT INTO ledger VALUES (5)' },
+        { sql: 'INSERT INTO ledger VALUES (5)' },
+      ]);
+      expect(duplicate.status).toBe(400);
+      expect(duplicate.body.error.code).toBe('query_failed');
+      expect(duplicate.body.error.details).toEqual({ statementIndex: 1 });
+      expect(duplicate.body.error.message).toMatch(/constraint/i);
+
+      const syntax = await query(org, id, [{ sql: 'SELEC 1' }]);
+      expect(syntax.body.error).toMatchObject({ code: 'query_failed', details: { statementIndex: 0 } });
+      expect(syntax.body.error.message).toMatch(/syntax error/i);
+
+      const [ledger, tables] = await rowsOf(org, id, [
+        { sql: 'SELECT count(*) FROM ledger' },
+        { sql: "SELECT count(*) FROM information_schema.tables WHERE table_name = 'made_in_failed_batch'" },
+      ]);
+      expect(ledger).toEqual([['0']]);
+      expect(tables).toEqual([['0']]);
+    });
+
+    it('refuses a statement whose params do not match its placeholders, or that holds several statements', async () => {
+      for (const [statement, pattern] of [
+        [{ sql: 'SELECT ? + ?', params: [1] }, /2 placeholder\(s\) but 1 param/],
+        [{ sql: 'SELECT 1', params: [1] }, /0 placeholder\(s\) but 1 param/],
+        [{ sql: 'SELECT 1; SELECT 2' }, /holds 2/],
+        [{ sql: '   ' }, /no SQL statement/],
+        [{ sql: 'SELECT ?::INTEGER', params: ['not a number'] }, /Could not convert/],
+      ] as Array<[Statement, RegExp]>) {
+        const response = await query(org, id, [{ sql: 'SELECT 1' }, statement]);
+        expect(response.status).toBe(400);
+        expect(response.body.error).toMatchObject({ code: 'query_failed', details: { statementIndex: 1 } });
+        expect(response.body.error.message).toMatch(pattern);
+      }
+    });
+
+    it('validates the batch: 1 to 100 statements of 1 to 100,000 characters with up to 100 params', async () => {
+      const path = `/api/v1/databases/${id}/query`;
+      const invalid: Array<[unknown, string]> = [
+        [{}, 'statements'],
+        [{ statements: [] }, 'statements'],
+        [{ statements: Array.from({ length: 101 }, () => ({ sql: 'SELECT 1' })) }, 'statements'],
+        [{ statements: ['SELECT 1'] }, 'statements.0'],
+        [{ statements: [{ sql: '' }] }, 'statements.0.sql'],
+        [{ statements: [{}] }, 'statements.0.sql'],
+        [{ statements: [{ sql: 'x'.repeat(100_001) }] }, 'statements.0.sql'],
+        [{ statements: [{ sql: 'SELECT 1', params: Array(101).fill(1) }] }, 'statements.0.params'],
+        [{ statements: [{ sql: 'SELECT ?', params: [true] }] }, 'statements.0.params'],
+        [{ statements: [{ sql: 'SELECT ?', params: [[1]] }] }, 'statements.0.params'],
+        [{ statements: [{ sql: 'SELECT ?', params: [{ blob: 'not base64!' }] }] }, 'statements.0.params'],
+        [{ statements: [{ sql: 'SELECT ?', params: [{ blob: 'AA==', extra: 1 }] }] }, 'statements.0.params'],
+        [{ statements: [{ sql: 'SELECT ?', params: 'x' }] }, 'statements.0.params'],
+      ];
+      for (const [body, issuePath] of invalid) {
+        const response = await org.api.post(path, body);
+        expect({ body, status: response.status, code: response.body.error?.code }).toEqual({
+          body,
+          status: 400,
+          code: 'invalid_request',
+        });
+        expect(response.body.error.details.issues.map((issue: { path: string }) => issue.path)).toContain(
+          issuePath,
+        );
+      }
+      const params = Array.from({ length: 100 }, (_, index) => index);
+      const [[sum]] = await rowsOf(org, id, [
+        { sql: `SELECT ${params.map(() => '?').join(' + ')} AS total`, params },
+      ]);
+      expect(sum).toEqual([4950]);
+    });
+
+    it('carries a batch of 100 statements of 100,000 characters', async () => {
+      const statements = Array.from({ length: 100 }, (_, index) => {
+        const head = `SELECT ${index} AS n /* `;
+        return { sql: `${head}${'x'.repeat(100_000 - head.length - 3)} */` };
+      });
+      expect(statements.every((statement) => statement.sql.length === 100_000)).toBe(true);
+      const results = await rowsOf(org, id, statements);
+      expect(results.map((rows) => rows[0][0])).toEqual(statements.map((_, index) => index));
+    });
+
+    it('answers up to 16 MiB of rows, and rolls back past it with result_too_large', async () => {
+      await rowsOf(org, id, [{ sql: 'CREATE TABLE wide AS SELECT range AS n FROM range(20000)' }]);
+      // Each row serializes as `["<1000 characters>"]` (1,004 bytes, plus a comma).
+      const rowSql = (count: number) => `SELECT repeat('x', 1000) FROM wide WHERE n < ${count}`;
+      const [rows] = await rowsOf(org, id, [{ sql: rowSql(16_000) }]);
+      expect(rows).toHaveLength(16_000);
+
+      const tooLarge = await query(org, id, [
+        { sql: 'CREATE TABLE made_before_too_large (x INTEGER)' },
+        { sql: rowSql(9_000) },
+        { sql: rowSql(9_000) },
+      ]);
+      expect(tooLarge.status).toBe(400);
+      expect(tooLarge.body.error.code).toBe('result_too_large');
+      expect(tooLarge.body.error.details.bytesRead).toBeGreaterThan(16 * MiB);
+      const [tables] = await rowsOf(org, id, [
+        { sql: "SELECT count(*) FROM information_schema.tables WHERE table_name = 'made_before_too_large'" },
+      ]);
+      expect(tables).toEqual([['0']]);
+    });
+  });
+
+  describe('isolation', () => {
+    let id: string;
+    let othersId: string;
+
+    beforeAll(async () => {
+      [id, othersId] = await Promise.all([newDatabase(org, 'isolated'), newDatabase(other, 'neighbour')]);
+      await rowsOf(org, id, [
+        { sql: 'CREATE TABLE secrets (s VARCHAR)' },
+        { sql: "INSERT INTO secrets VALUES ('mine')" },
+      ]);
+    });
+
+    it("keeps an organization's databases out of another's reach", async () => {
+      for (const response of [
+        await other.api.get(`/api/v1/databases/${id}`),
+        await other.api.patch(`/api/v1/databases/${id}`, { name: 'stolen' }),
+        await other.api.delete(`/api/v1/databases/${id}`),
+        await query(other, id, [{ sql: 'SELECT * FROM secrets' }]),
+      ]) {
+        expect(response.status).toBe(404);
+        expect(response.body.error.code).toBe('database_not_found');
+      }
+      const theirs = await other.api.listAll('/api/v1/databases');
+      expect(theirs.map((database) => database.id)).toContain(othersId);
+      expect(theirs.map((database) => database.id)).not.toContain(id);
+      expect((await org.api.get(`/api/v1/databases/${id}`)).body.name).toBe('isolated');
+    });
+
+    it('refuses SQL that reaches files, other databases, extensions or the settings', async () => {
+      const leak = join(stack.env.DATA_DIR, 'leaked.csv');
+      const refused = [
+        `ATTACH '${fileOf(other.organizationId, othersId)}' AS neighbour`,
+        `ATTACH '${join(stack.env.DATA_DIR, 'new.duckdb')}' AS fresh`,
+        "ATTACH ':memory:' AS scratch",
+        'DETACH scratch',
+        `COPY secrets TO '${leak}'`,
+        `COPY (SELECT 1) TO '/tmp/flowmesh-leak.parquet' (FORMAT parquet)`,
+        "COPY secrets FROM '/etc/hostname'",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SELECT * FROM read_text('/etc/hostname')",
+        "SELECT * FROM read_blob('/etc/hostname')",
+        "SELECT * FROM read_json('/etc/hostname')",
+        "SELECT * FROM read_parquet('/etc/hostname')",
+        "SELECT * FROM glob('/etc/*')",
+        "SELECT * FROM 'https://example.com/data.csv'",
+        `EXPORT DATABASE '${join(stack.env.DATA_DIR, 'export')}'`,
+        `IMPORT DATABASE '${join(stack.env.DATA_DIR, 'export')}'`,
+        'INSTALL httpfs',
+        'LOAD httpfs',
+        'LOAD json',
+        'SET enable_external_access = true',
+        'SET lock_configuration = false',
+        "SET allowed_directories = ['/']",
+        'SET autoload_known_extensions = true',
+        "CREATE SECRET (TYPE s3, KEY_ID 'k', SECRET 's')",
+        'BEGIN TRANSACTION',
+        'COMMIT',
+        'ROLLBACK',
+        'PRAGMA enable_profiling',
+        // Table functions that change the engine although its configuration is locked.
+        "CALL enable_logging(storage = 'file', storage_path = '/tmp/flowmesh-log')",
+        'SELECT * FROM "system"."main"."enable_logging"()',
+        'SELECT * FROM enable_profiling()',
+        "CREATE VIEW logs_on AS SELECT * FROM query('SELECT * FROM enable_' || 'logging()')",
+        "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1'))",
+      ];
+      for (const sql of refused) {
+        const response = await query(org, id, [
+          { sql: "INSERT INTO secrets VALUES ('side effect')" },
+          { sql },
+        ]);
+        expect({ sql, status: response.status, code: response.body.error?.code }).toEqual({
+          sql,
+          status: 400,
+          code: 'query_failed',
+        });
+        expect(response.body.error.details).toEqual({ statementIndex: 1 });
+      }
+      expect(existsSync(leak)).toBe(false);
+      expect(existsSync(join(stack.env.DATA_DIR, 'new.duckdb'))).toBe(false);
+      expect(await rowsOf(org, id, [{ sql: 'SELECT s FROM secrets' }])).toEqual([[['mine']]]);
+      expect(await rowsOf(other, othersId, [{ sql: 'SELECT 1' }])).toEqual([[[1]]]);
+    });
+
+    it('refuses query() even when its SQL comes as a param', async () => {
+      const response = await query(org, id, [
+        { sql: 'SELECT * FROM query /* indirect */ (?)', params: ['SELECT * FROM enable_logging()'] },
+      ]);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'query_failed', details: { statementIndex: 0 } });
+      // A column may still be called query.
+      const [, , rows] = await rowsOf(org, id, [
+        { sql: 'CREATE TABLE searches (query VARCHAR)' },
+        { sql: 'INSERT INTO searches (query) VALUES (?)', params: ['enable_logging()'] },
+        { sql: 'SELECT query FROM searches' },
+      ]);
+      expect(rows).toEqual([['enable_logging()']]);
+    });
+
+    it('still runs reading pragmas and catalog queries of its own database', async () => {
+      const [columns, tables] = await rowsOf(org, id, [
+        { sql: "PRAGMA table_info('secrets')" },
+        { sql: "SELECT table_name FROM information_schema.tables WHERE table_name = 'secrets'" },
+      ]);
+      expect(columns).toEqual([[0, 's', 'VARCHAR', false, null, false]]);
+      expect(tables).toEqual([['secrets']]);
+    });
+  });
+
+  describe('concurrency', () => {
+    let id: string;
+
+    beforeAll(async () => {
+      id = await newDatabase(org, 'busy');
+      await rowsOf(org, id, [
+        { sql: 'CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER)' },
+        { sql: 'INSERT INTO counter VALUES (1, 0)' },
+        { sql: 'CREATE TABLE log (writer INTEGER)' },
+      ]);
+    });
+
+    it('applies concurrent batches on one database without losing or mixing any', async () => {
+      const writers = 12;
+      const responses = await Promise.all(
+        Array.from({ length: writers * 2 }, (_, index) =>
+          index % 2 === 0
+            ? query(org, id, [
+                { sql: 'UPDATE counter SET n = n + 1 WHERE id = 1' },
+                { sql: 'INSERT INTO log VALUES (?)', params: [index] },
+              ])
+            : // A reader sees one snapshot: the counter always equals the log it wrote.
+              query(org, id, [
+                { sql: 'SELECT n FROM counter' },
+                { sql: 'SELECT count(*)::INTEGER FROM log' },
+              ]),
+        ),
+      );
+      for (const response of responses) expect(response.status).toBe(200);
+      for (const response of responses.filter((_, index) => index % 2 === 1)) {
+        const [[[n]], [[logged]]] = (response.body.results as Array<{ rows: unknown[][] }>).map(
+          (result) => result.rows,
+        );
+        expect(n).toBe(logged);
+      }
+      expect(
+        await rowsOf(org, id, [{ sql: 'SELECT n FROM counter' }, { sql: 'SELECT count(*) FROM log' }]),
+      ).toEqual([[[writers]], [[String(writers)]]]);
+    });
+
+    it('keeps a failing batch from touching the one beside it', async () => {
+      await rowsOf(org, id, [{ sql: 'CREATE TABLE pairs (batch VARCHAR, n INTEGER)' }]);
+      const insert = (batch: string): Statement => ({
+        sql: 'INSERT INTO pairs SELECT ?, range FROM range(500)',
+        params: [batch],
+      });
+      const [failing, passing] = await Promise.all([
+        query(org, id, [insert('a'), { sql: 'SELECT 1 / 0 FROM no_such_table' }]),
+        query(org, id, [insert('b')]),
+      ]);
+      expect(failing.status).toBe(400);
+      expect(passing.status).toBe(200);
+      expect(await rowsOf(org, id, [{ sql: 'SELECT batch, count(*) FROM pairs GROUP BY batch' }])).toEqual([
+        [['b', '500']],
+      ]);
+    });
+
+    it('lets a SELECT that writes (nextval) run beside other batches', async () => {
+      await rowsOf(org, id, [{ sql: 'CREATE SEQUENCE ids' }]);
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, () => query(org, id, [{ sql: "SELECT nextval('ids')" }])),
+      );
+      const values = responses.map((response) => {
+        expect(response.status).toBe(200);
+        return Number(response.body.results[0].rows[0][0]);
+      });
+      expect([...values].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+    });
+  });
+});

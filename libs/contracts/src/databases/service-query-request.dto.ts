@@ -1,0 +1,18 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
+
+import { QUERY_LIMITS } from './query-limits.js';
+import { ServiceQueryStatementDto } from './service-query-statement.dto.js';
+
+/**
+ * The body of `DatabaseSubjects.query`: the route's rules, except that params may also be booleans
+ * (a workflow's database step passes the values its node holds).
+ */
+export class ServiceQueryRequestDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(QUERY_LIMITS.maxStatements)
+  @ValidateNested({ each: true })
+  @Type(() => ServiceQueryStatementDto)
+  statements!: ServiceQueryStatementDto[];
+}
