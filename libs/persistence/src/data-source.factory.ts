@@ -21,7 +21,9 @@ export function dataSourceOptions(options: ServiceDataSourceOptions): DataSource
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,
-    logging: ['error'],
+    // Expected failures (a unique name taken) are answered as domain errors, and unexpected ones are
+    // logged once with an error id by the service's exception filter.
+    logging: false,
     extra: { max: options.poolSize ?? 10, application_name: options.schema },
   };
 }
