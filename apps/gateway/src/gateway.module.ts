@@ -14,6 +14,7 @@ import { GatewayConfig } from './gateway.config.js';
 import { HealthController } from './health/health.controller.js';
 import { ProjectsController } from './projects/projects.controller.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
+import { RunsController } from './runs/runs.controller.js';
 import { SkillsController } from './skills/skills.controller.js';
 import { WorkflowsController } from './workflows/workflows.controller.js';
 
@@ -36,6 +37,7 @@ export class GatewayModule implements OnApplicationShutdown {
         SkillsController,
         BillingController,
         DatabasesController,
+        RunsController,
         WorkflowsController,
       ],
       providers: [

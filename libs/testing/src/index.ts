@@ -4,5 +4,6 @@ export * from './free-port.js';
 export * from './members.js';
 export * from './postgres.js';
 export * from './service-process.js';
+export * from './streams.js';
 export * from './test-stack.js';
 export * from './wait.util.js';

@@ -7,12 +7,13 @@ import { ApiClient } from './api-client.js';
 import { freePort } from './free-port.js';
 import { createDatabase, databaseUrl, dropDatabase } from './postgres.js';
 import { isBuilt, runMigrations, type ServiceProcess, startService } from './service-process.js';
+import { deleteStreams } from './streams.js';
 
 /**
  * The services a full stack runs, in start order. Each issue that adds a service adds it here; the
  * stack starts those that are built.
  */
-export const SERVICE_APPS = ['catalog', 'database', 'workflow'] as const;
+export const SERVICE_APPS = ['catalog', 'database', 'workflow', 'runner'] as const;
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -102,6 +103,9 @@ export class TestStack {
   async stop(): Promise<void> {
     await Promise.all([...this.processes.values()].map((service) => service.stop()));
     await dropDatabase(this.description.databaseName).catch(() => undefined);
+    await deleteStreams(this.env.NATS_URL ?? NATS_URL, this.env.NATS_SUBJECT_PREFIX ?? '').catch(
+      () => undefined,
+    );
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

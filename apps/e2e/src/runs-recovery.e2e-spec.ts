@@ -1,0 +1,263 @@
+import { type ApiClient, createOrganization, type ServiceProcess, TestStack, waitFor } from '#testing';
+import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
+
+/**
+ * Crashes, restarts and replicas of the runner. These tests kill and start runner processes, so they
+ * run against a stack of their own rather than the shared one, with a short lease (the JetStream ack
+ * wait of a run job) so a dead runner's runs are taken over in seconds.
+ */
+
+type Node = { id: string; data: { type: string; properties: Record<string, unknown> } };
+type Edge = { id: string; source: string; target: string };
+
+const node = (id: string, type: string, properties: Record<string, unknown>): Node => ({
+  id,
+  data: { type, properties },
+});
+const chain = (...ids: string[]): Edge[] =>
+  ids.slice(1).map((target, index) => ({ id: `e${index}`, source: ids[index]!, target }));
+
+const RUNNER_ENV = {
+  RUNNER_LEASE_MS: '2000',
+  RUNNER_SWEEP_INTERVAL_MS: '200',
+  RUNNER_REQUEUE_AFTER_MS: '1000',
+  RUNNER_SHUTDOWN_GRACE_MS: '500',
+};
+
+describe('run recovery', () => {
+  let stack: TestStack;
+  let api: ApiClient;
+  let projectId: string;
+  let databaseId: string;
+  let db: pg.Client;
+  let runners: ServiceProcess[] = [];
+
+  async function startRunner(name: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+    const runner = await stack.startService('runner', { ...RUNNER_ENV, ...env }, name);
+    runners.push(runner);
+    return runner;
+  }
+
+  async function workflow(nodes: Node[], edges: Edge[]): Promise<string> {
+    const created = await api.post(`/api/v1/projects/${projectId}/workflows`, {
+      name: 'Recovery',
+      diagram: { nodes, edges },
+    });
+    expect(created.status).toBe(201);
+    expect((await api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
+    return created.body.id as string;
+  }
+
+  const insert = (id: string) =>
+    node(id, 'database', {
+      databaseId,
+      sql: 'INSERT INTO executions VALUES (?, ?)',
+      params: [id, '{{trigger.tag}}'],
+    });
+
+  async function sql(statement: string, params: unknown[] = []): Promise<any[]> {
+    const answer = await api.post(`/api/v1/databases/${databaseId}/query`, {
+      statements: [{ sql: statement, params }],
+    });
+    expect(answer.status).toBe(200);
+    return answer.body.results[0].rows;
+  }
+
+  /** How often each step of a run inserted its row. */
+  async function executions(tag: string): Promise<Record<string, number>> {
+    const rows = await sql('SELECT node, count(*) AS n FROM executions WHERE tag = ? GROUP BY node', [tag]);
+    return Object.fromEntries(rows.map(([nodeId, count]) => [nodeId, Number(count)]));
+  }
+
+  async function finished(runId: string, timeoutMs = 30_000): Promise<any> {
+    return waitFor(
+      async () => {
+        const run = (await api.get(`/api/v1/runs/${runId}`)).body;
+        return ['complete', 'errored', 'terminated'].includes(run.status) ? run : undefined;
+      },
+      { timeoutMs, intervalMs: 100, what: `run ${runId} to finish` },
+    );
+  }
+
+  async function checkpoints(runId: string): Promise<Array<{ node_id: string; status: string }>> {
+    const { rows } = await db.query(
+      'SELECT node_id, status FROM runner.run_steps WHERE run_id = $1 ORDER BY position',
+      [runId],
+    );
+    return rows;
+  }
+
+  beforeAll(async () => {
+    stack = await TestStack.start({ ...RUNNER_ENV, RATE_LIMIT_PER_HOUR: '100000' });
+    runners = [stack.processes.get('runner')!];
+    const org = await createOrganization(stack.description);
+    api = org.api;
+    projectId = (await api.post('/api/v1/projects', { name: 'Recovery' })).body.id;
+    const database = await api.post('/api/v1/databases', { name: 'recovery' });
+    expect(database.status).toBe(201);
+    databaseId = database.body.id;
+    await sql('CREATE TABLE executions (node TEXT, tag TEXT)');
+    db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await stack?.stop();
+  });
+
+  afterEach(async () => {
+    // Each test leaves exactly one runner running.
+    const alive = runners.filter(
+      (runner) => runner.child.exitCode === null && runner.child.signalCode === null,
+    );
+    for (const extra of alive.slice(1)) await extra.stop();
+    runners = alive.slice(0, 1);
+    if (runners.length === 0) await startRunner(`runner-${Date.now()}`);
+  });
+
+  // inline: the runner that accepted the run was executing it (no job exists; the sweeper hands it on
+  // once the lease runs out). queue: the run came as a job, which JetStream delivers again once its ack
+  // wait has passed (or the sweeper republishes, whichever comes first).
+  it.each(['inline', 'queue'])(
+    'finishes a run whose runner was killed mid-step (%s), running no done step again',
+    async (mode) => {
+      await runners[0]!.stop();
+      await startRunner(`runner-${mode}`, { RUNNER_START_MODE: mode });
+      runners = runners.filter(
+        (runner) => runner.child.exitCode === null && runner.child.signalCode === null,
+      );
+      const tag = `crash-${mode}`;
+      const workflowId = await workflow(
+        [
+          node('t', 'trigger', { kind: 'api' }),
+          insert('first'),
+          // A statement that keeps the database busy for a moment: the runner is killed during it.
+          node('slow', 'database', { databaseId, sql: 'SELECT sum(i) AS total FROM range(600000000) t(i)' }),
+          insert('last'),
+        ],
+        chain('t', 'first', 'slow', 'last'),
+      );
+      const started = await api.post(`/api/v1/workflows/${workflowId}/runs`, {
+        input: JSON.stringify({ tag }),
+      });
+      expect(started.status).toBe(201);
+      const runId = started.body.id as string;
+
+      // Poll Postgres directly: the slow step's `running` checkpoint is written before it starts.
+      await waitFor(
+        async () => {
+          const { rows } = await db.query(
+            `SELECT status FROM runner.run_steps WHERE run_id = $1 AND node_id = 'slow'`,
+            [runId],
+          );
+          return rows[0]?.status === 'running' ? true : undefined;
+        },
+        { intervalMs: 10, what: 'the slow step to start' },
+      );
+      await runners[0]!.kill('SIGKILL');
+      // With no runner alive the API cannot read runs; the checkpoints are in Postgres.
+      expect(await checkpoints(runId)).toEqual([
+        { node_id: 't', status: 'done' },
+        { node_id: 'first', status: 'done' },
+        { node_id: 'slow', status: 'running' },
+      ]);
+      const firstAtKill = await db.query(
+        `SELECT output, started_at FROM runner.run_steps WHERE run_id = $1 AND node_id = 'first'`,
+        [runId],
+      );
+
+      await startRunner(`runner-after-crash-${mode}`);
+      const run = await finished(runId);
+      expect(run.status).toBe('complete');
+      expect(run.steps.map((step: any) => [step.nodeId, step.status])).toEqual([
+        ['t', 'done'],
+        ['first', 'done'],
+        ['slow', 'done'],
+        ['last', 'done'],
+      ]);
+      expect(JSON.parse(run.steps[2].output.rows)).toEqual([{ total: expect.anything() }]);
+      // The step that was done before the crash ran once; the one after it ran once.
+      expect(await executions(tag)).toEqual({ first: 1, last: 1 });
+      expect(run.steps[1].output).toEqual(firstAtKill.rows[0].output);
+      expect(run.steps[1].startedAt).toBe(firstAtKill.rows[0].started_at.toISOString());
+    },
+    60_000,
+  );
+
+  it('keeps a delay through a runner restart: the wait is a row, not a sleeping process', async () => {
+    const workflowId = await workflow(
+      [node('t', 'trigger', { kind: 'api' }), node('wait', 'delay', { seconds: 3 }), insert('after')],
+      chain('t', 'wait', 'after'),
+    );
+    const started = await api.post(`/api/v1/workflows/${workflowId}/runs`, { input: '{"tag": "restart"}' });
+    const runId = started.body.id as string;
+    const waiting = await waitFor(
+      async () => {
+        const run = (await api.get(`/api/v1/runs/${runId}`)).body;
+        return run.status === 'waiting' ? run : undefined;
+      },
+      { intervalMs: 50, what: 'the run to wait' },
+    );
+    const due = Date.parse(waiting.steps[1].input);
+    await runners[0]!.kill('SIGKILL');
+    // No runner is alive when the delay falls due.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now()) + 500));
+    const { rows } = await db.query('SELECT status FROM runner.runs WHERE id = $1', [runId]);
+    expect(rows[0].status).toBe('waiting');
+
+    await startRunner('runner-after-restart');
+    const run = await finished(runId);
+    expect(run.status).toBe('complete');
+    expect(run.steps[1]).toMatchObject({ nodeId: 'wait', status: 'done' });
+    expect(Date.parse(run.steps[1].output.until)).toBeGreaterThanOrEqual(due);
+    expect(await executions('restart')).toEqual({ after: 1 });
+  }, 60_000);
+
+  it('shares the queue between two replicas without executing a run twice', async () => {
+    await runners[0]!.stop();
+    const replicas = [
+      await startRunner('replica-a', { RUNNER_CONCURRENCY: '4', LOG_LEVEL: 'debug' }),
+      await startRunner('replica-b', { RUNNER_CONCURRENCY: '4', LOG_LEVEL: 'debug' }),
+    ];
+    const workflowId = await workflow(
+      [node('t', 'trigger', { kind: 'api' }), insert('one'), insert('two')],
+      chain('t', 'one', 'two'),
+    );
+    // Every run's job is also queued twice more, as a republish by a sweeper or a client retry
+    // outside the dedupe window would: both replicas get jobs for the same runs at the same time,
+    // and only the lease on the run keeps them from executing it twice.
+    const nats = await connect({ servers: stack.env.NATS_URL });
+    const tags = Array.from({ length: 30 }, (_, index) => `replica-${index}`);
+    const ids = await Promise.all(
+      tags.map(async (tag) => {
+        const started = await api.post(`/api/v1/workflows/${workflowId}/runs`, {
+          input: JSON.stringify({ tag }),
+        });
+        expect(started.status).toBe(201);
+        const runId = started.body.id as string;
+        for (const dispatch of [100, 101]) {
+          nats.publish(`${stack.env.NATS_SUBJECT_PREFIX}runs.jobs`, JSON.stringify({ runId, dispatch }));
+        }
+        return runId;
+      }),
+    );
+    await nats.drain();
+    const runs = await Promise.all(ids.map((id) => finished(id, 45_000)));
+    expect(runs.map((run) => run.status)).toEqual(runs.map(() => 'complete'));
+
+    const rows = await sql(
+      `SELECT tag, node, count(*) AS n FROM executions WHERE tag LIKE 'replica-%' GROUP BY tag, node`,
+    );
+    expect(rows).toHaveLength(60);
+    expect(rows.filter(([, , count]) => Number(count) !== 1)).toEqual([]);
+
+    // Both replicas executed runs, and duplicate jobs reached a replica while a run was held.
+    for (const replica of replicas) expect(replica.output()).toContain('run execution ended');
+    const refused = replicas.map(
+      (replica) => replica.output().split('run job found nothing to claim').length - 1,
+    );
+    expect(refused[0]! + refused[1]!).toBeGreaterThanOrEqual(60);
+  }, 90_000);
+});

@@ -1,0 +1,678 @@
+import {
+  type ApiClient,
+  createOrganization,
+  type OrganizationFixture,
+  runningStack,
+  waitFor,
+} from '#testing';
+import pg from 'pg';
+
+const stack = runningStack();
+
+type Node = { id: string; data: { type: string; properties: Record<string, unknown> } };
+type Edge = { id: string; source: string; target: string; sourceHandle?: string };
+
+const trigger = (id: string, kind = 'api', label?: string): Node => ({
+  id,
+  data: { type: 'trigger', properties: { kind, ...(label ? { label } : {}) } },
+});
+const condition = (
+  id: string,
+  conditions: Array<{ left: string; operator: string; right?: string }>,
+  extra: Record<string, unknown> = {},
+): Node => ({ id, data: { type: 'condition', properties: { conditions, ...extra } } });
+const delay = (id: string, properties: Record<string, unknown>): Node => ({
+  id,
+  data: { type: 'delay', properties },
+});
+const edge = (id: string, source: string, target: string, sourceHandle?: string): Edge => ({
+  id,
+  source,
+  target,
+  ...(sourceHandle ? { sourceHandle } : {}),
+});
+
+const FINAL = ['complete', 'errored', 'terminated'];
+
+async function createWorkflow(
+  api: ApiClient,
+  projectId: string,
+  nodes: Node[],
+  edges: Edge[],
+  { publish = true }: { publish?: boolean } = {},
+): Promise<string> {
+  const created = await api.post(`/api/v1/projects/${projectId}/workflows`, {
+    name: 'Runs test',
+    diagram: { nodes, edges },
+  });
+  expect(created.status).toBe(201);
+  if (publish) expect((await api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
+  return created.body.id as string;
+}
+
+async function startRun(
+  api: ApiClient,
+  workflowId: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) {
+  return api.post(`/api/v1/workflows/${workflowId}/runs`, body, headers);
+}
+
+async function finished(api: ApiClient, runId: string, timeoutMs = 15_000): Promise<any> {
+  return waitFor(
+    async () => {
+      const run = await api.get(`/api/v1/runs/${runId}`);
+      return FINAL.includes(run.body.status) ? run.body : undefined;
+    },
+    { timeoutMs, intervalMs: 100, what: `run ${runId} to finish` },
+  );
+}
+
+async function runToEnd(api: ApiClient, workflowId: string, body?: unknown): Promise<any> {
+  const started = await startRun(api, workflowId, body);
+  expect(started.status).toBe(201);
+  return finished(api, started.body.id);
+}
+
+const stepOf = (run: any, nodeId: string) => run.steps.find((step: any) => step.nodeId === nodeId);
+
+describe('runs', () => {
+  let org: OrganizationFixture;
+  let other: OrganizationFixture;
+  let projectId: string;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    [org, other] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
+    projectId = (await org.api.post('/api/v1/projects', { name: 'Runs' })).body.id;
+    db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    await db?.end();
+  });
+
+  it('starts the live version from its only trigger and answers at once with the queued run', async () => {
+    const nodes = [
+      trigger('t'),
+      condition('c', [{ left: '{{trigger.n}}', operator: 'greater_than', right: '1' }]),
+    ];
+    const workflowId = await createWorkflow(org.api, projectId, nodes, [edge('e1', 't', 'c')]);
+
+    const started = await startRun(org.api, workflowId, { input: '{"n": 5}' });
+    expect(started.status).toBe(201);
+    expect(started.headers.get('idempotent-replayed')).toBeNull();
+    expect(started.body).toEqual({
+      id: expect.any(String),
+      workflowId,
+      version: 1,
+      trigger: 'api',
+      triggerNodeId: 't',
+      // Accepted: queued for a runner, or (a runner had a free slot) already executing or even
+      // complete, since a run of conditions takes a fraction of a millisecond.
+      status: expect.stringMatching(/^(queued|running|complete)$/),
+      createdBy: null,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      input: '{"n": 5}',
+      reply: started.body.status === 'complete' ? 'true' : null,
+      error: null,
+      steps: expect.any(Array),
+      diagram: { nodes, edges: [edge('e1', 't', 'c')] },
+    });
+    expect(started.body.steps[0]).toEqual({
+      nodeId: 't',
+      status: 'done',
+      via: [],
+      input: null,
+      output: { payload: '{"n": 5}' },
+      error: null,
+      ms: 0,
+      startedAt: started.body.createdAt,
+    });
+
+    const run = await finished(org.api, started.body.id);
+    expect(run).toMatchObject({ status: 'complete', reply: 'true', error: null });
+    expect(stepOf(run, 'c')).toMatchObject({ status: 'done', via: ['e1'], output: { result: 'true' } });
+
+    // No body at all: the only trigger with an empty payload.
+    const bare = await org.api.request('POST', `/api/v1/workflows/${workflowId}/runs`);
+    expect(bare.status).toBe(201);
+    expect(bare.body).toMatchObject({ input: '', triggerNodeId: 't', trigger: 'api' });
+    expect((await finished(org.api, bare.body.id)).reply).toBe('false');
+  });
+
+  it('walks trigger → condition → two branches: done and skipped steps, via, templates and reply', async () => {
+    const nodes = [
+      trigger('t'),
+      condition('check', [{ left: '{{trigger.amount}}', operator: 'greater_than', right: '100' }]),
+      condition('big', [{ left: '{{trigger.customer.name}}', operator: 'starts_with', right: 'A' }]),
+      condition('small', [{ left: '{{nodes.check.result}}', operator: 'equals', right: 'false' }]),
+      condition('notify', [{ left: '{{trigger.items.1}}', operator: 'is_not_empty' }]),
+    ];
+    const edges = [
+      edge('e-check', 't', 'check'),
+      edge('e-big', 'check', 'big', 'true'),
+      edge('e-small', 'check', 'small', 'false'),
+      edge('e-big-yes', 'big', 'notify', 'true'),
+      edge('e-small-yes', 'small', 'notify', 'true'),
+    ];
+    const workflowId = await createWorkflow(org.api, projectId, nodes, edges);
+
+    const large = await runToEnd(org.api, workflowId, {
+      input: JSON.stringify({ amount: 250, customer: { name: 'Ada' }, items: ['a', 'b'] }),
+    });
+    expect(large.status).toBe('complete');
+    expect(large.steps.map((step: any) => [step.nodeId, step.status])).toEqual([
+      ['t', 'done'],
+      ['check', 'done'],
+      ['big', 'done'],
+      ['small', 'skipped'],
+      ['notify', 'done'],
+    ]);
+    expect(stepOf(large, 'check')).toMatchObject({
+      via: ['e-check'],
+      input: JSON.stringify({
+        match: 'all',
+        conditions: [{ left: '250', operator: 'greater_than', right: '100' }],
+      }),
+      output: { result: 'true' },
+      error: null,
+    });
+    expect(stepOf(large, 'big')).toMatchObject({ via: ['e-big'], output: { result: 'true' } });
+    expect(JSON.parse(stepOf(large, 'big').input).conditions[0].left).toBe('Ada');
+    expect(stepOf(large, 'small')).toMatchObject({ via: [], input: null, output: null, ms: null });
+    expect(stepOf(large, 'notify')).toMatchObject({ via: ['e-big-yes'], output: { result: 'true' } });
+    expect(JSON.parse(stepOf(large, 'notify').input).conditions[0].left).toBe('b');
+    for (const step of large.steps.filter((one: any) => one.status === 'done')) {
+      expect(step.ms).toEqual(expect.any(Number));
+      expect(Date.parse(step.startedAt)).toBeGreaterThanOrEqual(Date.parse(large.createdAt));
+    }
+    expect(large.reply).toBe('true');
+
+    const small = await runToEnd(org.api, workflowId, { input: JSON.stringify({ amount: 5, customer: {} }) });
+    expect(small.steps.map((step: any) => [step.nodeId, step.status])).toEqual([
+      ['t', 'done'],
+      ['check', 'done'],
+      ['big', 'skipped'],
+      ['small', 'done'],
+      ['notify', 'done'],
+    ]);
+    expect(stepOf(small, 'small')).toMatchObject({ via: ['e-small'], output: { result: 'true' } });
+    expect(stepOf(small, 'notify')).toMatchObject({ via: ['e-small-yes'], output: { result: 'false' } });
+    expect(small.reply).toBe('false');
+  });
+
+  it('runs independent branches and replies with the text of every node the run ended on', async () => {
+    const nodes = [
+      trigger('t'),
+      condition('left', [{ left: '{{trigger}}', operator: 'contains', right: 'x' }]),
+      condition('right', [{ left: '{{trigger}}', operator: 'contains', right: 'y' }]),
+    ];
+    const workflowId = await createWorkflow(org.api, projectId, nodes, [
+      edge('a', 't', 'left'),
+      edge('b', 't', 'right'),
+    ]);
+    const run = await runToEnd(org.api, workflowId, { input: 'plain text with x' });
+    expect(run.status).toBe('complete');
+    expect(run.reply).toBe('true\n\nfalse');
+
+    // A node without text (a delay) adds nothing; the trigger alone replies with its payload.
+    const lone = await createWorkflow(org.api, projectId, [trigger('only')], []);
+    expect((await runToEnd(org.api, lone, { input: 'echo me' })).reply).toBe('echo me');
+  });
+
+  it('runs the draft with draft: true and answers not_published without it', async () => {
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      [trigger('t'), condition('c', [{ left: 'a', operator: 'equals', right: 'a' }])],
+      [edge('e', 't', 'c')],
+      { publish: false },
+    );
+    const refused = await startRun(org.api, workflowId, {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('not_published');
+
+    const draft = await startRun(org.api, workflowId, { draft: true });
+    expect(draft.status).toBe(201);
+    expect(draft.body.version).toBeNull();
+    expect((await finished(org.api, draft.body.id)).status).toBe('complete');
+  });
+
+  it('needs triggerNodeId when there are several triggers, and lists them', async () => {
+    const nodes = [
+      trigger('hook', 'api', 'From the API'),
+      trigger('daily', 'schedule', 'Every day'),
+      condition('c', [{ left: '{{trigger}}', operator: 'is_empty' }]),
+    ];
+    nodes[1]!.data.properties.cron = '0 9 * * *';
+    const workflowId = await createWorkflow(org.api, projectId, nodes, [
+      edge('e1', 'hook', 'c'),
+      edge('e2', 'daily', 'c'),
+    ]);
+    const refused = await startRun(org.api, workflowId, {});
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'trigger_required',
+      details: {
+        triggers: [
+          { id: 'hook', label: 'From the API' },
+          { id: 'daily', label: 'Every day' },
+        ],
+      },
+    });
+    const notATrigger = await startRun(org.api, workflowId, { triggerNodeId: 'c' });
+    expect(notATrigger.status).toBe(400);
+    expect(notATrigger.body.error.code).toBe('trigger_required');
+
+    // Any kind of trigger may start an API run; only the chosen trigger's edges fire.
+    const started = await startRun(org.api, workflowId, { triggerNodeId: 'daily' });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ triggerNodeId: 'daily', trigger: 'api' });
+    const run = await finished(org.api, started.body.id);
+    expect(run.steps.map((step: any) => step.nodeId)).toEqual(['daily', 'c']);
+    expect(stepOf(run, 'c').via).toEqual(['e2']);
+  });
+
+  it('validates the body and the input length', async () => {
+    const workflowId = await createWorkflow(org.api, projectId, [trigger('t')], []);
+    const longest = await startRun(org.api, workflowId, { input: 'x'.repeat(100_000) });
+    expect(longest.status).toBe(201);
+    expect(longest.body.input).toHaveLength(100_000);
+
+    for (const body of [
+      { input: 'x'.repeat(100_001) },
+      { input: 5 },
+      { draft: 'yes' },
+      { triggerNodeId: '' },
+    ]) {
+      const refused = await startRun(org.api, workflowId, body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('invalid_request');
+      expect(refused.body.error.details.issues.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('answers invalid_workflow for a diagram that cannot run', async () => {
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      [trigger('t'), { id: 'c', data: { type: 'condition', properties: {} } }],
+      [edge('e', 't', 'c')],
+      { publish: false },
+    );
+    const refused = await startRun(org.api, workflowId, { draft: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('invalid_workflow');
+    expect(refused.body.error.details.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ nodeId: 'c' })]),
+    );
+  });
+
+  it('still accepts API runs while the workflow is paused', async () => {
+    const workflowId = await createWorkflow(org.api, projectId, [trigger('t')], []);
+    expect((await org.api.post(`/api/v1/workflows/${workflowId}/pause`)).status).toBe(200);
+    expect((await runToEnd(org.api, workflowId, { input: 'while paused' })).status).toBe('complete');
+  });
+
+  it('answers workflow_not_found and run_not_found for unknown or foreign ids', async () => {
+    const workflowId = await createWorkflow(org.api, projectId, [trigger('t')], []);
+    const run = await runToEnd(org.api, workflowId);
+    for (const path of [
+      '/api/v1/workflows/01a1fda9-ac47-73ca-aacb-8e38ce781792/runs',
+      '/api/v1/workflows/not-an-id/runs',
+    ]) {
+      expect((await org.api.post(path, {})).body.error.code).toBe('workflow_not_found');
+      expect((await org.api.get(path)).body.error.code).toBe('workflow_not_found');
+    }
+    const foreignStart = await startRun(other.api, workflowId, {});
+    expect(foreignStart.status).toBe(404);
+    expect(foreignStart.body.error.code).toBe('workflow_not_found');
+    expect((await other.api.get(`/api/v1/workflows/${workflowId}/runs`)).status).toBe(404);
+
+    for (const [api, id] of [
+      [other.api, run.id],
+      [org.api, '01a1fda9-ac47-73ca-aacb-8e38ce781792'],
+      [org.api, 'nope'],
+    ] as const) {
+      const missing = await api.get(`/api/v1/runs/${id}`);
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe('run_not_found');
+    }
+  });
+
+  it('lists run summaries newest first, a page at a time', async () => {
+    const workflowId = await createWorkflow(org.api, projectId, [trigger('t')], []);
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index += 1) ids.push((await startRun(org.api, workflowId, {})).body.id);
+    const first = await org.api.get(`/api/v1/workflows/${workflowId}/runs?limit=2`);
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((run: any) => run.id)).toEqual([ids[2], ids[1]]);
+    expect(first.body.data[0]).toEqual({
+      id: ids[2],
+      workflowId,
+      version: 1,
+      trigger: 'api',
+      triggerNodeId: 't',
+      status: expect.any(String),
+      createdBy: null,
+      createdAt: expect.any(String),
+    });
+    const second = await org.api.get(
+      `/api/v1/workflows/${workflowId}/runs?limit=2&cursor=${first.body.nextCursor}`,
+    );
+    expect(second.body).toEqual({ data: [expect.objectContaining({ id: ids[0] })], nextCursor: null });
+    expect((await org.api.get(`/api/v1/workflows/${workflowId}/runs?limit=0`)).status).toBe(400);
+  });
+
+  it('answers the first run again for a repeated Idempotency-Key, counting it once', async () => {
+    const workflowId = await createWorkflow(org.api, projectId, [trigger('t')], []);
+    const usage = async () => (await org.api.get('/api/v1/billing')).body.usage.runs as number;
+    const before = await usage();
+    const key = { 'Idempotency-Key': `order-${Date.now()}` };
+    const first = await startRun(org.api, workflowId, { input: 'first' }, key);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await startRun(org.api, workflowId, { input: 'second' }, key);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toMatchObject({ id: first.body.id, input: 'first' });
+    expect(await usage()).toBe(before + 1);
+
+    const fresh = await startRun(org.api, workflowId, {}, { 'Idempotency-Key': `other-${Date.now()}` });
+    expect(fresh.body.id).not.toBe(first.body.id);
+    // The key belongs to the organization: another one starts its own run with it.
+    const theirs = await createWorkflow(
+      other.api,
+      (await other.api.post('/api/v1/projects', { name: 'p' })).body.id,
+      [trigger('t')],
+      [],
+    );
+    const otherRun = await startRun(other.api, theirs, {}, key);
+    expect(otherRun.status).toBe(201);
+    expect(otherRun.headers.get('idempotent-replayed')).toBeNull();
+
+    // After 24 hours the key starts a new run.
+    await db.query(`UPDATE runner.runs SET created_at = now() - interval '25 hours' WHERE id = $1`, [
+      first.body.id,
+    ]);
+    const later = await startRun(org.api, workflowId, {}, key);
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(later.body.id).not.toBe(first.body.id);
+  });
+
+  it('counts each run once against the plan and refuses runs past it with plan_limit_reached', async () => {
+    const free = await createOrganization(stack, { plan: 'free' });
+    const project = (await free.api.post('/api/v1/projects', { name: 'p' })).body.id;
+    const workflowId = await createWorkflow(free.api, project, [trigger('t')], []);
+    expect((await startRun(free.api, workflowId, {})).status).toBe(201);
+    const billing = (await free.api.get('/api/v1/billing')).body;
+    expect(billing.usage.runs).toBe(1);
+    const limit = billing.limits.runs as number;
+    // Use up the month's runs without making a thousand requests.
+    await db.query(`UPDATE catalog.run_usage SET runs = $2 WHERE organization_id = $1`, [
+      free.organizationId,
+      limit,
+    ]);
+    const refused = await startRun(free.api, workflowId, {});
+    expect(refused.status).toBe(402);
+    expect(refused.body.error).toMatchObject({
+      code: 'plan_limit_reached',
+      details: { resource: 'runs', limit },
+    });
+    const listed = await free.api.get(`/api/v1/workflows/${workflowId}/runs`);
+    expect(listed.body.data).toHaveLength(1);
+  });
+
+  it('retries a failing step after its backoff, then errors the run with the step error', async () => {
+    const nodes = [
+      trigger('t'),
+      condition('flaky', [{ left: 'x', operator: 'matches', right: '{{trigger.pattern}}' }], {
+        retry: { attempts: 2, backoffSeconds: 1 },
+      }),
+      condition('after', [{ left: 'x', operator: 'is_empty' }]),
+    ];
+    const workflowId = await createWorkflow(org.api, projectId, nodes, [
+      edge('e1', 't', 'flaky'),
+      edge('e2', 'flaky', 'after', 'true'),
+    ]);
+    const started = await startRun(org.api, workflowId, { input: '{"pattern": "("}' });
+    const startedAt = Date.now();
+    const waiting = await waitFor(
+      async () => {
+        const run = (await org.api.get(`/api/v1/runs/${started.body.id}`)).body;
+        return run.status === 'waiting' ? run : undefined;
+      },
+      { intervalMs: 100, what: 'the run to wait for its retry' },
+    );
+    expect(stepOf(waiting, 'flaky')).toMatchObject({
+      status: 'waiting',
+      error: expect.stringMatching(/regular expression/),
+    });
+
+    const run = await finished(org.api, started.body.id);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_500);
+    expect(run.status).toBe('errored');
+    expect(run.error).toMatch(/"\(" is not a regular expression/);
+    expect(run.reply).toBeNull();
+    expect(stepOf(run, 'flaky')).toMatchObject({ status: 'error', error: run.error });
+    expect(stepOf(run, 'after')).toBeUndefined();
+    const attempts = await db.query(
+      'SELECT attempt FROM runner.run_steps WHERE run_id = $1 AND node_id = $2',
+      [run.id, 'flaky'],
+    );
+    expect(attempts.rows[0].attempt).toBe(3);
+  });
+
+  it('errors a run at the first failing step when the node has no retry', async () => {
+    const nodes = [trigger('t'), delay('wait', { until: '{{trigger.when}}' })];
+    const workflowId = await createWorkflow(org.api, projectId, nodes, [edge('e', 't', 'wait')]);
+    const run = await runToEnd(org.api, workflowId, { input: '{"when": "soon"}' });
+    expect(run).toMatchObject({ status: 'errored', error: expect.stringContaining('"soon"') });
+    expect(stepOf(run, 'wait')).toMatchObject({ status: 'error', error: run.error, ms: expect.any(Number) });
+  });
+
+  it('waits durably through a delay and goes on when it is due', async () => {
+    const nodes = [
+      trigger('t'),
+      delay('wait', { seconds: 2 }),
+      condition('after', [{ left: '{{nodes.wait.until}}', operator: 'is_not_empty' }]),
+    ];
+    const workflowId = await createWorkflow(org.api, projectId, nodes, [
+      edge('e1', 't', 'wait'),
+      edge('e2', 'wait', 'after'),
+    ]);
+    const started = await startRun(org.api, workflowId, {});
+    const waiting = await waitFor(
+      async () => {
+        const run = (await org.api.get(`/api/v1/runs/${started.body.id}`)).body;
+        return run.status === 'waiting' ? run : undefined;
+      },
+      { intervalMs: 100, what: 'the run to wait' },
+    );
+    const due = stepOf(waiting, 'wait');
+    expect(due).toMatchObject({ status: 'waiting', output: null });
+    const run = await finished(org.api, started.body.id);
+    expect(run.status).toBe('complete');
+    const woke = stepOf(run, 'wait');
+    expect(Date.parse(woke.output.until)).toBeGreaterThanOrEqual(Date.parse(woke.startedAt) + 2_000);
+    expect(woke.ms).toBeGreaterThanOrEqual(2_000);
+    expect(stepOf(run, 'after')).toMatchObject({ status: 'done', output: { result: 'true' } });
+  });
+
+  it('runs independent branches at the same time and joins them via both edges', async () => {
+    const nodes = [
+      trigger('t'),
+      delay('left', { seconds: 2 }),
+      delay('right', { seconds: 2 }),
+      condition('join', [{ left: '{{nodes.left.until}}{{nodes.right.until}}', operator: 'is_not_empty' }]),
+    ];
+    const workflowId = await createWorkflow(org.api, projectId, nodes, [
+      edge('a', 't', 'left'),
+      edge('b', 't', 'right'),
+      edge('c', 'left', 'join'),
+      edge('d', 'right', 'join'),
+    ]);
+    const started = await startRun(org.api, workflowId, {});
+    // Both branches wait at the same time: neither waited for the other to finish.
+    const waiting = await waitFor(
+      async () => {
+        const current = (await org.api.get(`/api/v1/runs/${started.body.id}`)).body;
+        return current.status === 'waiting' ? current : undefined;
+      },
+      { intervalMs: 100, what: 'the run to wait' },
+    );
+    expect([stepOf(waiting, 'left').status, stepOf(waiting, 'right').status]).toEqual(['waiting', 'waiting']);
+    expect(stepOf(waiting, 'join')).toBeUndefined();
+    const run = await finished(org.api, started.body.id);
+    expect(run.status).toBe('complete');
+    const join = stepOf(run, 'join');
+    expect(join).toMatchObject({ status: 'done', via: ['c', 'd'], output: { result: 'true' } });
+  });
+
+  it('terminates the unfinished runs of a deleted workflow and keeps them readable', async () => {
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      [trigger('t'), delay('long', { seconds: 3600 })],
+      [edge('e', 't', 'long')],
+    );
+    const done = await runToEnd(org.api, await createWorkflow(org.api, projectId, [trigger('t')], []));
+    const started = await startRun(org.api, workflowId, {});
+    await waitFor(
+      async () =>
+        (await org.api.get(`/api/v1/runs/${started.body.id}`)).body.status === 'waiting' ? true : undefined,
+      { intervalMs: 100, what: 'the run to wait' },
+    );
+    expect((await org.api.delete(`/api/v1/workflows/${workflowId}`)).status).toBe(200);
+    const run = (await org.api.get(`/api/v1/runs/${started.body.id}`)).body;
+    expect(run.status).toBe('terminated');
+    expect(stepOf(run, 'long')).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/terminated/),
+    });
+    expect((await org.api.get(`/api/v1/runs/${done.id}`)).body.status).toBe('complete');
+  });
+
+  describe('database steps', () => {
+    let databaseId: string;
+
+    async function query(statement: string, params: unknown[] = []): Promise<any> {
+      const answer = await org.api.post(`/api/v1/databases/${databaseId}/query`, {
+        statements: [{ sql: statement, params }],
+      });
+      expect(answer.status).toBe(200);
+      return answer.body.results[0];
+    }
+
+    const database = (
+      id: string,
+      sql: string,
+      params: unknown[] = [],
+      extra: Record<string, unknown> = {},
+    ): Node => ({
+      id,
+      data: { type: 'database', properties: { databaseId, sql, params, ...extra } },
+    });
+
+    beforeAll(async () => {
+      const created = await org.api.post('/api/v1/databases', { name: `runs-${Date.now()}` });
+      expect(created.status).toBe(201);
+      databaseId = created.body.id;
+      await query('CREATE TABLE orders (id INTEGER, customer TEXT, total DOUBLE)');
+    });
+
+    it('a workflow whose database step inserts templated values that a later query reads back', async () => {
+      const nodes = [
+        trigger('t'),
+        database('save', 'INSERT INTO orders VALUES (?, ?, ?)', [
+          '{{trigger.id}}',
+          '{{trigger.customer.name}}',
+          '{{trigger.total}}',
+        ]),
+        database('read', 'SELECT customer, total FROM orders WHERE id = ?', ['{{trigger.id}}']),
+        condition('check', [{ left: '{{nodes.read.rows.0.customer}}', operator: 'equals', right: 'Ada' }]),
+      ];
+      const workflowId = await createWorkflow(org.api, projectId, nodes, [
+        edge('e1', 't', 'save'),
+        edge('e2', 'save', 'read'),
+        edge('e3', 'read', 'check'),
+      ]);
+      const run = await runToEnd(org.api, workflowId, {
+        input: JSON.stringify({ id: 7, customer: { name: 'Ada' }, total: 12.5 }),
+      });
+      expect(run.status).toBe('complete');
+      expect(stepOf(run, 'save')).toMatchObject({
+        status: 'done',
+        input: JSON.stringify({
+          databaseId,
+          sql: 'INSERT INTO orders VALUES (?, ?, ?)',
+          params: ['7', 'Ada', '12.5'],
+        }),
+        output: { rowsWritten: '1', rowCount: '0', rows: '[]' },
+      });
+      expect(stepOf(run, 'read').output).toEqual({
+        rows: JSON.stringify([{ customer: 'Ada', total: 12.5 }]),
+        rowCount: '1',
+        rowsWritten: '0',
+      });
+      expect(run.reply).toBe('true');
+      expect((await query('SELECT id, customer, total FROM orders')).rows).toEqual([[7, 'Ada', 12.5]]);
+    });
+
+    it('fails the step with the database engine message', async () => {
+      const workflowId = await createWorkflow(
+        org.api,
+        projectId,
+        [trigger('t'), database('bad', 'SELECT * FROM no_such_table')],
+        [edge('e', 't', 'bad')],
+      );
+      const run = await runToEnd(org.api, workflowId);
+      expect(run.status).toBe('errored');
+      expect(run.error).toMatch(/no_such_table does not exist/);
+      expect(stepOf(run, 'bad')).toMatchObject({ status: 'error', error: run.error });
+    });
+
+    it('retries a failing step and goes on once an attempt succeeds', async () => {
+      const workflowId = await createWorkflow(
+        org.api,
+        projectId,
+        [
+          trigger('t'),
+          database('late', 'SELECT count(*) AS n FROM arrives_later', [], {
+            retry: { attempts: 3, backoffSeconds: 1 },
+          }),
+        ],
+        [edge('e', 't', 'late')],
+      );
+      const started = await startRun(org.api, workflowId, {});
+      await waitFor(
+        async () => {
+          const run = (await org.api.get(`/api/v1/runs/${started.body.id}`)).body;
+          return run.status === 'waiting' ? run : undefined;
+        },
+        { intervalMs: 100, what: 'the first attempt to fail' },
+      );
+      await query('CREATE TABLE arrives_later (x INTEGER)');
+      const run = await finished(org.api, started.body.id);
+      expect(run).toMatchObject({ status: 'complete', error: null });
+      expect(stepOf(run, 'late')).toMatchObject({ status: 'done', error: null, output: { rowCount: '1' } });
+      const { rows } = await db.query('SELECT attempt FROM runner.run_steps WHERE run_id = $1', [run.id]);
+      expect(rows.map((row) => row.attempt).sort()).toEqual([1, 2]);
+    });
+  });
+
+  it('reads status unknown for a run older than 30 days and keeps its steps', async () => {
+    const workflowId = await createWorkflow(org.api, projectId, [trigger('t')], []);
+    const run = await runToEnd(org.api, workflowId, { input: 'old' });
+    await db.query(`UPDATE runner.runs SET created_at = now() - interval '31 days' WHERE id = $1`, [run.id]);
+    const old = (await org.api.get(`/api/v1/runs/${run.id}`)).body;
+    expect(old.status).toBe('unknown');
+    expect(old.steps).toEqual(run.steps);
+    const listed = (await org.api.get(`/api/v1/workflows/${workflowId}/runs`)).body.data;
+    expect(listed[0]).toMatchObject({ id: run.id, status: 'unknown' });
+  });
+});

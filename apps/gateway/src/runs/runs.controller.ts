@@ -1,0 +1,91 @@
+import {
+  type ListRunsRequest,
+  PageOf,
+  PageQueryDto,
+  type Principal,
+  RunnerSubjects,
+  StartRunDto,
+  type StartRunReply,
+  type StartRunRequest,
+  WorkflowRunDto,
+  WorkflowRunSummaryDto,
+} from '#contracts';
+import { RpcClient } from '#nats';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { ApiErrors } from '../http/api-errors.decorator.js';
+
+@ApiTags('runs')
+@Controller('api/v1')
+export class RunsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  /** Answers as soon as the run is accepted, usually before its steps finish: poll the run. */
+  @Post('workflows/:id/runs')
+  @HttpCode(201)
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'The same key from the same organization within 24 hours answers the run it first created (with `Idempotent-Replayed: true`).',
+  })
+  @ApiCreatedResponse({
+    type: WorkflowRunDto,
+    headers: { 'Idempotent-Replayed': { description: '`true` when an earlier run was answered.' } },
+  })
+  @ApiErrors(
+    'invalid_request',
+    'invalid_workflow',
+    'trigger_required',
+    'plan_limit_reached',
+    'workflow_not_found',
+    'not_published',
+  )
+  async start(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') workflowId: string,
+    @Body() body: StartRunDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WorkflowRunDto> {
+    const request: StartRunRequest = {
+      workflowId,
+      input: body.input ?? '',
+      draft: body.draft ?? false,
+      ...(body.triggerNodeId === undefined ? {} : { triggerNodeId: body.triggerNodeId }),
+      trigger: 'api',
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    };
+    const started = await this.rpc.request<StartRunReply<WorkflowRunDto>>(
+      RunnerSubjects.runsStart,
+      principal,
+      request,
+    );
+    if (started.replayed) void reply.header('Idempotent-Replayed', 'true');
+    return started.run;
+  }
+
+  @Get('workflows/:id/runs')
+  @ApiOkResponse({ type: PageOf(WorkflowRunSummaryDto) })
+  @ApiErrors('invalid_request', 'workflow_not_found')
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') workflowId: string,
+    @Query() query: PageQueryDto,
+  ) {
+    return this.rpc.request(RunnerSubjects.runsList, principal, {
+      workflowId,
+      query,
+    } satisfies ListRunsRequest);
+  }
+
+  @Get('runs/:id')
+  @ApiOkResponse({ type: WorkflowRunDto })
+  @ApiErrors('run_not_found')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(RunnerSubjects.runsGet, principal, { id });
+  }
+}

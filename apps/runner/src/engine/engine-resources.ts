@@ -1,0 +1,31 @@
+import type { Logger } from 'pino';
+
+import type { NodeExecutorRegistry } from '../executors/node-executor.registry.js';
+import type { RunRepository } from '../runs/run.repository.js';
+
+export const ENGINE_RESOURCES = Symbol('ENGINE_RESOURCES');
+
+/** The engine's settings, read once from the runner's configuration. */
+export interface EngineSettings {
+  leaseMs: number;
+  maxClaims: number;
+}
+
+/**
+ * What the parts of the engine share: the claim, the walk of one run, its checkpoints and the
+ * sweeper each take this one object rather than one class holding everything.
+ */
+export interface EngineResources {
+  readonly runs: RunRepository;
+  readonly executors: NodeExecutorRegistry;
+  readonly settings: EngineSettings;
+  readonly logger: Logger;
+  /** Notifies listeners that a run ended; never fails the run. */
+  readonly announce: (event: {
+    runId: string;
+    organizationId: string;
+    workflowId: string;
+    status: string;
+  }) => void;
+  readonly now: () => Date;
+}

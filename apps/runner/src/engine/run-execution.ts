@@ -1,0 +1,394 @@
+import { DomainException } from '#common';
+import type { DiagramNode } from '#contracts';
+
+import {
+  type NodeExecutor,
+  type PreparedStep,
+  type StepContext,
+  StepFailure,
+  type StepResult,
+  type StepRun,
+} from '../executors/node-executor.js';
+import { renderDeep, renderTemplate, type TemplateScope, toText } from '../templates/template.util.js';
+import { CheckpointWriter, type FirstWrite } from './checkpoint-writer.js';
+import type { EngineResources } from './engine-resources.js';
+import { replyText } from './reply.util.js';
+import { RunGraph } from './run-graph.js';
+import {
+  LeaseLost,
+  type RunRecord,
+  type RunSettlement,
+  type RunWithSteps,
+  type StepRecord,
+} from './run-state.js';
+import { claimsExhausted, decideNode, nextAttemptAt, retryPolicyOf } from './step-decision.util.js';
+
+export type ExecutionEnd =
+  /** The run is complete, errored or waiting, and recorded so. */
+  | { kind: 'settled'; settlement: RunSettlement }
+  /** The run was terminated or taken over: nothing of this execution counts. */
+  | { kind: 'lost' }
+  /** This runner is stopping: the run goes back to the queue from its last checkpoint. */
+  | { kind: 'handedBack' };
+
+type Stop = { kind: 'lost' } | { kind: 'handedBack' } | { kind: 'failed'; error: unknown };
+
+/**
+ * One claimed run, walked from its checkpoints to the next point where it settles: every node the
+ * run can still reach is started once all edges into it are settled, branches run concurrently, and
+ * each step is recorded through the checkpoint writer. Steps already `done` are never run again.
+ */
+export class RunExecution {
+  private readonly graph: RunGraph | null;
+  private readonly steps = new Map<string, StepRecord>();
+  private readonly outputs = new Map<string, Record<string, string>>();
+  private readonly scope: TemplateScope;
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly abort = new AbortController();
+  private readonly checkpoints: CheckpointWriter;
+  private readonly stepRun: StepRun;
+  private nextPosition = 0;
+  private failure: { nodeId: string; message: string } | undefined;
+  private settled: RunSettlement | undefined;
+  private stop: Stop | undefined;
+  private wake: () => void = () => undefined;
+
+  /**
+   * `firstWrite`: the run is not on record yet (its runner accepted it and executes it at once); its
+   * first checkpoint writes the run row with the steps so far.
+   */
+  constructor(
+    private readonly resources: EngineResources,
+    private readonly run: RunRecord,
+    steps: readonly StepRecord[],
+    { firstWrite }: { firstWrite?: FirstWrite } = {},
+  ) {
+    const start = run.triggerNodeId;
+    this.graph =
+      start !== null && run.diagram.nodes.some((node) => node.id === start)
+        ? RunGraph.of(run.diagram, start)
+        : null;
+    for (const step of steps) {
+      this.steps.set(step.nodeId, { ...step });
+      if (step.status === 'done' && step.output) this.outputs.set(step.nodeId, step.output);
+      if (step.status === 'error') this.failure ??= { nodeId: step.nodeId, message: step.error ?? 'failed' };
+      this.nextPosition = Math.max(this.nextPosition, step.position + 1);
+    }
+    this.scope = { input: run.input, outputs: this.outputs };
+    this.checkpoints = new CheckpointWriter(
+      resources.runs,
+      run.id,
+      run.leaseToken,
+      resources.settings.leaseMs,
+      firstWrite,
+    );
+    this.stepRun = {
+      id: run.id,
+      organizationId: run.organizationId,
+      workflowId: run.workflowId,
+      workflowName: run.workflowName,
+      projectId: run.projectId,
+      version: run.version,
+      trigger: run.trigger,
+      principal: run.principal,
+      input: run.input,
+      timeZone: run.timeZone,
+    };
+  }
+
+  /** Walks the run until it settles; throws only when its checkpoints cannot be written. */
+  async execute(): Promise<ExecutionEnd> {
+    if (!this.graph) {
+      return this.settle({ status: 'errored', error: `The run's trigger node is not in its diagram.` });
+    }
+    if (claimsExhausted(this.run.claims, this.resources.settings.maxClaims)) {
+      return this.settle({
+        status: 'errored',
+        error: `The run was interrupted ${this.run.claims - 1} times before it could finish; it was stopped.`,
+      });
+    }
+    for (;;) {
+      if (this.stop) break;
+      if (!this.failure) this.startReadySteps(this.graph);
+      if (this.inflight.size === 0) break;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        for (const task of this.inflight.values()) void task.then(resolve);
+      });
+    }
+    const stop = this.stop as Stop | undefined;
+    if (stop) {
+      this.checkpoints.close(stop.kind === 'failed' ? stop.error : new LeaseLost());
+      this.abort.abort();
+      if (stop.kind === 'failed') throw stop.error;
+      return stop;
+    }
+    return this.settle(this.settlementOf(this.graph));
+  }
+
+  /** Settles once the run is on record: at its first checkpoint, or at once for a claimed run. */
+  get durable(): Promise<void> {
+    return this.checkpoints.durable;
+  }
+
+  /** The run and its steps as this execution knows them now. */
+  snapshot(): RunWithSteps {
+    const settled = this.settled;
+    return {
+      run: {
+        ...this.run,
+        status: settled?.status ?? 'running',
+        reply: settled?.status === 'complete' ? settled.reply : null,
+        error: settled?.status === 'errored' ? settled.error : null,
+      },
+      steps: [...this.steps.values()]
+        .sort((a, b) => a.position - b.position)
+        .map((step) => ({ ...step, via: [...step.via] })),
+    };
+  }
+
+  /** The run was terminated or taken over (the lease could not be renewed). */
+  lose(): void {
+    this.halt({ kind: 'lost' });
+  }
+
+  /** The runner is shutting down: stop at once and let another runner continue. */
+  handBack(): void {
+    this.halt({ kind: 'handedBack' });
+  }
+
+  private halt(stop: Stop): void {
+    this.stop ??= stop;
+    this.abort.abort();
+    this.wake();
+  }
+
+  private startReadySteps(graph: RunGraph): void {
+    const now = this.resources.now();
+    let progressed = true;
+    while (progressed && !this.stop) {
+      progressed = false;
+      for (const nodeId of graph.order) {
+        if (this.inflight.has(nodeId)) continue;
+        const step = this.steps.get(nodeId);
+        if (step) {
+          // A `running` step was cut off by a crash and runs again; a `waiting` one runs once due.
+          const due =
+            step.status === 'running' ||
+            (step.status === 'waiting' && (step.wakeAt === null || step.wakeAt <= now));
+          if (due) this.launch(graph, step);
+          continue;
+        }
+        const decision = decideNode(graph.incoming(nodeId), (id) => this.steps.get(id));
+        if (decision.kind === 'blocked') continue;
+        const fresh = this.newStep(nodeId, decision.kind === 'skip' ? 'skipped' : 'running', now);
+        if (decision.kind === 'skip') {
+          this.checkpoints.stage(fresh);
+          progressed = true;
+        } else {
+          fresh.via = decision.via;
+          this.launch(graph, fresh);
+        }
+      }
+    }
+  }
+
+  private newStep(nodeId: string, status: 'running' | 'skipped', now: Date): StepRecord {
+    const step: StepRecord = {
+      nodeId,
+      position: this.nextPosition++,
+      status,
+      via: [],
+      input: null,
+      output: null,
+      error: null,
+      ms: null,
+      startedAt: now,
+      attempt: 1,
+      route: null,
+      state: null,
+      wakeAt: null,
+    };
+    this.steps.set(nodeId, step);
+    return step;
+  }
+
+  private launch(graph: RunGraph, step: StepRecord): void {
+    const task = this.runStep(graph, step, graph.node(step.nodeId))
+      .catch((error: unknown) => {
+        if (this.stop) return;
+        this.halt(error instanceof LeaseLost ? { kind: 'lost' } : { kind: 'failed', error });
+      })
+      .finally(() => this.inflight.delete(step.nodeId));
+    this.inflight.set(step.nodeId, task);
+  }
+
+  private async runStep(graph: RunGraph, step: StepRecord, node: DiagramNode): Promise<void> {
+    const executor = this.resources.executors.get(node.data.type);
+    if (!executor) {
+      await this.stepFailed(
+        step,
+        node,
+        null,
+        new StepFailure(`Node "${node.id}" has type "${node.data.type}", which this runner cannot execute.`),
+      );
+      return;
+    }
+    let prepared: PreparedStep;
+    try {
+      prepared = executor.prepare(this.contextFor(graph, step, node));
+    } catch (error) {
+      await this.stepFailed(step, node, executor, error);
+      return;
+    }
+    step.status = 'running';
+    step.input = prepared.input;
+    step.error = null;
+    if (!executor.pure) {
+      // Effects elsewhere: the step is durably `running` before it acts.
+      this.checkpoints.stage(step);
+      await this.checkpoints.flush();
+    }
+    let result: StepResult;
+    try {
+      result = await prepared.run();
+    } catch (error) {
+      if (this.stop) return;
+      await this.stepFailed(step, node, executor, error);
+      return;
+    }
+    // A result that arrives after the run was lost or handed back is dropped.
+    if (this.stop) return;
+    if (result.status === 'done') {
+      const output = Object.fromEntries(
+        Object.entries(result.output).map(([field, value]) => [field, toText(value)]),
+      );
+      Object.assign(step, {
+        status: 'done',
+        output,
+        route: result.route ?? null,
+        error: null,
+        ms: this.elapsed(step),
+        state: null,
+        wakeAt: null,
+      } satisfies Partial<StepRecord>);
+      this.outputs.set(step.nodeId, output);
+    } else {
+      Object.assign(step, {
+        status: 'waiting',
+        state: result.state ?? null,
+        wakeAt: result.until,
+        ms: null,
+      } satisfies Partial<StepRecord>);
+    }
+    this.checkpoints.stage(step);
+    if (!executor.pure) await this.checkpoints.flush();
+  }
+
+  /** A failed attempt: the next one is scheduled when the node's retry policy allows, else the run fails. */
+  private async stepFailed(
+    step: StepRecord,
+    node: DiagramNode,
+    executor: NodeExecutor | null,
+    error: unknown,
+  ): Promise<void> {
+    if (error instanceof LeaseLost) throw error;
+    const message = this.messageOf(error, node);
+    const retryAt = nextAttemptAt(retryPolicyOf(node.data.properties), step.attempt, this.resources.now());
+    if (retryAt) {
+      Object.assign(step, {
+        status: 'waiting',
+        error: message,
+        attempt: step.attempt + 1,
+        wakeAt: retryAt,
+        state: null,
+        output: null,
+        ms: null,
+      } satisfies Partial<StepRecord>);
+    } else {
+      Object.assign(step, {
+        status: 'error',
+        error: message,
+        ms: this.elapsed(step),
+        wakeAt: null,
+        state: null,
+      } satisfies Partial<StepRecord>);
+      this.failure ??= { nodeId: step.nodeId, message };
+    }
+    this.checkpoints.stage(step);
+    if (executor && !executor.pure) await this.checkpoints.flush();
+  }
+
+  private messageOf(error: unknown, node: DiagramNode): string {
+    if (error instanceof StepFailure || error instanceof DomainException) return error.message;
+    this.resources.logger.error(
+      { err: error, runId: this.run.id, nodeId: node.id },
+      'a step failed with an unexpected error',
+    );
+    return `The step failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+  }
+
+  private contextFor(graph: RunGraph, step: StepRecord, node: DiagramNode): StepContext {
+    const previousText = step.via
+      .map((edgeId) => graph.incoming(node.id).find((edge) => edge.id === edgeId)?.source)
+      .filter((source): source is string => source !== undefined)
+      .map((source) => {
+        const field = this.textFieldOf(graph, source);
+        return field === null ? '' : (this.outputs.get(source)?.[field] ?? '');
+      })
+      .filter((text) => text !== '')
+      .join('\n\n');
+    return {
+      run: this.stepRun,
+      node,
+      properties: node.data.properties ?? {},
+      attempt: step.attempt,
+      idempotencyKey: `${this.run.id}:${node.id}:${step.attempt}`,
+      state: step.state ?? null,
+      startedAt: step.startedAt,
+      signal: this.abort.signal,
+      previousText,
+      render: (template) => renderTemplate(template, this.scope),
+      renderDeep: (value) => renderDeep(value, this.scope),
+      now: this.resources.now,
+    };
+  }
+
+  private textFieldOf(graph: RunGraph, nodeId: string): string | null {
+    if (!graph.has(nodeId)) return null;
+    return this.resources.executors.get(graph.node(nodeId).data.type)?.textField ?? null;
+  }
+
+  private settlementOf(graph: RunGraph): RunSettlement {
+    if (this.failure) return { status: 'errored', error: this.failure.message };
+    const wakes = [...this.steps.values()]
+      .filter((step) => step.status === 'waiting')
+      .map((step) => step.wakeAt?.getTime() ?? 0);
+    if (wakes.length > 0) return { status: 'waiting', wakeAt: new Date(Math.min(...wakes)) };
+    const ordered = [...this.steps.values()].sort((a, b) => a.position - b.position);
+    return { status: 'complete', reply: replyText(ordered, graph, (id) => this.textFieldOf(graph, id)) };
+  }
+
+  private async settle(settlement: RunSettlement): Promise<ExecutionEnd> {
+    try {
+      await this.checkpoints.flush(settlement);
+    } catch (error) {
+      if (error instanceof LeaseLost) return { kind: 'lost' };
+      throw error;
+    }
+    this.settled = settlement;
+    if (settlement.status !== 'waiting') {
+      this.resources.announce({
+        runId: this.run.id,
+        organizationId: this.run.organizationId,
+        workflowId: this.run.workflowId,
+        status: settlement.status,
+      });
+    }
+    return { kind: 'settled', settlement };
+  }
+
+  private elapsed(step: StepRecord): number {
+    return Math.max(0, this.resources.now().getTime() - step.startedAt.getTime());
+  }
+}

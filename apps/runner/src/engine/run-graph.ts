@@ -1,0 +1,66 @@
+import type { Diagram, DiagramEdge, DiagramNode } from '#contracts';
+
+/**
+ * The part of a diagram one run can reach: the nodes downstream of the trigger it started from,
+ * and their edges. Other triggers and what only they reach are not part of the run.
+ */
+export class RunGraph {
+  /** Reachable nodes, breadth first from the trigger: the order ready nodes are started in. */
+  readonly order: string[];
+  private readonly reachable: Set<string>;
+  private readonly nodes = new Map<string, DiagramNode>();
+  private readonly incomingEdges = new Map<string, DiagramEdge[]>();
+  private readonly outgoingEdges = new Map<string, DiagramEdge[]>();
+
+  private constructor(diagram: Diagram, start: string) {
+    for (const node of diagram.nodes) if (!this.nodes.has(node.id)) this.nodes.set(node.id, node);
+    const outgoing = new Map<string, DiagramEdge[]>();
+    for (const edge of diagram.edges) {
+      if (!this.nodes.has(edge.source) || !this.nodes.has(edge.target)) continue;
+      outgoing.set(edge.source, [...(outgoing.get(edge.source) ?? []), edge]);
+    }
+    const reachable = new Set<string>([start]);
+    const queue = [start];
+    for (const id of queue) {
+      for (const edge of outgoing.get(id) ?? []) {
+        if (!reachable.has(edge.target)) {
+          reachable.add(edge.target);
+          queue.push(edge.target);
+        }
+      }
+    }
+    this.order = queue;
+    this.reachable = reachable;
+    for (const id of reachable) {
+      const out = outgoing.get(id) ?? [];
+      this.outgoingEdges.set(id, out);
+      for (const edge of out) {
+        this.incomingEdges.set(edge.target, [...(this.incomingEdges.get(edge.target) ?? []), edge]);
+      }
+    }
+  }
+
+  static of(diagram: Diagram, startNodeId: string): RunGraph {
+    return new RunGraph(diagram, startNodeId);
+  }
+
+  node(id: string): DiagramNode {
+    const node = this.nodes.get(id);
+    if (!node) throw new Error(`node ${id} is not in the diagram`);
+    return node;
+  }
+
+  /** Whether the run can reach `id`. */
+  has(id: string): boolean {
+    return this.reachable.has(id);
+  }
+
+  /** Edges into `id` from nodes the run can reach. */
+  incoming(id: string): readonly DiagramEdge[] {
+    return this.incomingEdges.get(id) ?? [];
+  }
+
+  outgoing(id: string): readonly DiagramEdge[] {
+    return this.outgoingEdges.get(id) ?? [];
+  }
+}

@@ -1,0 +1,61 @@
+import type { Diagram, Principal, RunTrigger, StepStatus } from '#contracts';
+
+import type { StoredRunStatus } from '../runs/run.entity.js';
+
+/** A run as the engine and the readers see it (the row minus bookkeeping nobody reads). */
+export interface RunRecord {
+  id: string;
+  organizationId: string;
+  workflowId: string;
+  workflowName: string;
+  projectId: string;
+  version: number | null;
+  trigger: RunTrigger;
+  triggerNodeId: string | null;
+  status: StoredRunStatus;
+  createdBy: string | null;
+  principal: Principal;
+  input: string;
+  reply: string | null;
+  error: string | null;
+  diagram: Diagram;
+  timeZone: string;
+  leaseToken: number;
+  claims: number;
+  createdAt: Date;
+}
+
+export interface StepRecord {
+  nodeId: string;
+  position: number;
+  status: StepStatus;
+  via: string[];
+  input: string | null;
+  output: Record<string, string> | null;
+  error: string | null;
+  ms: number | null;
+  startedAt: Date;
+  attempt: number;
+  route: string | null;
+  state: unknown;
+  wakeAt: Date | null;
+}
+
+export interface RunWithSteps {
+  run: RunRecord;
+  steps: StepRecord[];
+}
+
+/** How a checkpoint ends the runner's hold on a run. */
+export type RunSettlement =
+  | { status: 'complete'; reply: string }
+  | { status: 'errored'; error: string }
+  | { status: 'waiting'; wakeAt: Date };
+
+/** The run was terminated or another runner took it over: nothing this runner writes counts now. */
+export class LeaseLost extends Error {
+  constructor() {
+    super('the run is no longer held by this runner');
+    this.name = 'LeaseLost';
+  }
+}

@@ -1,0 +1,81 @@
+import type { ConditionOperator } from '#contracts';
+
+import { StepFailure } from './node-executor.js';
+
+export interface RenderedCondition {
+  left: string;
+  operator: ConditionOperator;
+  right: string;
+}
+
+/** A number when the text is one ("42", " 3.5 ", "-1e3"), else null. */
+function asNumber(text: string): number | null {
+  if (text.trim() === '') return null;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : null;
+}
+
+/** Both sides as numbers when both are numbers; otherwise null and the caller compares text. */
+function numbers(left: string, right: string): [number, number] | null {
+  const a = asNumber(left);
+  const b = asNumber(right);
+  return a === null || b === null ? null : [a, b];
+}
+
+/** `/pattern/flags` or a bare pattern. */
+function regexOf(source: string): RegExp {
+  const literal = /^\/(.*)\/([dgimsuvy]*)$/s.exec(source);
+  try {
+    return literal ? new RegExp(literal[1] ?? '', literal[2]) : new RegExp(source);
+  } catch (error) {
+    throw new StepFailure(`"${source}" is not a regular expression: ${(error as Error).message}`);
+  }
+}
+
+/** Empty text, and the JSON text of an empty list or object (what a template renders for them). */
+function isEmpty(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed === '' || trimmed === '[]' || trimmed === '{}';
+}
+
+/**
+ * One comparison of rendered text. `equals`, `greater_than` and `less_than` compare as numbers when
+ * both sides are numbers ("2" equals "2.0", "10" > "9"), else as text (so ISO times order correctly).
+ */
+export function evaluateCondition({ left, operator, right }: RenderedCondition): boolean {
+  switch (operator) {
+    case 'equals': {
+      const pair = numbers(left, right);
+      return pair ? pair[0] === pair[1] : left === right;
+    }
+    case 'not_equals':
+      return !evaluateCondition({ left, operator: 'equals', right });
+    case 'contains':
+      return left.includes(right);
+    case 'not_contains':
+      return !left.includes(right);
+    case 'starts_with':
+      return left.startsWith(right);
+    case 'ends_with':
+      return left.endsWith(right);
+    case 'greater_than': {
+      const pair = numbers(left, right);
+      return pair ? pair[0] > pair[1] : left > right;
+    }
+    case 'less_than': {
+      const pair = numbers(left, right);
+      return pair ? pair[0] < pair[1] : left < right;
+    }
+    case 'is_empty':
+      return isEmpty(left);
+    case 'is_not_empty':
+      return !isEmpty(left);
+    case 'matches':
+      return regexOf(right).test(left);
+  }
+}
+
+/** `all`: every condition holds (none fails); `any`: at least one holds. */
+export function evaluateConditions(conditions: RenderedCondition[], match: 'all' | 'any'): boolean {
+  return match === 'any' ? conditions.some(evaluateCondition) : conditions.every(evaluateCondition);
+}

@@ -1,0 +1,82 @@
+import { DomainException } from '#common';
+import { DatabaseSubjects } from '#contracts';
+import { RpcClient } from '#nats';
+import { Injectable } from '@nestjs/common';
+
+import { RunnerConfig } from '../runner.config.js';
+import { type NodeExecutor, type PreparedStep, type StepContext, StepFailure } from './node-executor.js';
+import { NodeExecutorProvider } from './node-executor.registry.js';
+
+interface QueryResult {
+  columns: string[];
+  rows: unknown[][];
+  meta: { rowsRead: number; rowsWritten: number };
+}
+
+/** `[{a: 1}]` from columns `[a]` and rows `[[1]]`. */
+export function rowObjects(result: Pick<QueryResult, 'columns' | 'rows'>): Array<Record<string, unknown>> {
+  return result.rows.map((row) =>
+    Object.fromEntries(result.columns.map((column, index) => [column, row[index]])),
+  );
+}
+
+/**
+ * Runs one SQL statement on one of the organization's databases, through the database service, as
+ * the principal that started the run. String params are templates; the SQL itself is not, so values
+ * always travel as bound parameters.
+ */
+@Injectable()
+@NodeExecutorProvider()
+export class DatabaseExecutor implements NodeExecutor {
+  readonly type = 'database';
+  readonly pure = false;
+  readonly textField = 'rows';
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly config: RunnerConfig,
+  ) {}
+
+  prepare(context: StepContext): PreparedStep {
+    const { databaseId, sql, params } = context.properties as {
+      databaseId?: unknown;
+      sql?: unknown;
+      params?: unknown;
+    };
+    if (typeof databaseId !== 'string' || databaseId === '') throw new StepFailure('databaseId is required.');
+    if (typeof sql !== 'string' || sql.trim() === '') throw new StepFailure('sql is required.');
+    if (params !== undefined && !Array.isArray(params)) throw new StepFailure('params must be a list.');
+    const id = context.render(databaseId);
+    const bound = ((params ?? []) as unknown[]).map((param) =>
+      typeof param === 'string' ? context.render(param) : param,
+    );
+    return {
+      input: JSON.stringify({ databaseId: id, sql, params: bound }),
+      run: async () => {
+        let results: QueryResult[];
+        try {
+          ({ results } = await this.rpc.request<{ results: QueryResult[] }>(
+            DatabaseSubjects.query,
+            context.run.principal,
+            { id, body: { statements: [{ sql, params: bound }] } },
+            this.config.DATABASE_STEP_TIMEOUT_MS,
+          ));
+        } catch (error) {
+          if (error instanceof DomainException) throw new StepFailure(error.message);
+          throw error;
+        }
+        const result = results[0];
+        if (!result) throw new StepFailure('The database answered no result for the statement.');
+        const rows = rowObjects(result);
+        return {
+          status: 'done',
+          output: {
+            rows: JSON.stringify(rows),
+            rowCount: String(rows.length),
+            rowsWritten: String(result.meta?.rowsWritten ?? 0),
+          },
+        };
+      },
+    };
+  }
+}

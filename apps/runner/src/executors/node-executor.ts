@@ -1,0 +1,86 @@
+import type { DiagramNode, Principal, RunTrigger } from '#contracts';
+
+/** What a step may know about its run. */
+export interface StepRun {
+  id: string;
+  organizationId: string;
+  workflowId: string;
+  workflowName: string;
+  projectId: string;
+  version: number | null;
+  trigger: RunTrigger;
+  /** Who started the run: a step that calls another service acts for them. */
+  principal: Principal;
+  input: string;
+  timeZone: string;
+}
+
+export interface StepContext {
+  readonly run: StepRun;
+  readonly node: DiagramNode;
+  readonly properties: Readonly<Record<string, unknown>>;
+  /** 1 for the first try. A step re-run after a crash keeps its attempt; a retry is the next one. */
+  readonly attempt: number;
+  /**
+   * `<runId>:<nodeId>:<attempt>`: a step with effects elsewhere passes it on, so a re-run after a
+   * crash (at least once) can be recognised by the other side.
+   */
+  readonly idempotencyKey: string;
+  /** What the step returned with `waiting` the last time, or null on a first execution. */
+  readonly state: unknown;
+  /** When the step first started (kept across waits and retries). */
+  readonly startedAt: Date;
+  /** Aborted when the runner loses the run (termination, lease taken over, shutdown). */
+  readonly signal: AbortSignal;
+  /** The text of the steps whose edges fired into this one, joined with a blank line. */
+  readonly previousText: string;
+  render(template: string): string;
+  /** Renders every string leaf of a JSON value. */
+  renderDeep(value: unknown): unknown;
+  now(): Date;
+}
+
+export type StepResult =
+  /** `route`: only edges with this `sourceHandle` fire (a condition); absent: every edge fires. */
+  | { status: 'done'; output: Record<string, string>; route?: string }
+  /** The run sleeps durably until `until`; the step is then executed again with `state`. */
+  | { status: 'waiting'; until: Date; state: unknown };
+
+/** A step ready to run: its rendered input is recorded before `run` is called. */
+export interface PreparedStep {
+  /** The step's input as recorded: what it acts on, templates rendered. */
+  input: string | null;
+  run(): Promise<StepResult>;
+}
+
+/**
+ * One node type's behaviour. The engine knows nothing of node types beyond this interface: a new
+ * type is a new executor, registered with `@NodeExecutorProvider()`.
+ */
+export interface NodeExecutor {
+  readonly type: string;
+  /**
+   * True when running the step has no effect outside the run (a decision, a wait): after a crash it
+   * is simply run again, so the engine records its start together with the next checkpoint instead
+   * of making a round trip before it. Steps with effects elsewhere are recorded `running` first.
+   */
+  readonly pure: boolean;
+  /** The output field that is the node's text (for `reply` and the next step), or null for none. */
+  readonly textField: string | null;
+  /** Renders the node's templates; throws StepFailure when the properties cannot be used. */
+  prepare(context: StepContext): PreparedStep;
+}
+
+/** A failure the step's author can act on: its message becomes the step's and the run's error. */
+export class StepFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StepFailure';
+  }
+}
+
+/** A step's input as text: strings as they are, anything else as JSON. */
+export function inputText(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

@@ -1,0 +1,16 @@
+import 'reflect-metadata';
+
+import { loadConfig } from '#common';
+import { QueueGroups } from '#contracts';
+import { bootstrapService } from '#nats';
+
+import { RunnerConfig } from './runner.config.js';
+import { RunnerModule } from './runner.module.js';
+
+const config = loadConfig(RunnerConfig);
+await bootstrapService(RunnerModule.forRoot(config), {
+  name: 'runner',
+  queue: QueueGroups.runner,
+  natsUrl: config.NATS_URL,
+  healthPort: config.HEALTH_PORT,
+});

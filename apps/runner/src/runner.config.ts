@@ -1,0 +1,79 @@
+import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
+
+export const START_MODES = ['inline', 'queue'] as const;
+export type StartMode = (typeof START_MODES)[number];
+
+export class RunnerConfig {
+  @IsString()
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+  @IsString()
+  NATS_URL: string = 'nats://127.0.0.1:4222';
+
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HEALTH_PORT: number = 3103;
+
+  /** Postgres connections of this process: starts, checkpoints and reads share them. */
+  @IsInt()
+  @Min(2)
+  DATABASE_POOL_SIZE: number = 16;
+
+  /** Runs this process executes at once. Most of a run is waiting on I/O, so this can exceed the cores. */
+  @IsInt()
+  @Min(1)
+  RUNNER_CONCURRENCY: number = 32;
+
+  /**
+   * `inline`: a run accepted while this runner has a free slot is claimed in the statement that
+   * records it and executed here at once, without a trip through the queue (its job is published
+   * only if it has to be handed on). `queue`: every run goes through the RUNS stream.
+   */
+  @IsIn(START_MODES)
+  RUNNER_START_MODE: StartMode = 'inline';
+
+  /**
+   * How long a runner may hold a run without a sign of life: the JetStream ack wait of a run job and
+   * the lease on the run row. A live runner renews both every third of it; a dead one's runs are
+   * taken over once it has passed.
+   */
+  @IsInt()
+  @Min(1000)
+  RUNNER_LEASE_MS: number = 30_000;
+
+  /** Deliveries of one run job before JetStream gives up on it (the sweeper still recovers the run). */
+  @IsInt()
+  @Min(2)
+  RUNNER_MAX_DELIVER: number = 20;
+
+  /** A run picked up this many times without finishing is errored rather than tried again. */
+  @IsInt()
+  @Min(1)
+  RUNNER_MAX_CLAIMS: number = 10;
+
+  /** How often due delays and retries are woken and lost jobs republished. */
+  @IsInt()
+  @Min(50)
+  RUNNER_SWEEP_INTERVAL_MS: number = 1_000;
+
+  /** A run still `queued` this long after its job was published gets its job published again. */
+  @IsInt()
+  @Min(1000)
+  RUNNER_REQUEUE_AFTER_MS: number = 30_000;
+
+  /** On shutdown, running steps get this long to finish before their runs are handed back. */
+  @IsInt()
+  @Min(0)
+  RUNNER_SHUTDOWN_GRACE_MS: number = 10_000;
+
+  /** Requests to workflow and catalog while starting a run. */
+  @IsInt()
+  @Min(100)
+  RPC_TIMEOUT_MS: number = 10_000;
+
+  /** Longer than the database service's whole-batch limit (120 s, writer wait included): a step never gives up on a batch that may still commit. */
+  @IsInt()
+  @Min(1000)
+  DATABASE_STEP_TIMEOUT_MS: number = 130_000;
+}

@@ -1,0 +1,15 @@
+import type { ServiceDataSourceOptions } from '#persistence';
+
+import { RunnerInitial1764000000000 } from './migrations/1764000000000-runner-initial.js';
+import { RunStepEntity } from './runs/run-step.entity.js';
+import { RunEntity } from './runs/run.entity.js';
+
+export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
+  return {
+    url,
+    schema: 'runner',
+    entities: [RunEntity, RunStepEntity],
+    migrations: [RunnerInitial1764000000000],
+    ...(poolSize === undefined ? {} : { poolSize }),
+  };
+}

@@ -1,0 +1,101 @@
+import { createLogger } from '#common';
+import { RunnerSubjects } from '#contracts';
+import { connectNats, ExecutionSlots, JetStreamQueue, RpcClient } from '#nats';
+import { dataSourceOptions } from '#persistence';
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+
+import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
+import { RunEngine } from './engine/run-engine.service.js';
+import { ConditionExecutor } from './executors/condition.executor.js';
+import { DatabaseExecutor } from './executors/database.executor.js';
+import { DelayExecutor } from './executors/delay.executor.js';
+import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
+import { TriggerExecutor } from './executors/trigger.executor.js';
+import { RunJobConsumer } from './queue/run-job.consumer.js';
+import { RunJobs } from './queue/run-jobs.service.js';
+import { RunnerConfig } from './runner.config.js';
+import { runnerDataSource } from './runner.database.js';
+import { NATS_CONNECTION, RUNNER_LOGGER } from './runner.tokens.js';
+import { RunRepository } from './runs/run.repository.js';
+import { RunsHandler } from './runs/runs.handler.js';
+import { RunsService } from './runs/runs.service.js';
+import { RunStarter } from './start/run-starter.service.js';
+import { RunSweeper } from './sweeper/run-sweeper.service.js';
+
+/** Node executors of this service. The agent and action executors join this list. */
+const NODE_EXECUTORS = [TriggerExecutor, ConditionExecutor, DelayExecutor, DatabaseExecutor];
+
+@Module({})
+export class RunnerModule implements OnApplicationShutdown {
+  constructor(@Inject(NATS_CONNECTION) private readonly nats: NatsConnection) {}
+
+  static forRoot(config: RunnerConfig): DynamicModule {
+    return {
+      module: RunnerModule,
+      imports: [
+        TypeOrmModule.forRoot(
+          dataSourceOptions(runnerDataSource(config.DATABASE_URL, config.DATABASE_POOL_SIZE)),
+        ),
+        DiscoveryModule,
+      ],
+      controllers: [RunsHandler],
+      providers: [
+        { provide: RunnerConfig, useValue: config },
+        { provide: RUNNER_LOGGER, useValue: createLogger('runner') },
+        {
+          provide: NATS_CONNECTION,
+          useFactory: (): Promise<NatsConnection> => connectNats(config.NATS_URL, 'runner-engine'),
+        },
+        {
+          provide: RpcClient,
+          inject: [NATS_CONNECTION],
+          useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
+        },
+        {
+          provide: JetStreamQueue,
+          inject: [NATS_CONNECTION, RUNNER_LOGGER],
+          useFactory: (nats: NatsConnection, logger: Logger) => new JetStreamQueue(nats, logger),
+        },
+        {
+          provide: ENGINE_RESOURCES,
+          inject: [RunRepository, NodeExecutorRegistry, NATS_CONNECTION, RUNNER_LOGGER],
+          useFactory: (
+            runs: RunRepository,
+            executors: NodeExecutorRegistry,
+            nats: NatsConnection,
+            logger: Logger,
+          ): EngineResources => ({
+            runs,
+            executors,
+            settings: { leaseMs: config.RUNNER_LEASE_MS, maxClaims: config.RUNNER_MAX_CLAIMS },
+            logger,
+            announce: (event) =>
+              nats.publish(
+                RunnerSubjects.runFinished,
+                JSON.stringify({ ...event, at: new Date().toISOString() }),
+              ),
+            now: () => new Date(),
+          }),
+        },
+        { provide: ExecutionSlots, useValue: new ExecutionSlots(config.RUNNER_CONCURRENCY) },
+        NodeExecutorRegistry,
+        ...NODE_EXECUTORS,
+        RunRepository,
+        RunEngine,
+        RunJobs,
+        RunJobConsumer,
+        RunSweeper,
+        RunStarter,
+        RunsService,
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.nats.drain();
+  }
+}

@@ -1,0 +1,293 @@
+import { dataSourceOptions, migrate, newId } from '#persistence';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+
+import type { StepRecord } from '../engine/run-state.js';
+import { runnerDataSource } from '../runner.database.js';
+import { type NewRun, RunRepository, triggerStepOf } from './run.repository.js';
+
+/**
+ * The claims and fences every reliability rule rests on, against a real Postgres database of its own.
+ */
+const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const name = `fm_runner_spec_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const url = Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const LEASE_MS = 60_000;
+
+function newRun(overrides: Partial<NewRun> = {}): NewRun {
+  return {
+    id: newId(),
+    organizationId: 'org-1',
+    workflowId: 'wf-1',
+    workflowName: 'Workflow',
+    projectId: 'project-1',
+    version: 1,
+    trigger: 'api',
+    triggerNodeId: 't',
+    createdBy: null,
+    principal: { organizationId: 'org-1', userId: null, keyId: 'key-1', role: 'admin' },
+    input: '{"a":1}',
+    diagram: {
+      nodes: [{ id: 't', data: { type: 'trigger', properties: { kind: 'api' } }, x: 1 }],
+      edges: [],
+    },
+    timeZone: 'UTC',
+    idempotencyKey: null,
+    triggerOutput: { payload: '{"a":1}' },
+    createdAt: new Date(),
+    ...overrides,
+  };
+}
+
+function step(nodeId: string, overrides: Partial<StepRecord> = {}): StepRecord {
+  return {
+    nodeId,
+    position: 1,
+    status: 'done',
+    via: ['e1'],
+    input: 'in',
+    output: { result: 'true' },
+    error: null,
+    ms: 3,
+    startedAt: new Date(),
+    attempt: 1,
+    route: 'true',
+    state: null,
+    wakeAt: null,
+    ...overrides,
+  };
+}
+
+describe('RunRepository', () => {
+  let dataSource: DataSource;
+  let runs: RunRepository;
+
+  beforeAll(async () => {
+    await admin(`CREATE DATABASE "${name}"`);
+    await migrate(runnerDataSource(url));
+    dataSource = new DataSource(dataSourceOptions(runnerDataSource(url, 4)));
+    await dataSource.initialize();
+    runs = new RunRepository(dataSource);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+
+  const sql = (text: string, params: unknown[] = []) => dataSource.query(text, params);
+
+  it('writes a run with its trigger step and reads it back with the diagram unchanged', async () => {
+    const run = newRun();
+    const created = await runs.insert(run);
+    expect(created?.run.status).toBe('queued');
+    const found = await runs.find('org-1', run.id);
+    expect(found?.run).toMatchObject({
+      id: run.id,
+      status: 'queued',
+      diagram: run.diagram,
+      principal: run.principal,
+    });
+    expect(found?.steps).toEqual([
+      expect.objectContaining({ nodeId: 't', status: 'done', output: { payload: '{"a":1}' }, position: 0 }),
+    ]);
+    expect(await runs.find('org-2', run.id)).toBeNull();
+  });
+
+  it('lets one run hold an idempotency key for its lifetime, then frees the key', async () => {
+    const first = newRun({ idempotencyKey: 'k1' });
+    expect(await runs.insert(first)).not.toBeNull();
+    expect(await runs.insert(newRun({ idempotencyKey: 'k1' }))).toBeNull();
+    expect(await runs.insert(newRun({ idempotencyKey: 'k1', organizationId: 'org-2' }))).not.toBeNull();
+    expect((await runs.findByIdempotencyKey('org-1', 'k1', 24))?.run.id).toBe(first.id);
+
+    await sql(`UPDATE runner.runs SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.id]);
+    expect(await runs.findByIdempotencyKey('org-1', 'k1', 24)).toBeNull();
+    expect(await runs.insert(newRun({ idempotencyKey: 'k1' }))).not.toBeNull();
+  });
+
+  it('records a run started by its runner, settled or held, in one statement', async () => {
+    const done = newRun({ idempotencyKey: 'started-1' });
+    const steps = [
+      triggerStepOf(done),
+      step('c'),
+      step('d', { position: 2, status: 'skipped', output: null }),
+    ];
+    expect(await runs.insertStarted(done, LEASE_MS, steps, { status: 'complete', reply: 'true' })).toBe(true);
+    const found = await runs.find('org-1', done.id);
+    expect(found?.run).toMatchObject({ status: 'complete', reply: 'true', leaseToken: 1, claims: 1 });
+    expect(found?.run.createdAt).toEqual(done.createdAt);
+    expect(found?.steps.map((one) => [one.nodeId, one.status])).toEqual([
+      ['t', 'done'],
+      ['c', 'done'],
+      ['d', 'skipped'],
+    ]);
+    // The key is taken: nothing of the second run is written.
+    const again = newRun({ idempotencyKey: 'started-1' });
+    expect(await runs.insertStarted(again, LEASE_MS, [triggerStepOf(again)])).toBe(false);
+    expect(await runs.find('org-1', again.id)).toBeNull();
+
+    // Held: the runner goes on with checkpoints under token 1; nobody else can claim it.
+    const held = newRun();
+    expect(
+      await runs.insertStarted(held, LEASE_MS, [
+        triggerStepOf(held),
+        step('db', { status: 'running', output: null }),
+      ]),
+    ).toBe(true);
+    expect(await runs.claim(held.id, LEASE_MS)).toBeNull();
+    expect(await runs.checkpoint(held.id, 1, LEASE_MS, [step('db')], { status: 'complete', reply: '' })).toBe(
+      true,
+    );
+  });
+
+  it('gives a run to one holder at a time and refuses the checkpoints of an old holder', async () => {
+    const run = newRun();
+    await runs.insert(run);
+    const first = await runs.claim(run.id, LEASE_MS);
+    expect(first?.run).toMatchObject({ status: 'running', leaseToken: 1, claims: 1 });
+    expect(await runs.claim(run.id, LEASE_MS)).toBeNull();
+    expect((await runs.holdOf(run.id))?.leaseLeftMs).toBeGreaterThan(50_000);
+
+    expect(await runs.checkpoint(run.id, 1, LEASE_MS, [step('c')])).toBe(true);
+    expect(await runs.checkpoint(run.id, 7, LEASE_MS, [step('d')])).toBe(false);
+
+    // The holder went silent: once its lease has run out the run can be taken over.
+    await sql(`UPDATE runner.runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [
+      run.id,
+    ]);
+    const second = await runs.claim(run.id, LEASE_MS);
+    expect(second?.run).toMatchObject({ leaseToken: 2, claims: 2 });
+    expect(second?.steps.map((one) => [one.nodeId, one.status, one.route])).toEqual([
+      ['t', 'done', null],
+      ['c', 'done', 'true'],
+    ]);
+
+    // The old holder's late result is dropped; the new holder settles the run.
+    expect(
+      await runs.checkpoint(run.id, 1, LEASE_MS, [step('late')], { status: 'errored', error: 'x' }),
+    ).toBe(false);
+    expect(await runs.renewLease(run.id, 1, LEASE_MS)).toBe(false);
+    expect(await runs.renewLease(run.id, 2, LEASE_MS)).toBe(true);
+    expect(
+      await runs.checkpoint(run.id, 2, LEASE_MS, [step('d', { position: 2 })], {
+        status: 'complete',
+        reply: 'ok',
+      }),
+    ).toBe(true);
+    const done = await runs.find('org-1', run.id);
+    expect(done?.run).toMatchObject({ status: 'complete', reply: 'ok', error: null });
+    expect(done?.steps.map((one) => one.nodeId)).toEqual(['t', 'c', 'd']);
+    // Settled: not claimable, and nothing more is written.
+    expect(await runs.claim(run.id, LEASE_MS)).toBeNull();
+    expect(await runs.checkpoint(run.id, 2, LEASE_MS, [step('e')])).toBe(false);
+  });
+
+  it('records a waiting step with its attempt, state and wake time', async () => {
+    const run = newRun();
+    await runs.insert(run);
+    await runs.claim(run.id, LEASE_MS);
+    const startedAt = new Date('2025-01-01T00:00:00.000Z');
+    const wakeAt = new Date(Date.now() + 60_000);
+    await runs.checkpoint(
+      run.id,
+      1,
+      LEASE_MS,
+      [
+        step('s', {
+          status: 'waiting',
+          attempt: 2,
+          error: 'boom',
+          output: null,
+          startedAt,
+          wakeAt,
+          state: { until: 'x' },
+        }),
+      ],
+      { status: 'waiting', wakeAt },
+    );
+    const waiting = await runs.find('org-1', run.id);
+    expect(waiting?.run.status).toBe('waiting');
+    expect(waiting?.steps[1]).toMatchObject({
+      status: 'waiting',
+      attempt: 2,
+      error: 'boom',
+      state: { until: 'x' },
+      wakeAt,
+    });
+    const [row] = await sql('SELECT wake_at, lease_expires_at FROM runner.runs WHERE id = $1', [run.id]);
+    expect(row).toEqual({ wake_at: wakeAt, lease_expires_at: null });
+  });
+
+  it('sweeps due waits, lost jobs and orphaned runs back to the queue, each once', async () => {
+    const waiting = newRun();
+    const lost = newRun();
+    const orphaned = newRun();
+    const fresh = newRun();
+    for (const run of [waiting, lost, orphaned, fresh]) await runs.insert(run);
+    await sql(
+      `UPDATE runner.runs SET status = 'waiting', wake_at = now() - interval '1 second' WHERE id = $1`,
+      [waiting.id],
+    );
+    await sql(`UPDATE runner.runs SET dispatched_at = now() - interval '1 minute' WHERE id = $1`, [lost.id]);
+    await runs.claim(orphaned.id, LEASE_MS);
+    await sql(
+      `UPDATE runner.runs SET lease_expires_at = now() - interval '2 minutes', dispatched_at = NULL WHERE id = $1`,
+      [orphaned.id],
+    );
+
+    // Two sweepers at once: SKIP LOCKED splits the rows, and a moved row is no longer due.
+    const [a, b] = await Promise.all([runs.sweep(100, 30_000, 60_000), runs.sweep(100, 30_000, 60_000)]);
+    const moved = [...a, ...b].filter((job) =>
+      [waiting.id, lost.id, orphaned.id, fresh.id].includes(job.runId),
+    );
+    expect(moved.map((job) => job.runId).sort()).toEqual([waiting.id, lost.id, orphaned.id].sort());
+    expect(moved.every((job) => job.dispatch === 1)).toBe(true);
+    expect((await runs.find('org-1', waiting.id))?.run.status).toBe('queued');
+    expect((await runs.find('org-1', orphaned.id))?.run.status).toBe('running');
+    expect(await runs.sweep(100, 30_000, 60_000)).toEqual([]);
+    // The woken run is claimable at once; the orphan is, since its lease ran out.
+    expect(await runs.claim(waiting.id, LEASE_MS)).not.toBeNull();
+    expect(await runs.claim(orphaned.id, LEASE_MS)).not.toBeNull();
+  });
+
+  it('terminates the unfinished runs of a workflow and fences their holders', async () => {
+    const running = newRun({ workflowId: 'wf-gone' });
+    const queued = newRun({ workflowId: 'wf-gone' });
+    const finished = newRun({ workflowId: 'wf-gone' });
+    const elsewhere = newRun({ workflowId: 'wf-gone', organizationId: 'org-2' });
+    for (const run of [running, queued, finished, elsewhere]) await runs.insert(run);
+    await runs.claim(running.id, LEASE_MS);
+    await runs.checkpoint(running.id, 1, LEASE_MS, [step('slow', { status: 'running', output: null })]);
+    await runs.claim(finished.id, LEASE_MS);
+    await runs.checkpoint(finished.id, 1, LEASE_MS, [], { status: 'complete', reply: '' });
+
+    expect((await runs.terminateForWorkflow('org-1', 'wf-gone')).sort()).toEqual(
+      [running.id, queued.id].sort(),
+    );
+    const terminated = await runs.find('org-1', running.id);
+    expect(terminated?.run.status).toBe('terminated');
+    expect(terminated?.steps[1]).toMatchObject({
+      nodeId: 'slow',
+      status: 'error',
+      error: expect.stringMatching(/terminated/),
+    });
+    expect(
+      await runs.checkpoint(running.id, 1, LEASE_MS, [step('after')], { status: 'complete', reply: '' }),
+    ).toBe(false);
+    expect(await runs.claim(queued.id, LEASE_MS)).toBeNull();
+    expect((await runs.find('org-1', finished.id))?.run.status).toBe('complete');
+    expect((await runs.find('org-2', elsewhere.id))?.run.status).toBe('queued');
+  });
+});

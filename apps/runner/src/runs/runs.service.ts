@@ -1,0 +1,49 @@
+import { DomainException, type Page } from '#common';
+import {
+  type PageQueryDto,
+  type Principal,
+  type RunTarget,
+  type TerminateRunsReply,
+  type WorkflowRunDto,
+  type WorkflowRunSummaryDto,
+  WorkflowSubjects,
+} from '#contracts';
+import { isId, mapPage } from '#persistence';
+import { RpcClient } from '#nats';
+import { Injectable } from '@nestjs/common';
+
+import { toRunSummaryDto, toWorkflowRunDto } from './run.mapper.js';
+import { RunRepository } from './run.repository.js';
+
+/** Reading runs, and ending the runs of a deleted workflow. */
+@Injectable()
+export class RunsService {
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly rpc: RpcClient,
+  ) {}
+
+  async get(principal: Principal, id: string): Promise<WorkflowRunDto> {
+    const found = isId(id) ? await this.runs.find(principal.organizationId, id) : null;
+    if (!found) throw DomainException.notFound('run', id);
+    return toWorkflowRunDto(found);
+  }
+
+  /** Newest first. The workflow must exist in the caller's organization, so workflow is asked first. */
+  async list(
+    principal: Principal,
+    workflowId: string,
+    query: PageQueryDto,
+  ): Promise<Page<WorkflowRunSummaryDto>> {
+    await this.rpc.request<RunTarget>(WorkflowSubjects.runTarget, principal, { workflowId, draft: true });
+    const now = new Date();
+    return mapPage(await this.runs.list(principal.organizationId, workflowId, query), (run) =>
+      toRunSummaryDto(run, now),
+    );
+  }
+
+  async terminateForWorkflow(principal: Principal, workflowId: string): Promise<TerminateRunsReply> {
+    const terminated = await this.runs.terminateForWorkflow(principal.organizationId, workflowId);
+    return { terminated: terminated.length };
+  }
+}

@@ -1,0 +1,76 @@
+import {
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type BeforeApplicationShutdown,
+} from '@nestjs/common';
+import type { Logger } from 'pino';
+
+import { RunJobs } from '../queue/run-jobs.service.js';
+import { RunnerConfig } from '../runner.config.js';
+import { RUNNER_LOGGER } from '../runner.tokens.js';
+import { RunRepository } from '../runs/run.repository.js';
+
+const BATCH = 200;
+
+/**
+ * The durable timer and the safety net of the queue. Every few moments it moves back to the queue:
+ * waiting runs whose delay or retry is due, queued runs whose job seems lost (a publish that failed
+ * after the run was written), and running runs whose runner died after JetStream gave up on the job.
+ * No process sleeps through a delay: a wait is a row with a wake time, so a restart loses nothing.
+ */
+@Injectable()
+export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private sweeping?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly jobs: RunJobs,
+    private readonly config: RunnerConfig,
+    @Inject(RUNNER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  /** Before the NATS connection and the database pool close, which happens on application shutdown. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.sweeping;
+  }
+
+  /** Sweeps until nothing is due; answers how many runs went back to the queue. */
+  async sweep(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const moved = await this.runs.sweep(
+        BATCH,
+        this.config.RUNNER_REQUEUE_AFTER_MS,
+        this.config.RUNNER_LEASE_MS,
+      );
+      // A failed publish leaves the run queued; the sweep after RUNNER_REQUEUE_AFTER_MS retries it.
+      await Promise.all(moved.map((job) => this.jobs.publishSoon(job)));
+      total += moved.length;
+      if (moved.length < BATCH || this.stopped) return total;
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.sweeping = this.sweep()
+        .then((moved) => {
+          if (moved > 0) this.logger.debug({ moved }, 'runs moved back to the queue');
+        })
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'sweeping runs failed; trying again'))
+        .finally(() => {
+          this.sweeping = undefined;
+          this.schedule();
+        });
+    }, this.config.RUNNER_SWEEP_INTERVAL_MS);
+  }
+}

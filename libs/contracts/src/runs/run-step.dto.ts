@@ -1,0 +1,42 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+import { STEP_STATUSES, type StepStatus } from './run-status.js';
+
+export class RunStepDto {
+  @ApiProperty()
+  nodeId!: string;
+
+  @ApiProperty({ enum: STEP_STATUSES })
+  status!: StepStatus;
+
+  @ApiProperty({ type: [String], description: 'Ids of the edges that fired into this node.' })
+  via!: string[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'What the step acted on, with its templates rendered (JSON text for structured input).',
+  })
+  input!: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    description: 'Each output field, as `{{nodes.<nodeId>.<field>}}` reads it.',
+  })
+  output!: Record<string, string> | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  error!: string | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Milliseconds from start to end, waits included.',
+  })
+  ms!: number | null;
+
+  @ApiProperty({ format: 'date-time' })
+  startedAt!: string;
+}

@@ -1,0 +1,27 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+import type { Diagram } from '../workflows/diagram.js';
+import { DiagramProperty } from '../workflows/diagram-field.decorator.js';
+import { RunStepDto } from './run-step.dto.js';
+import { WorkflowRunSummaryDto } from './workflow-run-summary.dto.js';
+
+export class WorkflowRunDto extends WorkflowRunSummaryDto {
+  @ApiProperty({ description: 'The trigger payload.' })
+  input!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The text of the nodes the run ended on, joined with a blank line; set when complete.',
+  })
+  reply!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The failing step's error when `errored`." })
+  error!: string | null;
+
+  @ApiProperty({ type: [RunStepDto], description: 'The nodes reached, in start order.' })
+  steps!: RunStepDto[];
+
+  @DiagramProperty('The diagram as it ran.')
+  diagram!: Diagram;
+}

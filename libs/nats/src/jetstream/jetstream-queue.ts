@@ -1,0 +1,155 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+
+import type { JobDefinition, JobHandler } from './job-definition.js';
+import { JobWorker, type JobWorkerOptions } from './job-worker.js';
+
+/** JetStream durations are nanoseconds; every duration in our definitions is milliseconds. */
+export const nanos = (ms: number): number => Math.round(ms * 1_000_000);
+
+const NOT_FOUND_CODES = new Set<number>([
+  JetStreamApiCodes.StreamNotFound,
+  JetStreamApiCodes.ConsumerNotFound,
+]);
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof JetStreamApiError && NOT_FOUND_CODES.has(error.code);
+}
+
+export interface PublishResult {
+  /** The stream already held a job with this message id: this publish stored nothing. */
+  duplicate: boolean;
+  sequence: number;
+}
+
+/**
+ * The JetStream side of a job queue: makes sure the stream and the durable consumer exist with the
+ * job's settings, publishes jobs with their deterministic message id, and starts pull workers.
+ * NestJS has no JetStream transport, so services use this rather than `@MessagePattern`.
+ */
+export class JetStreamQueue {
+  private readonly client: JetStreamClient;
+  private manager?: Promise<JetStreamManager>;
+
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly logger: Logger,
+  ) {
+    this.client = jetstream(connection);
+  }
+
+  /**
+   * Creates the stream (work-queue retention, file storage) and the durable pull consumer, or brings
+   * their settings in line with the definition. Several replicas may call it at once.
+   */
+  async ensure(definition: JobDefinition<unknown>, { maxAckPending = 10_000 } = {}): Promise<void> {
+    const manager = await this.jsm();
+    const stream = await manager.streams.info(definition.stream).catch((error: unknown) => {
+      if (isNotFound(error)) return null;
+      throw error;
+    });
+    const duplicateWindow = nanos(definition.duplicateWindowMs);
+    if (!stream) {
+      await manager.streams
+        .add({
+          name: definition.stream,
+          subjects: [definition.subject],
+          retention: RetentionPolicy.Workqueue,
+          storage: StorageType.File,
+          duplicate_window: duplicateWindow,
+        })
+        .catch(async (error: unknown) => {
+          // Another replica created it first: fine as long as it is there now.
+          await manager.streams.info(definition.stream).catch(() => {
+            throw error;
+          });
+        });
+    } else if (
+      stream.config.duplicate_window !== duplicateWindow ||
+      !stream.config.subjects?.includes(definition.subject)
+    ) {
+      await manager.streams.update(definition.stream, {
+        subjects: [...new Set([...(stream.config.subjects ?? []), definition.subject])],
+        duplicate_window: duplicateWindow,
+      });
+    }
+
+    const wanted = {
+      ack_wait: nanos(definition.ackWaitMs),
+      max_deliver: definition.maxDeliver,
+      max_ack_pending: maxAckPending,
+    };
+    const consumer = await manager.consumers
+      .info(definition.stream, definition.consumer)
+      .catch((error: unknown) => {
+        if (isNotFound(error)) return null;
+        throw error;
+      });
+    if (!consumer) {
+      await manager.consumers
+        .add(definition.stream, {
+          durable_name: definition.consumer,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          filter_subject: definition.subject,
+          ...wanted,
+        })
+        .catch(async (error: unknown) => {
+          await manager.consumers.info(definition.stream, definition.consumer).catch(() => {
+            throw error;
+          });
+        });
+    } else if (
+      consumer.config.ack_wait !== wanted.ack_wait ||
+      consumer.config.max_deliver !== wanted.max_deliver ||
+      consumer.config.max_ack_pending !== wanted.max_ack_pending
+    ) {
+      this.logger.info({ job: definition.name, ...wanted }, 'updating the job consumer settings');
+      await manager.consumers.update(definition.stream, definition.consumer, wanted);
+    }
+  }
+
+  /** Stores a job; resolves once JetStream has it (or already had it under the same message id). */
+  async publish<TPayload>(definition: JobDefinition<TPayload>, payload: TPayload): Promise<PublishResult> {
+    const ack = await this.client.publish(definition.subject, JSON.stringify(payload), {
+      msgID: definition.messageId(payload),
+    });
+    return { duplicate: ack.duplicate, sequence: ack.seq };
+  }
+
+  /** Starts pulling jobs for `handler`; stop the returned worker on shutdown. */
+  work<TPayload>(
+    definition: JobDefinition<TPayload>,
+    handler: JobHandler<TPayload>,
+    options: JobWorkerOptions,
+  ): JobWorker<TPayload> {
+    const worker = new JobWorker(this.client, definition, handler, options, this.logger);
+    worker.start();
+    return worker;
+  }
+
+  /** Removes the stream and its jobs: for tests and benchmarks that made their own. */
+  async deleteStream(stream: string): Promise<void> {
+    const manager = await this.jsm();
+    await manager.streams.delete(stream).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+  }
+
+  private jsm(): Promise<JetStreamManager> {
+    this.manager ??= jetstreamManager(this.connection);
+    return this.manager;
+  }
+}

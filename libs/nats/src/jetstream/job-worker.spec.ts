@@ -1,0 +1,184 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { pino } from 'pino';
+
+import { JetStreamQueue } from './jetstream-queue.js';
+import { defineJob, type JobDefinition, JobOutcomes } from './job-definition.js';
+import { redeliveryDelayMs } from './job-worker.js';
+
+/** The queue adapter against a real NATS server with JetStream, on streams of its own. */
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+interface TestJob {
+  id: string;
+  copy?: number;
+}
+
+let counter = 0;
+function testJob(overrides: Partial<JobDefinition<TestJob>> = {}): JobDefinition<TestJob> {
+  const name = `JOBSPEC_${process.pid}_${Date.now().toString(36)}_${(counter += 1)}`;
+  return defineJob<TestJob>({
+    name,
+    stream: name,
+    subject: `jobspec.${name}`,
+    consumer: 'worker',
+    ackWaitMs: 1_000,
+    maxDeliver: 5,
+    duplicateWindowMs: 60_000,
+    messageId: (job) => `job:${job.id}:${job.copy ?? 0}`,
+    parse: (data) => data as TestJob,
+    ...overrides,
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(20);
+  }
+}
+
+describe('JetStreamQueue', () => {
+  let nats: NatsConnection;
+  let queue: JetStreamQueue;
+  const streams: string[] = [];
+
+  beforeAll(async () => {
+    nats = await connect({ servers: NATS_URL });
+    queue = new JetStreamQueue(nats, pino({ level: 'silent' }));
+  });
+
+  afterAll(async () => {
+    for (const stream of streams) await queue.deleteStream(stream);
+    await nats.close();
+  });
+
+  async function ready(definition: JobDefinition<TestJob>): Promise<JobDefinition<TestJob>> {
+    streams.push(definition.stream);
+    await queue.ensure(definition);
+    return definition;
+  }
+
+  it('stores a job once per message id', async () => {
+    const job = await ready(testJob());
+    expect((await queue.publish(job, { id: 'a' })).duplicate).toBe(false);
+    expect((await queue.publish(job, { id: 'a' })).duplicate).toBe(true);
+    expect((await queue.publish(job, { id: 'a', copy: 1 })).duplicate).toBe(false);
+    // Making sure again (another replica starting) changes nothing.
+    await queue.ensure(job);
+  });
+
+  it('runs at most `concurrency` handlers at once and acks every job', async () => {
+    const job = await ready(testJob());
+    let active = 0;
+    let peak = 0;
+    const seen: string[] = [];
+    const worker = queue.work(
+      job,
+      async (payload) => {
+        active += 1;
+        peak = Math.max(peak, active);
+        await sleep(30);
+        seen.push(payload.id);
+        active -= 1;
+        return JobOutcomes.ack;
+      },
+      { concurrency: 3, pullExpiresMs: 1_000 },
+    );
+    for (let index = 0; index < 12; index += 1) await queue.publish(job, { id: String(index) });
+    await until(() => seen.length === 12);
+    await worker.stop();
+    expect(peak).toBeLessThanOrEqual(3);
+    expect(peak).toBeGreaterThan(1);
+    expect([...seen].sort()).toEqual(Array.from({ length: 12 }, (_, index) => String(index)).sort());
+    // Acked jobs leave the work queue, so a new worker finds nothing.
+    const again: string[] = [];
+    const second = queue.work(job, async (payload) => (again.push(payload.id), JobOutcomes.ack), {
+      concurrency: 1,
+      pullExpiresMs: 1_000,
+    });
+    await sleep(1_500);
+    await second.stop();
+    expect(again).toEqual([]);
+  });
+
+  it('delivers a job again after a retry outcome or a failing handler', async () => {
+    const job = await ready(testJob());
+    const deliveries: number[] = [];
+    const worker = queue.work(
+      job,
+      async (_payload, delivery) => {
+        deliveries.push(delivery.deliveryCount);
+        if (delivery.deliveryCount === 1) return JobOutcomes.retry(100);
+        if (delivery.deliveryCount === 2) throw new Error('flaky');
+        return JobOutcomes.ack;
+      },
+      { concurrency: 1, pullExpiresMs: 1_000 },
+    );
+    await queue.publish(job, { id: 'r' });
+    await until(() => deliveries.length === 3);
+    await sleep(200);
+    await worker.stop();
+    expect(deliveries).toEqual([1, 2, 3]);
+  });
+
+  it('keeps a job whose handler outlasts the ack wait, with in-progress acks', async () => {
+    const job = await ready(testJob({ ackWaitMs: 1_000 }));
+    const deliveries: number[] = [];
+    const worker = queue.work(
+      job,
+      async (_payload, delivery) => {
+        deliveries.push(delivery.deliveryCount);
+        await sleep(3_000);
+        return JobOutcomes.ack;
+      },
+      { concurrency: 2, pullExpiresMs: 1_000 },
+    );
+    await queue.publish(job, { id: 'long' });
+    await until(() => deliveries.length === 1);
+    await sleep(3_500);
+    await worker.stop();
+    expect(deliveries).toEqual([1]);
+  });
+
+  it('hands running jobs back when stopped past its grace', async () => {
+    const job = await ready(testJob({ ackWaitMs: 30_000 }));
+    const aborted: boolean[] = [];
+    const first = queue.work(
+      job,
+      (_payload, delivery) =>
+        new Promise((resolve) => {
+          delivery.signal.addEventListener('abort', () => {
+            aborted.push(true);
+            resolve(JobOutcomes.retry(0));
+          });
+        }),
+      { concurrency: 1, pullExpiresMs: 1_000 },
+    );
+    await queue.publish(job, { id: 'handover' });
+    await sleep(300);
+    await first.stop(100);
+    expect(aborted).toEqual([true]);
+    // Far sooner than the 30 s ack wait, another worker has it.
+    const taken: number[] = [];
+    const second = queue.work(
+      job,
+      async (_payload, delivery) => (taken.push(delivery.deliveryCount), JobOutcomes.ack),
+      {
+        concurrency: 1,
+        pullExpiresMs: 1_000,
+      },
+    );
+    await until(() => taken.length === 1, 5_000);
+    await second.stop();
+    expect(taken).toEqual([2]);
+  });
+});
+
+describe('redeliveryDelayMs', () => {
+  it('doubles from a second up to a minute', () => {
+    expect([1, 2, 3, 7, 20].map(redeliveryDelayMs)).toEqual([1_000, 2_000, 4_000, 60_000, 60_000]);
+  });
+});

@@ -1,0 +1,336 @@
+/**
+ * Runs benchmark: completed runs per second and start-to-complete latency of a 3-node workflow
+ * (api trigger → condition → condition), every step recorded, at several numbers of concurrent
+ * clients. Each client starts a run over HTTP (through the gateway, with an organization key) and
+ * waits until the runner announces that run complete, then starts the next.
+ *
+ *   npm run build && node dist/tools/bench/runs-bench.js [--seconds 20] [--clients 1,10,50]
+ *
+ * It starts a stack of its own (fresh database, own NATS prefix), so it measures exactly what
+ * `npm start` runs. The completion notice is the runner's `runner.events.run-finished` message on
+ * core NATS; a client that misses one notices by reading the run after a second.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+
+import { RunnerSubjects } from '#contracts';
+import { createOrganization, TestStack } from '#testing';
+import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
+
+interface Options {
+  seconds: number;
+  warmupSeconds: number;
+  clients: number[];
+}
+
+function options(): Options {
+  const argument = (name: string, fallback: string) => {
+    const index = process.argv.indexOf(`--${name}`);
+    return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
+  };
+  return {
+    seconds: Number(argument('seconds', '20')),
+    warmupSeconds: Number(argument('warmup', '3')),
+    clients: argument('clients', '1,10,50').split(',').map(Number),
+  };
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds used so far by a process, from /proc (user + system). */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** Pids of every process whose command is `name` (Postgres backends, the NATS server). */
+function pidsNamed(name: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+function machineTicks(): { busy: number; total: number } {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return {
+    busy: fields.reduce((sum, value) => sum + value, 0) - idle,
+    total: fields.reduce((sum, value) => sum + value, 0),
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+interface LevelResult {
+  clients: number;
+  completed: number;
+  runsPerSecond: number;
+  startP50: number;
+  startP99: number;
+  completeP50: number;
+  completeP99: number;
+  queueP50: number;
+  executeP50: number;
+  errors: number;
+  generatorCpu: number;
+  machineCpu: number;
+  cpuByProcess: Record<string, number>;
+}
+
+async function main(): Promise<void> {
+  const settings = options();
+  // BENCH_STACK_ENV (JSON) adds settings to every service, e.g. RUNNER_START_MODE or NODE_OPTIONS.
+  const stack = await TestStack.start({
+    RATE_LIMIT_PER_HOUR: '100000000',
+    LOG_LEVEL: 'warn',
+    ...(JSON.parse(process.env.BENCH_STACK_ENV ?? '{}') as Record<string, string>),
+  });
+  const nats = await connect({ servers: stack.env.NATS_URL });
+  const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+  await db.connect();
+  try {
+    const org = await createOrganization(stack.description, { plan: 'enterprise' });
+    const project = await org.api.post('/api/v1/projects', { name: 'Bench' });
+    const workflow = await org.api.post(`/api/v1/projects/${project.body.id}/workflows`, {
+      name: 'Bench',
+      diagram: {
+        nodes: [
+          { id: 'hook', data: { type: 'trigger', properties: { kind: 'api' } } },
+          {
+            id: 'big',
+            data: {
+              type: 'condition',
+              properties: {
+                conditions: [{ left: '{{trigger.amount}}', operator: 'greater_than', right: '100' }],
+              },
+            },
+          },
+          {
+            id: 'vip',
+            data: {
+              type: 'condition',
+              properties: {
+                conditions: [{ left: '{{trigger.customer}}', operator: 'starts_with', right: 'A' }],
+              },
+            },
+          },
+        ],
+        edges: [
+          { id: 'e1', source: 'hook', target: 'big' },
+          { id: 'e2', source: 'big', target: 'vip', sourceHandle: 'true' },
+        ],
+      },
+    });
+    const workflowId = workflow.body.id as string;
+    await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {});
+
+    const url = new URL(`${stack.baseUrl}/api/v1/workflows/${workflowId}/runs`);
+    const body = JSON.stringify({ input: JSON.stringify({ amount: 250, customer: 'Ada' }) });
+    const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+    // Completion notices, by run id; a notice may arrive before the start's 201 does.
+    const waiters = new Map<string, (status: string) => void>();
+    const early = new Map<string, string>();
+    nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runFinished}`, {
+      callback: (_error, message) => {
+        const event = message.json<{ runId: string; status: string }>();
+        const waiter = waiters.get(event.runId);
+        if (waiter) waiter(event.status);
+        else early.set(event.runId, event.status);
+      },
+    });
+
+    const start = () =>
+      new Promise<{ status: number; id: string }>((resolve, reject) => {
+        const call = request(
+          url,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              authorization: `Bearer ${org.apiKey}`,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (response) => {
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', () => {
+              const parsed = JSON.parse(text) as { id?: string };
+              resolve({ status: response.statusCode ?? 0, id: parsed.id ?? '' });
+            });
+          },
+        );
+        call.on('error', reject);
+        call.end(body);
+      });
+
+    const completion = (runId: string) =>
+      new Promise<string>((resolve) => {
+        const known = early.get(runId);
+        if (known) {
+          early.delete(runId);
+          resolve(known);
+          return;
+        }
+        const timer = setTimeout(() => {
+          waiters.delete(runId);
+          org.api.get(`/api/v1/runs/${runId}`).then(
+            (run) => resolve((run.body.status as string | undefined) ?? 'lost'),
+            () => resolve('lost'),
+          );
+        }, 5_000);
+        waiters.set(runId, (status) => {
+          clearTimeout(timer);
+          waiters.delete(runId);
+          resolve(status);
+        });
+      });
+
+    const results: LevelResult[] = [];
+    for (const clients of settings.clients) {
+      const startLatencies: number[] = [];
+      const completeLatencies: number[] = [];
+      const measuredRuns: string[] = [];
+      let errors = 0;
+      let measuring = false;
+      let stopping = false;
+
+      const client = async () => {
+        while (!stopping) {
+          const began = performance.now();
+          const started = await start().catch(() => ({ status: 0, id: '' }));
+          const accepted = performance.now();
+          if (started.status !== 201) {
+            errors += 1;
+            continue;
+          }
+          const status = await completion(started.id);
+          const completed = performance.now();
+          if (!measuring || stopping) continue;
+          if (status !== 'complete') errors += 1;
+          startLatencies.push(accepted - began);
+          completeLatencies.push(completed - began);
+          measuredRuns.push(started.id);
+        }
+      };
+
+      const workers = Array.from({ length: clients }, () => client());
+      await new Promise((resolve) => setTimeout(resolve, settings.warmupSeconds * 1000));
+      const processes = [...stack.processes.entries()].map(
+        ([name, service]) => [name, service.child.pid ?? 0] as const,
+      );
+      const cpuOf = () => {
+        const byName: Record<string, number> = {};
+        for (const [name, pid] of processes) byName[name] = cpuSecondsOf(pid);
+        byName.postgres = pidsNamed('postgres').reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
+        byName['nats-server'] = pidsNamed('nats-server').reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
+        return byName;
+      };
+      const cpuBefore = cpuOf();
+      const generatorBefore = process.cpuUsage();
+      const ticksBefore = machineTicks();
+      const wallStart = performance.now();
+      measuring = true;
+      await new Promise((resolve) => setTimeout(resolve, settings.seconds * 1000));
+      stopping = true;
+      const wall = (performance.now() - wallStart) / 1000;
+      const generator = process.cpuUsage(generatorBefore);
+      const ticksAfter = machineTicks();
+      const cpuAfter = cpuOf();
+      await Promise.all(workers);
+
+      // Where a run's time goes, from its own timestamps: accepted → picked up → finished.
+      const timings = await db.query<{ queue_ms: number; execute_ms: number }>(
+        `SELECT extract(epoch FROM started_at - created_at) * 1000 AS queue_ms,
+                extract(epoch FROM finished_at - started_at) * 1000 AS execute_ms
+         FROM runner.runs WHERE id = ANY($1)`,
+        [measuredRuns],
+      );
+      const steps = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM runner.run_steps WHERE run_id = ANY($1) AND status = 'done'`,
+        [measuredRuns],
+      );
+      if (steps.rows[0]?.n !== measuredRuns.length * 3) {
+        throw new Error(`expected ${measuredRuns.length * 3} recorded steps, found ${steps.rows[0]?.n}`);
+      }
+      const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+      const starts = sorted(startLatencies);
+      const completes = sorted(completeLatencies);
+      const queue = sorted(timings.rows.map((row) => Number(row.queue_ms)));
+      const execute = sorted(timings.rows.map((row) => Number(row.execute_ms)));
+      const cores = 2;
+      results.push({
+        clients,
+        completed: measuredRuns.length,
+        runsPerSecond: round(measuredRuns.length / wall),
+        startP50: round(percentile(starts, 50)),
+        startP99: round(percentile(starts, 99)),
+        completeP50: round(percentile(completes, 50)),
+        completeP99: round(percentile(completes, 99)),
+        queueP50: round(percentile(queue, 50)),
+        executeP50: round(percentile(execute, 50)),
+        errors,
+        generatorCpu: round(((generator.user + generator.system) / 1e6 / wall / cores) * 100),
+        machineCpu: round(
+          ((ticksAfter.busy - ticksBefore.busy) / Math.max(1, ticksAfter.total - ticksBefore.total)) * 100,
+        ),
+        cpuByProcess: Object.fromEntries(
+          Object.keys(cpuAfter).map((name) => [
+            name,
+            round((((cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0)) / wall / cores) * 100),
+          ]),
+        ),
+      });
+      console.error(JSON.stringify(results.at(-1)));
+    }
+
+    const names = Object.keys(results[0]?.cpuByProcess ?? {});
+    const lines = [
+      '| clients | completed runs/s | start → complete p50 / p99 ms | start (201) p50 / p99 ms | queued p50 ms | executing p50 ms | errors | load generator CPU | machine CPU |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...results.map(
+        (r) =>
+          `| ${r.clients} | ${r.runsPerSecond} | ${r.completeP50} / ${r.completeP99} | ${r.startP50} / ${r.startP99} | ${r.queueP50} | ${r.executeP50} | ${r.errors} | ${r.generatorCpu} % | ${r.machineCpu} % |`,
+      ),
+      '',
+      `| clients | ${names.join(' | ')} |`,
+      `|---|${names.map(() => '---').join('|')}|`,
+      ...results.map(
+        (r) => `| ${r.clients} | ${names.map((name) => `${r.cpuByProcess[name]} %`).join(' | ')} |`,
+      ),
+    ];
+    console.log(lines.join('\n'));
+    agent.destroy();
+  } finally {
+    await nats.drain();
+    await db.end();
+    await stack.stop();
+  }
+}
+
+await main();
