@@ -15,7 +15,9 @@ if (!process.env.SKIP_DEV_STACK) run('bash', ['tools/dev/dev-stack.sh']);
 
 const apps = readdirSync(join(root, 'apps'))
   .filter((name) => existsSync(join(root, 'apps', name, 'project.json')))
-  .filter((name) => JSON.parse(readFileSync(join(root, 'apps', name, 'project.json'), 'utf8')).tags?.includes('type:app'))
+  .filter((name) =>
+    JSON.parse(readFileSync(join(root, 'apps', name, 'project.json'), 'utf8')).tags?.includes('type:app'),
+  )
   .filter((name) => existsSync(join(root, 'dist', 'apps', name, 'src', 'main.js')));
 
 for (const app of apps) {
@@ -27,7 +29,11 @@ const env = { ...process.env, LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty' };
 // Services first, the gateway last, so the first request finds someone to answer it.
 const order = [...apps.filter((app) => app !== 'gateway'), ...apps.filter((app) => app === 'gateway')];
 const children = order.map((app) =>
-  spawn(process.execPath, [join('dist', 'apps', app, 'src', 'main.js')], { cwd: root, env, stdio: 'inherit' }),
+  spawn(process.execPath, [join('dist', 'apps', app, 'src', 'main.js')], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  }),
 );
 
 let stopping = false;

@@ -64,7 +64,17 @@ try {
   const body = JSON.stringify({ name: 'Bench project', description: null });
   const json = { 'content-type': 'application/json' };
 
-  const results: Record<string, LoadResult[]> = { getFull: [], getBare: [], postFull: [], postBare: [] };
+  const results: {
+    getFull: LoadResult[];
+    getBare: LoadResult[];
+    postFull: LoadResult[];
+    postBare: LoadResult[];
+  } = {
+    getFull: [],
+    getBare: [],
+    postFull: [],
+    postBare: [],
+  };
   for (const connections of levels) {
     // Warm both paths so JIT and pools are settled before measuring.
     await load({
@@ -73,7 +83,7 @@ try {
       connections,
       duration: 2,
     });
-    results.getFull!.push(
+    results.getFull.push(
       await load({
         url: `${baseUrl}/api/v1/projects/${project.body.id}`,
         headers: auth,
@@ -82,12 +92,12 @@ try {
       }),
     );
     await load({ url: `${bare.url}/api/v1/projects/x`, connections, duration: 2 });
-    results.getBare!.push(
+    results.getBare.push(
       await load({ url: `${bare.url}/api/v1/projects/x`, connections, duration: seconds }),
     );
     // Each level writes into its own organization so the plan's project limit is never reached.
     const writer = await createOrganization(stack);
-    results.postFull!.push(
+    results.postFull.push(
       await load({
         url: `${baseUrl}/api/v1/projects`,
         method: 'POST',
@@ -97,7 +107,7 @@ try {
         duration: seconds,
       }),
     );
-    results.postBare!.push(
+    results.postBare.push(
       await load({
         url: `${bare.url}/api/v1/projects`,
         method: 'POST',
@@ -112,16 +122,16 @@ try {
     [
       table(
         'GET /api/v1/projects/{id}: gateway → NATS → catalog → Postgres',
-        results.getFull!,
+        results.getFull,
         results.getBare,
       ),
-      table('GET, bare Fastify ceiling', results.getBare!),
+      table('GET, bare Fastify ceiling', results.getBare),
       table(
         'POST /api/v1/projects: gateway → NATS → catalog → Postgres (insert)',
-        results.postFull!,
+        results.postFull,
         results.postBare,
       ),
-      table('POST, bare Fastify ceiling', results.postBare!),
+      table('POST, bare Fastify ceiling', results.postBare),
     ].join('\n\n'),
   );
 } finally {

@@ -16,7 +16,11 @@ export interface LoadResult {
 }
 
 function machineTicks(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
   const total = fields.reduce((sum, value) => sum + value, 0);
   return { busy: total - idle, total };
