@@ -1,16 +1,8 @@
-import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { ServiceConfig } from '#common';
+import { IsString, MinLength } from 'class-validator';
 
-export class CatalogConfig {
-  @IsString()
-  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
-
-  @IsString()
-  NATS_URL: string = 'nats://127.0.0.1:4222';
-
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  HEALTH_PORT: number = 3101;
+export class CatalogConfig extends ServiceConfig {
+  override HEALTH_PORT: number = 3101;
 
   /** Signs sessions and derives better-auth's keys; set a long random value in production. */
   @IsString()

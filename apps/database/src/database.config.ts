@@ -1,17 +1,9 @@
+import { ServiceConfig } from '#common';
 import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RESULT_LIMIT_BYTES, MAX_BATCH_TIMEOUT_MS } from '#contracts';
 import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 
-export class DatabaseConfig {
-  @IsString()
-  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
-
-  @IsString()
-  NATS_URL: string = 'nats://127.0.0.1:4222';
-
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  HEALTH_PORT: number = 3104;
+export class DatabaseConfig extends ServiceConfig {
+  override HEALTH_PORT: number = 3104;
 
   /** Database files live under `<DATA_DIR>/databases/`; only this service opens them. */
   @IsString()

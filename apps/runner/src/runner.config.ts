@@ -1,19 +1,11 @@
-import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
+import { ServiceConfig } from '#common';
+import { IsIn, IsInt, Min } from 'class-validator';
 
 export const START_MODES = ['inline', 'queue'] as const;
 export type StartMode = (typeof START_MODES)[number];
 
-export class RunnerConfig {
-  @IsString()
-  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
-
-  @IsString()
-  NATS_URL: string = 'nats://127.0.0.1:4222';
-
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  HEALTH_PORT: number = 3103;
+export class RunnerConfig extends ServiceConfig {
+  override HEALTH_PORT: number = 3103;
 
   /** Postgres connections of this process: starts, checkpoints and reads share them. */
   @IsInt()

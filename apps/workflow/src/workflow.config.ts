@@ -1,16 +1,8 @@
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { ServiceConfig } from '#common';
+import { IsInt, Min } from 'class-validator';
 
-export class WorkflowConfig {
-  @IsString()
-  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
-
-  @IsString()
-  NATS_URL: string = 'nats://127.0.0.1:4222';
-
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  HEALTH_PORT: number = 3102;
+export class WorkflowConfig extends ServiceConfig {
+  override HEALTH_PORT: number = 3102;
 
   /** How long a request to another service (catalog, runner) may take before it fails. */
   @IsInt()

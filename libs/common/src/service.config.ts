@@ -1,0 +1,19 @@
+import { IsInt, IsString, Max, Min } from 'class-validator';
+
+/**
+ * What every NATS service reads from the environment. A service's configuration class extends it and
+ * sets its own `HEALTH_PORT` default.
+ */
+export class ServiceConfig {
+  @IsString()
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+  @IsString()
+  NATS_URL: string = 'nats://127.0.0.1:4222';
+
+  /** The HTTP port of the `/health` probe; 0 picks a free one. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HEALTH_PORT: number = 0;
+}
