@@ -9,7 +9,7 @@
  * own data directory). autocannon runs in this process; its CPU share is reported, because the load
  * generator competes with the stack for the same cores.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -26,6 +26,8 @@ import {
 } from '#testing';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import autocannon from 'autocannon';
+
+import { machineTicks } from './src/measure.js';
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -61,17 +63,6 @@ interface Measurement {
 }
 
 const cores = cpus().length;
-
-function machineTicks(): { busy: number; total: number } {
-  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
-  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-  const total = fields.reduce((sum, value) => sum + value, 0);
-  return { busy: total - idle, total };
-}
 
 async function measured(work: () => Promise<Omit<Measurement, 'processCpu' | 'machineCpu'>>) {
   const cpu = process.cpuUsage();

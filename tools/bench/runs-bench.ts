@@ -18,6 +18,8 @@ import { createOrganization, TestStack } from '#testing';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 
+import { machineTicks } from './src/measure.js';
+
 interface Options {
   seconds: number;
   warmupSeconds: number;
@@ -61,19 +63,6 @@ function pidsNamed(name: string): number[] {
     }
   }
   return pids;
-}
-
-function machineTicks(): { busy: number; total: number } {
-  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
-  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-  return {
-    busy: fields.reduce((sum, value) => sum + value, 0) - idle,
-    total: fields.reduce((sum, value) => sum + value, 0),
-  };
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -15,7 +15,8 @@ export interface LoadResult {
   machineCpu: number;
 }
 
-function machineTicks(): { busy: number; total: number } {
+/** The whole machine's busy and total CPU ticks since boot, from /proc/stat. */
+export function machineTicks(): { busy: number; total: number } {
   const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
     .trim()
     .split(/\s+/)
