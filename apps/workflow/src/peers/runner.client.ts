@@ -1,9 +1,6 @@
-import { DomainException } from '#common';
 import { type Principal, RunnerSubjects, type StartRunRequest } from '#contracts';
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
-
-import { logger } from '../workflow.logger.js';
 
 @Injectable()
 export class RunnerClient {
@@ -14,15 +11,11 @@ export class RunnerClient {
   }
 
   /**
-   * Marks the workflow's unfinished runs `terminated`. A deployment without a runner has no runs to
-   * end, so "nobody answers" is logged and passed over; any other failure is the caller's to handle.
+   * Marks the workflow's unfinished runs `terminated`. Any failure, an unreachable or slow runner
+   * included, fails the caller's delete (which rolls back and can be retried) rather than leaving runs
+   * going for a workflow that no longer exists.
    */
   async terminateRunsOf(principal: Principal, workflowId: string): Promise<void> {
-    try {
-      await this.rpc.request(RunnerSubjects.runsTerminateForWorkflow, principal, { workflowId });
-    } catch (error) {
-      if (!(error instanceof DomainException) || error.code !== 'service_unavailable') throw error;
-      logger.warn({ workflowId, reason: error.message }, 'no runner answered; runs were not terminated');
-    }
+    await this.rpc.request(RunnerSubjects.runsTerminateForWorkflow, principal, { workflowId });
   }
 }
