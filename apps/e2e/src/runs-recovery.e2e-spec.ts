@@ -1,3 +1,4 @@
+import { RunJobsStream } from '#contracts';
 import { type ApiClient, createOrganization, type ServiceProcess, TestStack, waitFor } from '#testing';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
@@ -238,7 +239,10 @@ describe('run recovery', () => {
         expect(started.status).toBe(201);
         const runId = started.body.id as string;
         for (const dispatch of [100, 101]) {
-          nats.publish(`${stack.env.NATS_SUBJECT_PREFIX}runs.jobs`, JSON.stringify({ runId, dispatch }));
+          nats.publish(
+            `${stack.env.NATS_SUBJECT_PREFIX}${RunJobsStream.bareSubject}`,
+            JSON.stringify({ runId, dispatch }),
+          );
         }
         return runId;
       }),

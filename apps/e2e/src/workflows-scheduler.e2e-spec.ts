@@ -78,7 +78,7 @@ describe('workflow scheduler and internal subjects', () => {
     nats = await connect({ servers: stack.env.NATS_URL });
     // Observes every run start the schedulers send; the stack's real runner answers them, so this
     // spec never impersonates it (other specs' starts would otherwise race a fake answer).
-    nats.subscribe(prefixed(RunnerSubjects.runsStart), {
+    nats.subscribe(prefixed(RunnerSubjects.runsStart.bare), {
       callback: (error, message) => {
         if (error) return;
         starts.push(message.json<{ data: StartMessage }>().data);
@@ -213,12 +213,12 @@ describe('workflow scheduler and internal subjects', () => {
     });
     const workflowId = created.body.id as string;
 
-    const unpublished = await request<RunTarget>(WorkflowSubjects.runTarget, principal, {
+    const unpublished = await request<RunTarget>(WorkflowSubjects.runTarget.bare, principal, {
       workflowId,
       draft: false,
     });
     expect(unpublished).toMatchObject({ ok: false, error: { status: 409, code: 'not_published' } });
-    const draftOnly = await request<RunTarget>(WorkflowSubjects.runTarget, principal, {
+    const draftOnly = await request<RunTarget>(WorkflowSubjects.runTarget.bare, principal, {
       workflowId,
       draft: true,
     });
@@ -241,7 +241,7 @@ describe('workflow scheduler and internal subjects', () => {
     await org.api.post(`/api/v1/workflows/${workflowId}/pause`);
     const pausedAt = (await org.api.get(`/api/v1/workflows/${workflowId}`)).body.pausedAt;
 
-    const live = await request<RunTarget>(WorkflowSubjects.runTarget, principal, {
+    const live = await request<RunTarget>(WorkflowSubjects.runTarget.bare, principal, {
       workflowId,
       draft: false,
     });
@@ -254,7 +254,7 @@ describe('workflow scheduler and internal subjects', () => {
         pausedAt,
       }),
     });
-    const ofDraft = await request<RunTarget>(WorkflowSubjects.runTarget, principal, {
+    const ofDraft = await request<RunTarget>(WorkflowSubjects.runTarget.bare, principal, {
       workflowId,
       draft: true,
     });
@@ -269,7 +269,7 @@ describe('workflow scheduler and internal subjects', () => {
       [principal, randomUUID()],
       [principal, 'nope'],
     ] as const) {
-      const missing = await request<RunTarget>(WorkflowSubjects.runTarget, who, {
+      const missing = await request<RunTarget>(WorkflowSubjects.runTarget.bare, who, {
         workflowId: id,
         draft: true,
       });
@@ -282,12 +282,12 @@ describe('workflow scheduler and internal subjects', () => {
     const project = (await org.api.post('/api/v1/projects', { name: 'Doomed' })).body.id as string;
     const doomed = await publishedWorkflow(org.api, project, [scheduleNode('d', '0 9 * * *')]);
     const outsider = { ...principal, organizationId: other.organizationId };
-    expect(await request(WorkflowSubjects.deleteForProject, outsider, { projectId: project })).toEqual({
+    expect(await request(WorkflowSubjects.deleteForProject.bare, outsider, { projectId: project })).toEqual({
       ok: true,
       data: { deleted: 0 },
     });
     expect((await org.api.get(`/api/v1/workflows/${doomed}`)).status).toBe(200);
-    expect(await request(WorkflowSubjects.deleteForProject, principal, { projectId: project })).toEqual({
+    expect(await request(WorkflowSubjects.deleteForProject.bare, principal, { projectId: project })).toEqual({
       ok: true,
       data: { deleted: 1 },
     });

@@ -1,5 +1,5 @@
-import { CatalogSubjects, type ResolvedCredential } from '#contracts';
-import { connectNats, RpcClient } from '#nats';
+import { CatalogSubjects } from '#contracts';
+import { connectNats, RpcClient, subscribeEvent } from '#nats';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -53,7 +53,7 @@ export class GatewayModule implements OnApplicationShutdown {
           inject: [RpcClient, NATS_CONNECTION],
           useFactory: (rpc: RpcClient, nats: NatsConnection) => {
             const cache = new CredentialCache(config.AUTH_CACHE_TTL_MS, (credential) =>
-              rpc.request<ResolvedCredential>(
+              rpc.request(
                 CatalogSubjects.authResolve,
                 null,
                 credential.startsWith('cookie:')
@@ -61,7 +61,7 @@ export class GatewayModule implements OnApplicationShutdown {
                   : { token: credential },
               ),
             );
-            nats.subscribe(CatalogSubjects.authInvalidated, { callback: () => cache.clear() });
+            subscribeEvent(nats, CatalogSubjects.authInvalidated, () => cache.clear());
             return cache;
           },
         },

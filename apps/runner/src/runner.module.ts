@@ -1,6 +1,6 @@
 import { createLogger } from '#common';
 import { RunnerSubjects } from '#contracts';
-import { connectNats, ExecutionSlots, JetStreamQueue, RpcClient } from '#nats';
+import { connectNats, ExecutionSlots, JetStreamQueue, publishEvent, RpcClient } from '#nats';
 import { dataSourceOptions } from '#persistence';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
@@ -74,10 +74,7 @@ export class RunnerModule implements OnApplicationShutdown {
             settings: { leaseMs: config.RUNNER_LEASE_MS, maxClaims: config.RUNNER_MAX_CLAIMS },
             logger,
             announce: (event) =>
-              nats.publish(
-                RunnerSubjects.runFinished,
-                JSON.stringify({ ...event, at: new Date().toISOString() }),
-              ),
+              publishEvent(nats, RunnerSubjects.runFinished, { ...event, at: new Date().toISOString() }),
             now: () => new Date(),
           }),
         },

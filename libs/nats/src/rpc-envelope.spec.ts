@@ -1,72 +1,106 @@
 import 'reflect-metadata';
 
 import { currentRequestId, DomainException, requestContext } from '#common';
-import { CreateProjectDto, type Principal } from '#contracts';
+import {
+  CreateProjectDto,
+  EmptyRequest,
+  IdRequest,
+  type Principal,
+  returns,
+  rpc,
+  systemRpc,
+} from '#contracts';
 import { Controller, type INestApplication, Module } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 
 import { connectNats } from './connection.js';
-import { RpcData, RpcPrincipal } from './rpc-data.decorator.js';
+import { Handles } from './handles.decorator.js';
 import { RpcClient } from './rpc.client.js';
 import { bootstrapService } from './service-bootstrap.js';
 
-const prefix = `unit_${randomUUID().slice(0, 8)}.`;
-const subjects = {
-  echo: `${prefix}echo`,
-  fail: `${prefix}fail`,
-  crash: `${prefix}crash`,
-  validate: `${prefix}validate`,
-  requestId: `${prefix}request-id`,
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const scope = `catalog.unit_${randomUUID().slice(0, 8)}`;
+const Probe = {
+  echo: rpc(`${scope}.echo`, IdRequest, {
+    callers: ['gateway'],
+    reply: returns<{ organizationId: string; id: string }>(),
+  }),
+  fail: rpc(`${scope}.fail`, EmptyRequest, { callers: ['gateway'], reply: returns<never>() }),
+  crash: rpc(`${scope}.crash`, EmptyRequest, { callers: ['gateway'], reply: returns<never>() }),
+  validate: rpc(`${scope}.validate`, CreateProjectDto, {
+    callers: ['gateway'],
+    reply: returns<CreateProjectDto>(),
+  }),
+  requestId: rpc(`${scope}.request-id`, EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<string | null>(),
+  }),
+  system: systemRpc(`${scope}.system`, IdRequest, {
+    callers: ['admin'],
+    reply: returns<{ id: string; caller: null }>(),
+  }),
+  nobody: rpc(`${scope}.nobody`, EmptyRequest, { callers: ['gateway'], reply: returns<never>() }),
 };
 const principal: Principal = { organizationId: 'org-1', userId: null, keyId: 'key-1', role: 'admin' };
 
 @Controller()
 class ProbeHandler {
-  @MessagePattern(subjects.echo)
-  echo(@RpcPrincipal() caller: Principal, @RpcData('data.value') value: string) {
-    return { organizationId: caller.organizationId, value };
+  @Handles(Probe.echo)
+  echo({ id }: IdRequest, caller: Principal) {
+    return { organizationId: caller.organizationId, id };
   }
 
-  @MessagePattern(subjects.fail)
-  fail() {
+  @Handles(Probe.fail)
+  fail(): never {
     throw DomainException.planLimit('projects', 3);
   }
 
-  @MessagePattern(subjects.crash)
-  crash() {
+  @Handles(Probe.crash)
+  crash(): never {
     throw new Error('database exploded');
   }
 
-  @MessagePattern(subjects.validate)
-  validate(@RpcData('data') input: CreateProjectDto) {
+  @Handles(Probe.validate)
+  validate(input: CreateProjectDto) {
     return input;
   }
 
-  @MessagePattern(subjects.requestId)
+  @Handles(Probe.requestId)
   requestId() {
     return currentRequestId() ?? null;
+  }
+
+  @Handles(Probe.system)
+  system({ id }: IdRequest, caller: null) {
+    return { id, caller };
   }
 }
 
 @Module({ controllers: [ProbeHandler] })
 class ProbeModule {}
 
-describe('NATS request/reply envelope', () => {
+describe('catalog subjects over NATS request/reply', () => {
   let app: INestApplication;
   let nats: NatsConnection;
   let client: RpcClient;
+
+  /** Sends a packet as any peer could, bypassing the typed client. */
+  async function raw(subject: string, data: unknown): Promise<unknown> {
+    const packet = JSON.stringify({ pattern: subject, data, id: randomUUID() });
+    const message = await nats.request(subject, packet, { timeout: 2_000 });
+    return message.json<{ response: unknown }>().response;
+  }
 
   beforeAll(async () => {
     process.env.LOG_LEVEL = 'fatal';
     app = await bootstrapService(ProbeModule, {
       name: 'probe',
-      queue: `${prefix}probe`,
-      natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      queue: `${scope}.probe`,
+      natsUrl: NATS_URL,
       healthPort: 0,
     });
-    nats = await connectNats(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'probe-client');
+    nats = await connectNats(NATS_URL, 'probe-client');
     client = new RpcClient(nats, 2_000);
   });
 
@@ -75,21 +109,21 @@ describe('NATS request/reply envelope', () => {
     await app?.close();
   });
 
-  it('answers the handler result and carries the principal', async () => {
-    await expect(client.request(subjects.echo, principal, { value: 'hi' })).resolves.toEqual({
+  it('hands the handler the validated request and the caller', async () => {
+    await expect(client.request(Probe.echo, principal, { id: 'p-1' })).resolves.toEqual({
       organizationId: 'org-1',
-      value: 'hi',
+      id: 'p-1',
     });
   });
 
   it('turns a domain exception into the same exception on the caller side', async () => {
-    const error = await client.request(subjects.fail, principal, {}).catch((caught: unknown) => caught);
+    const error = await client.request(Probe.fail, principal, {}).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DomainException);
     expect(error).toMatchObject({ code: 'plan_limit_reached', details: { resource: 'projects', limit: 3 } });
   });
 
   it('hides an unexpected error behind internal with an error id', async () => {
-    const envelope = await client.requestEnvelope(subjects.crash, { principal, data: {} });
+    const envelope = await client.requestEnvelope(Probe.crash, principal, {});
     expect(envelope).toEqual({
       ok: false,
       error: { status: 500, code: 'internal', message: expect.stringMatching(/error id [0-9a-f-]{36}/) },
@@ -97,24 +131,60 @@ describe('NATS request/reply envelope', () => {
     expect(JSON.stringify(envelope)).not.toContain('exploded');
   });
 
-  it('validates DTO-typed data with one issue per problem', async () => {
+  it('refuses a request that breaks its class, one issue per problem, and drops unknown fields', async () => {
+    const forged = { name: '', description: 7 } as unknown as CreateProjectDto;
     const error = (await client
-      .request(subjects.validate, principal, { name: '', description: 7 })
+      .request(Probe.validate, principal, forged)
       .catch((caught: unknown) => caught)) as DomainException;
     expect(error.code).toBe('invalid_request');
     const paths = (error.details?.issues as Array<{ path: string }>).map((issue) => issue.path);
     expect(paths).toEqual(expect.arrayContaining(['name', 'description']));
+
+    const extra = { name: 'Kept', injected: true } as unknown as CreateProjectDto;
+    await expect(client.request(Probe.validate, principal, extra)).resolves.toEqual({ name: 'Kept' });
+  });
+
+  it('refuses an organization-scoped message without a well-formed principal', async () => {
+    await expect(raw(Probe.echo.name, { data: { id: 'p-1' } })).resolves.toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid_request',
+        details: { issues: [expect.objectContaining({ path: 'principal' })] },
+      },
+    });
+    const negative = { ...principal, organizationId: 42, role: 'superuser' };
+    const answer = (await raw(Probe.echo.name, { principal: negative, data: { id: 'p-1' } })) as {
+      error: { details: { issues: Array<{ path: string }> } };
+    };
+    expect([...new Set(answer.error.details.issues.map((issue) => issue.path))].sort()).toEqual([
+      'principal.organizationId',
+      'principal.role',
+    ]);
+  });
+
+  it('refuses a message whose data is not an object', async () => {
+    await expect(raw(Probe.echo.name, { principal, data: 'p-1' })).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    });
+  });
+
+  it('serves a system subject without a principal', async () => {
+    await expect(client.request(Probe.system, null, { id: 'org-9' })).resolves.toEqual({
+      id: 'org-9',
+      caller: null,
+    });
   });
 
   it('carries the request id in NATS headers to the handler', async () => {
     const seen = await requestContext.run({ requestId: 'req-42' }, () =>
-      client.request(subjects.requestId, principal, {}),
+      client.request(Probe.requestId, principal, {}),
     );
     expect(seen).toBe('req-42');
   });
 
   it('answers service_unavailable when nobody listens', async () => {
-    const error = await client.request(`${prefix}nobody`, principal, {}).catch((caught: unknown) => caught);
+    const error = await client.request(Probe.nobody, principal, {}).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'service_unavailable' });
   });
 });

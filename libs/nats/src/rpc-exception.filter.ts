@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Observable, of } from 'rxjs';
 
+import { MalformedMessageException } from './message-validation.js';
+
 /**
  * Answers every failure as an `{ok: false}` envelope rather than a transport error, so the caller
  * always learns the contract's code. Unexpected errors are logged with an id and answered opaquely.
@@ -15,6 +17,10 @@ export class RpcExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown): Observable<RpcEnvelope<never>> {
     if (exception instanceof DomainException) {
+      // A peer sent what its subject does not allow: a bug or a forged message, worth a log line.
+      if (exception instanceof MalformedMessageException) {
+        this.logger.warn({ issues: exception.details?.issues }, exception.message);
+      }
       return of({
         ok: false,
         error: {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { currentRequestId, DomainException, isErrorCode } from '#common';
-import { REQUEST_ID_HEADER, type Principal, type RpcEnvelope } from '#contracts';
+import { type Principal, REQUEST_ID_HEADER, type RpcEnvelope, type RpcSubject } from '#contracts';
 import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
@@ -22,25 +22,31 @@ export class RpcClient {
     private readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
   ) {}
 
-  /** Sends `data` for `principal` and answers the reply's `data`, or throws its DomainException. */
-  async request<T>(
-    subject: string,
-    principal: Principal | null,
-    data: unknown,
+  /**
+   * Sends `data` to a catalog subject on behalf of `caller` (a principal, or null for system subjects)
+   * and answers the subject's reply, or throws the DomainException the service answered.
+   */
+  async request<TRequest extends object, TReply, TCaller extends Principal | null>(
+    entry: RpcSubject<TRequest, TReply, TCaller>,
+    caller: NoInfer<TCaller>,
+    data: NoInfer<TRequest>,
     timeoutMs?: number,
-  ): Promise<T> {
-    const envelope = await this.requestEnvelope<T>(subject, { principal, data }, timeoutMs);
+  ): Promise<TReply> {
+    const envelope = await this.requestEnvelope(entry, caller, data, timeoutMs);
     if (envelope.ok) return envelope.data;
     const { code, message, details } = envelope.error;
     throw new DomainException(isErrorCode(code) ? code : 'internal', message, details);
   }
 
-  /** For callers with no principal: admin commands and service-to-service checks. */
-  async requestEnvelope<T>(
-    subject: string,
-    payload: unknown,
+  /** The reply envelope as the service sent it: for the admin CLI, which prints errors as they came. */
+  async requestEnvelope<TRequest extends object, TReply, TCaller extends Principal | null>(
+    entry: RpcSubject<TRequest, TReply, TCaller>,
+    caller: NoInfer<TCaller>,
+    data: NoInfer<TRequest>,
     timeoutMs = this.timeoutMs,
-  ): Promise<RpcEnvelope<T>> {
+  ): Promise<RpcEnvelope<TReply>> {
+    const subject = entry.name;
+    const payload = { principal: caller, data };
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, currentRequestId() ?? randomUUID());
     const packet = JSON.stringify({ pattern: subject, data: payload, id: randomUUID() });
@@ -54,7 +60,7 @@ export class RpcClient {
     if (reply.err !== undefined && reply.err !== null) {
       throw new DomainException('internal', 'The service failed to answer.');
     }
-    return reply.response as RpcEnvelope<T>;
+    return reply.response as RpcEnvelope<TReply>;
   }
 }
 

@@ -6,7 +6,6 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 
 import { RpcEnvelopeInterceptor } from './rpc-envelope.interceptor.js';
 import { RpcExceptionFilter } from './rpc-exception.filter.js';
-import { createValidationPipe } from './validation.pipe.js';
 
 export interface ServiceBootstrapOptions {
   name: string;
@@ -29,7 +28,6 @@ export async function bootstrapService(
     logger: new PinoNestLogger(logger),
   });
   // Registered before connecting so the NATS server inherits them.
-  app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new RpcEnvelopeInterceptor());
   app.useGlobalFilters(new RpcExceptionFilter(logger));
   app.connectMicroservice<MicroserviceOptions>(

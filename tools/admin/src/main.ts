@@ -1,6 +1,13 @@
 import { parseArgs } from 'node:util';
 
-import { CatalogSubjects, PLAN_IDS } from '#contracts';
+import {
+  CatalogSubjects,
+  MEMBER_ROLES,
+  type MemberRole,
+  PLAN_IDS,
+  type PlanId,
+  type RpcEnvelope,
+} from '#contracts';
 import { connectNats, RpcClient } from '#nats';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -12,10 +19,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
 
 Talks to the catalog service over NATS (NATS_URL, default nats://127.0.0.1:4222).`;
 
-interface Command {
-  subject: string;
-  payload: Record<string, unknown>;
-}
+/** Sends one operator command; the envelope comes back as catalog answered it. */
+type Command = (rpc: RpcClient) => Promise<RpcEnvelope<object>>;
 
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const value = values[name];
@@ -25,40 +30,48 @@ function required(values: Record<string, string | boolean | undefined>, name: st
 
 class UsageError extends Error {}
 
+function plan(value: string | boolean | undefined, fallback?: PlanId): PlanId {
+  const chosen = typeof value === 'string' ? value : fallback;
+  const known = PLAN_IDS.find((id) => id === chosen);
+  if (!known) throw new UsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
+  return known;
+}
+
 function toCommand(words: string[], values: Record<string, string | boolean | undefined>): Command {
   switch (words.join(' ')) {
     case 'org create': {
-      const plan = typeof values.plan === 'string' ? values.plan : 'free';
-      if (!(PLAN_IDS as readonly string[]).includes(plan))
-        throw new UsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
-      return { subject: CatalogSubjects.adminOrgCreate, payload: { name: required(values, 'name'), plan } };
+      const request = { name: required(values, 'name'), plan: plan(values.plan, 'free') };
+      return (rpc) => rpc.requestEnvelope(CatalogSubjects.adminOrgCreate, null, request);
     }
-    case 'org set-plan':
-      return {
-        subject: CatalogSubjects.adminOrgSetPlan,
-        payload: { organizationId: required(values, 'org'), plan: required(values, 'plan') },
+    case 'org set-plan': {
+      const request = { organizationId: required(values, 'org'), plan: plan(values.plan) };
+      return (rpc) => rpc.requestEnvelope(CatalogSubjects.adminOrgSetPlan, null, request);
+    }
+    case 'key create': {
+      const request = {
+        organizationId: required(values, 'org'),
+        ...(typeof values.name === 'string' ? { name: values.name } : {}),
       };
-    case 'key create':
-      return {
-        subject: CatalogSubjects.adminKeyCreate,
-        payload: {
-          organizationId: required(values, 'org'),
-          ...(typeof values.name === 'string' ? { name: values.name } : {}),
-        },
+      return (rpc) => rpc.requestEnvelope(CatalogSubjects.adminKeyCreate, null, request);
+    }
+    case 'user create': {
+      const request = {
+        organizationId: required(values, 'org'),
+        email: required(values, 'email'),
+        password: required(values, 'password'),
+        role: memberRole(required(values, 'role')),
       };
-    case 'user create':
-      return {
-        subject: CatalogSubjects.adminUserCreate,
-        payload: {
-          organizationId: required(values, 'org'),
-          email: required(values, 'email'),
-          password: required(values, 'password'),
-          role: required(values, 'role'),
-        },
-      };
+      return (rpc) => rpc.requestEnvelope(CatalogSubjects.adminUserCreate, null, request);
+    }
     default:
       throw new UsageError(`Unknown command: ${words.join(' ') || '(none)'}`);
   }
+}
+
+function memberRole(value: string): MemberRole {
+  const role = MEMBER_ROLES.find((known) => known === value);
+  if (!role) throw new UsageError(`--role must be one of ${MEMBER_ROLES.join(', ')}`);
+  return role;
 }
 
 async function main(): Promise<number> {
@@ -82,13 +95,7 @@ async function main(): Promise<number> {
   const command = toCommand(positionals, values);
   const nats = await connectNats(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'admin-cli');
   try {
-    const reply = await new RpcClient(nats, 30_000).requestEnvelope<Record<string, unknown>>(
-      command.subject,
-      {
-        principal: null,
-        data: command.payload,
-      },
-    );
+    const reply = await command(new RpcClient(nats, 30_000));
     if (!reply.ok) {
       console.error(values.json ? JSON.stringify({ error: reply.error }) : `Error: ${reply.error.message}`);
       return 1;

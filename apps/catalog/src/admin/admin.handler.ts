@@ -5,34 +5,33 @@ import {
   type AdminUserCreate,
   CatalogSubjects,
 } from '#contracts';
-import { RpcData } from '#nats';
+import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 
 import { AdminService } from './admin.service.js';
 
-/** Operator commands: reachable on NATS only, never through the gateway. */
+/** Operator commands: only the admin CLI's NATS identity may send them, never the gateway. */
 @Controller()
 export class AdminHandler {
   constructor(private readonly admin: AdminService) {}
 
-  @MessagePattern(CatalogSubjects.adminOrgCreate)
-  createOrganization(@RpcData('data') request: AdminOrgCreate) {
+  @Handles(CatalogSubjects.adminOrgCreate)
+  createOrganization(request: AdminOrgCreate) {
     return this.admin.createOrganization(request);
   }
 
-  @MessagePattern(CatalogSubjects.adminKeyCreate)
-  createKey(@RpcData('data') request: AdminKeyCreate) {
+  @Handles(CatalogSubjects.adminKeyCreate)
+  createKey(request: AdminKeyCreate) {
     return this.admin.createKey(request);
   }
 
-  @MessagePattern(CatalogSubjects.adminOrgSetPlan)
-  setPlan(@RpcData('data') request: AdminSetPlan) {
+  @Handles(CatalogSubjects.adminOrgSetPlan)
+  setPlan(request: AdminSetPlan) {
     return this.admin.setPlan(request);
   }
 
-  @MessagePattern(CatalogSubjects.adminUserCreate)
-  createUser(@RpcData('data') request: AdminUserCreate) {
+  @Handles(CatalogSubjects.adminUserCreate)
+  createUser(request: AdminUserCreate) {
     return this.admin.createUser(request);
   }
 }

@@ -4,9 +4,8 @@ import {
   CatalogSubjects,
   type ResolveCredential,
 } from '#contracts';
-import { RpcData } from '#nats';
+import { Handles, publishEvent } from '#nats';
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { AuthService } from './auth.service.js';
@@ -20,16 +19,16 @@ export class AuthHandler {
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
   ) {}
 
-  @MessagePattern(CatalogSubjects.authResolve)
-  resolve(@RpcData('data') credential: ResolveCredential) {
+  @Handles(CatalogSubjects.authResolve)
+  resolve(credential: ResolveCredential) {
     return this.auth.resolve(credential);
   }
 
   /** Sign-out, key deletion and membership changes tell every gateway to drop its cached credentials. */
-  @MessagePattern(CatalogSubjects.authHttp)
-  async http(@RpcData('data') request: AuthHttpRequest): Promise<AuthHttpResponse> {
+  @Handles(CatalogSubjects.authHttp)
+  async http(request: AuthHttpRequest): Promise<AuthHttpResponse> {
     const { response, invalidates } = await this.auth.handleHttp(request);
-    if (invalidates) this.nats.publish(CatalogSubjects.authInvalidated);
+    if (invalidates) publishEvent(this.nats, CatalogSubjects.authInvalidated, {});
     return response;
   }
 }

@@ -1,7 +1,6 @@
 import { CatalogSubjects, type ConsumeRunRequest, type PlanCheckRequest, type Principal } from '#contracts';
-import { RpcData, RpcPrincipal } from '#nats';
+import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 
 import { BillingService } from './billing.service.js';
 import { PlanService } from './plan.service.js';
@@ -13,18 +12,18 @@ export class BillingHandler {
     private readonly plans: PlanService,
   ) {}
 
-  @MessagePattern(CatalogSubjects.billingGet)
-  get(@RpcPrincipal() principal: Principal) {
+  @Handles(CatalogSubjects.billingGet)
+  get(_request: object, principal: Principal) {
     return this.billing.get(principal.organizationId);
   }
 
-  @MessagePattern(CatalogSubjects.planCheck)
-  check(@RpcPrincipal() principal: Principal, @RpcData('data') request: PlanCheckRequest) {
+  @Handles(CatalogSubjects.planCheck)
+  check(request: PlanCheckRequest, principal: Principal) {
     return this.plans.check(principal.organizationId, request);
   }
 
-  @MessagePattern(CatalogSubjects.usageConsumeRun)
-  consumeRun(@RpcPrincipal() principal: Principal, @RpcData('data') request: ConsumeRunRequest) {
-    return this.plans.consumeRun(principal.organizationId, request.runId);
+  @Handles(CatalogSubjects.usageConsumeRun)
+  consumeRun({ runId }: ConsumeRunRequest, principal: Principal) {
+    return this.plans.consumeRun(principal.organizationId, runId);
   }
 }

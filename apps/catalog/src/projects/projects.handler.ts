@@ -1,13 +1,14 @@
 import {
   CatalogSubjects,
-  CreateProjectDto,
-  PageQueryDto,
+  type CreateProjectDto,
+  type IdAndBody,
+  type IdRequest,
+  type PageQueryDto,
   type Principal,
-  UpdateProjectDto,
+  type UpdateProjectDto,
 } from '#contracts';
-import { RpcData, RpcPrincipal } from '#nats';
+import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 
 import { ProjectsService } from './projects.service.js';
 
@@ -15,32 +16,28 @@ import { ProjectsService } from './projects.service.js';
 export class ProjectsHandler {
   constructor(private readonly projects: ProjectsService) {}
 
-  @MessagePattern(CatalogSubjects.projectsList)
-  list(@RpcPrincipal() principal: Principal, @RpcData('data') query: PageQueryDto) {
+  @Handles(CatalogSubjects.projectsList)
+  list(query: PageQueryDto, principal: Principal) {
     return this.projects.list(principal, query);
   }
 
-  @MessagePattern(CatalogSubjects.projectsCreate)
-  create(@RpcPrincipal() principal: Principal, @RpcData('data') input: CreateProjectDto) {
+  @Handles(CatalogSubjects.projectsCreate)
+  create(input: CreateProjectDto, principal: Principal) {
     return this.projects.create(principal, input);
   }
 
-  @MessagePattern(CatalogSubjects.projectsGet)
-  get(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(CatalogSubjects.projectsGet)
+  get({ id }: IdRequest, principal: Principal) {
     return this.projects.get(principal, id);
   }
 
-  @MessagePattern(CatalogSubjects.projectsUpdate)
-  update(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.id') id: string,
-    @RpcData('data.body') input: UpdateProjectDto,
-  ) {
-    return this.projects.update(principal, id, input);
+  @Handles(CatalogSubjects.projectsUpdate)
+  update({ id, body }: IdAndBody<UpdateProjectDto>, principal: Principal) {
+    return this.projects.update(principal, id, body);
   }
 
-  @MessagePattern(CatalogSubjects.projectsDelete)
-  delete(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(CatalogSubjects.projectsDelete)
+  delete({ id }: IdRequest, principal: Principal) {
     return this.projects.delete(principal, id);
   }
 }

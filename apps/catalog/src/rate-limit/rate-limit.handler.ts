@@ -1,7 +1,6 @@
 import { CatalogSubjects, type RateLimitConsume, type RateLimitTotals } from '#contracts';
-import { RpcData } from '#nats';
+import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 import { Interval } from '@nestjs/schedule';
 
 import { RateLimitRepository } from './rate-limit.repository.js';
@@ -12,8 +11,8 @@ const HOUR_MS = 3_600_000;
 export class RateLimitHandler {
   constructor(private readonly windows: RateLimitRepository) {}
 
-  @MessagePattern(CatalogSubjects.rateLimitConsume)
-  async consume(@RpcData('data') request: RateLimitConsume): Promise<RateLimitTotals> {
+  @Handles(CatalogSubjects.rateLimitConsume)
+  async consume(request: RateLimitConsume): Promise<RateLimitTotals> {
     return { totals: await this.windows.add(request.windowStart, request.hits) };
   }
 

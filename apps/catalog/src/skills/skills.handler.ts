@@ -1,7 +1,14 @@
-import { CatalogSubjects, CreateSkillDto, PageQueryDto, type Principal, UpdateSkillDto } from '#contracts';
-import { RpcData, RpcPrincipal } from '#nats';
+import {
+  CatalogSubjects,
+  type CreateSkillDto,
+  type IdAndBody,
+  type IdRequest,
+  type PageQueryDto,
+  type Principal,
+  type UpdateSkillDto,
+} from '#contracts';
+import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 
 import { SkillsService } from './skills.service.js';
 
@@ -9,32 +16,28 @@ import { SkillsService } from './skills.service.js';
 export class SkillsHandler {
   constructor(private readonly skills: SkillsService) {}
 
-  @MessagePattern(CatalogSubjects.skillsList)
-  list(@RpcPrincipal() principal: Principal, @RpcData('data') query: PageQueryDto) {
+  @Handles(CatalogSubjects.skillsList)
+  list(query: PageQueryDto, principal: Principal) {
     return this.skills.list(principal, query);
   }
 
-  @MessagePattern(CatalogSubjects.skillsCreate)
-  create(@RpcPrincipal() principal: Principal, @RpcData('data') input: CreateSkillDto) {
+  @Handles(CatalogSubjects.skillsCreate)
+  create(input: CreateSkillDto, principal: Principal) {
     return this.skills.create(principal, input);
   }
 
-  @MessagePattern(CatalogSubjects.skillsGet)
-  get(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(CatalogSubjects.skillsGet)
+  get({ id }: IdRequest, principal: Principal) {
     return this.skills.get(principal, id);
   }
 
-  @MessagePattern(CatalogSubjects.skillsUpdate)
-  update(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.id') id: string,
-    @RpcData('data.body') input: UpdateSkillDto,
-  ) {
-    return this.skills.update(principal, id, input);
+  @Handles(CatalogSubjects.skillsUpdate)
+  update({ id, body }: IdAndBody<UpdateSkillDto>, principal: Principal) {
+    return this.skills.update(principal, id, body);
   }
 
-  @MessagePattern(CatalogSubjects.skillsDelete)
-  delete(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(CatalogSubjects.skillsDelete)
+  delete({ id }: IdRequest, principal: Principal) {
     return this.skills.delete(principal, id);
   }
 }

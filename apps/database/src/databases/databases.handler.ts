@@ -1,13 +1,14 @@
 import {
-  CreateDatabaseDto,
+  type CreateDatabaseDto,
   DatabaseSubjects,
-  PageQueryDto,
+  type IdAndBody,
+  type IdRequest,
+  type PageQueryDto,
   type Principal,
-  UpdateDatabaseDto,
+  type UpdateDatabaseDto,
 } from '#contracts';
-import { RpcData, RpcPrincipal } from '#nats';
+import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 
 import { DatabasesService } from './databases.service.js';
 
@@ -15,32 +16,28 @@ import { DatabasesService } from './databases.service.js';
 export class DatabasesHandler {
   constructor(private readonly databases: DatabasesService) {}
 
-  @MessagePattern(DatabaseSubjects.list)
-  list(@RpcPrincipal() principal: Principal, @RpcData('data') query: PageQueryDto) {
+  @Handles(DatabaseSubjects.list)
+  list(query: PageQueryDto, principal: Principal) {
     return this.databases.list(principal, query);
   }
 
-  @MessagePattern(DatabaseSubjects.create)
-  create(@RpcPrincipal() principal: Principal, @RpcData('data') input: CreateDatabaseDto) {
+  @Handles(DatabaseSubjects.create)
+  create(input: CreateDatabaseDto, principal: Principal) {
     return this.databases.create(principal, input);
   }
 
-  @MessagePattern(DatabaseSubjects.get)
-  get(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(DatabaseSubjects.get)
+  get({ id }: IdRequest, principal: Principal) {
     return this.databases.get(principal, id);
   }
 
-  @MessagePattern(DatabaseSubjects.update)
-  update(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.id') id: string,
-    @RpcData('data.body') input: UpdateDatabaseDto,
-  ) {
-    return this.databases.update(principal, id, input);
+  @Handles(DatabaseSubjects.update)
+  update({ id, body }: IdAndBody<UpdateDatabaseDto>, principal: Principal) {
+    return this.databases.update(principal, id, body);
   }
 
-  @MessagePattern(DatabaseSubjects.delete)
-  delete(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(DatabaseSubjects.delete)
+  delete({ id }: IdRequest, principal: Principal) {
     return this.databases.delete(principal, id);
   }
 }

@@ -8,11 +8,7 @@ export class PlanClient {
   /** Answers the limit, or throws plan_limit_reached with `details.resource` and `details.limit`. */
   async checkDatabases(principal: Principal, current: number): Promise<number> {
     const request: PlanCheckRequest = { resource: 'databases', current };
-    const { limit } = await this.rpc.request<{ limit: number }>(
-      CatalogSubjects.planCheck,
-      principal,
-      request,
-    );
+    const { limit } = await this.rpc.request(CatalogSubjects.planCheck, principal, request);
     return limit;
   }
 }

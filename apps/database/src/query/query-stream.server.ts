@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainException, requestContext } from '#common';
 import {
   DatabaseSubjects,
-  type Principal,
+  IdAndBodyOf,
   QUERY_STREAM_HEARTBEAT_MS,
   QueryRequestDto,
   QueryStreamHeaders,
@@ -12,7 +12,7 @@ import {
   REQUEST_ID_HEADER,
   type RpcErrorBody,
 } from '#contracts';
-import { createValidationPipe } from '#nats';
+import { MalformedMessageException, readPrincipal, validateAs } from '#nats';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -29,6 +29,9 @@ import type { Logger } from 'pino';
 
 import { LOGGER, NATS_CONNECTION } from '../database.tokens.js';
 import { QueryService } from './query.service.js';
+
+/** The gateway's route body, `{id, body}`, checked like any catalog subject's request. */
+const QueryStreamRequest = IdAndBodyOf(QueryRequestDto);
 
 /** A request may be as large as the gateway accepts a body, with room for the principal. */
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
@@ -50,9 +53,8 @@ interface Upload {
  */
 @Injectable()
 export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly replicaSubject = `${DatabaseSubjects.queryStream}.${randomUUID().replace(/-/g, '')}`;
+  private readonly replicaSubject = `${DatabaseSubjects.queryStream.name}.${randomUUID().replace(/-/g, '')}`;
   private readonly uploads = new Map<string, Upload>();
-  private readonly validation = createValidationPipe();
   private subscriptions: Subscription[] = [];
   private sweeper?: NodeJS.Timeout;
 
@@ -64,7 +66,7 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
 
   onApplicationBootstrap(): void {
     this.subscriptions = [
-      this.nats.subscribe(DatabaseSubjects.queryStream, {
+      this.nats.subscribe(DatabaseSubjects.queryStream.name, {
         queue: QueueGroups.database,
         callback: (error, message) => {
           if (!error) this.onRequest(message);
@@ -158,19 +160,13 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
         this.nats.publish(reply, new Uint8Array(0), { headers });
       }, QUERY_STREAM_HEARTBEAT_MS);
       try {
-        const packet = JSON.parse(request.toString('utf8')) as {
-          principal?: Principal;
-          data?: { id?: unknown; body?: unknown };
-        };
-        const principal = packet.principal;
-        if (!principal || typeof principal.organizationId !== 'string') {
-          throw new DomainException('unauthorized', 'The request carries no principal.');
+        const packet = JSON.parse(request.toString('utf8')) as { principal?: unknown; data?: unknown };
+        const principal = readPrincipal(DatabaseSubjects.queryStream.bare, packet.principal);
+        const checked = validateAs(QueryStreamRequest, packet.data, '');
+        if (checked.value === undefined) {
+          throw new MalformedMessageException(DatabaseSubjects.queryStream.bare, checked.issues);
         }
-        const body = (await this.validation.transform(packet.data?.body, {
-          type: 'body',
-          metatype: QueryRequestDto,
-        })) as QueryRequestDto;
-        const id = typeof packet.data?.id === 'string' ? packet.data.id : '';
+        const { id, body } = checked.value;
         const text = await this.queries.run(principal, id, body, Number.POSITIVE_INFINITY);
         clearInterval(heartbeat);
         this.send(reply, 'ok', Buffer.from(text, 'utf8'));

@@ -1,7 +1,12 @@
-import { DatabaseSubjects, type Principal, type QueryResponseDto, ServiceQueryRequestDto } from '#contracts';
-import { RpcData, RpcPrincipal } from '#nats';
+import {
+  DatabaseSubjects,
+  type IdAndBody,
+  type Principal,
+  type QueryResponseDto,
+  type ServiceQueryRequestDto,
+} from '#contracts';
+import { Handles } from '#nats';
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { NATS_CONNECTION } from '../database.tokens.js';
@@ -18,11 +23,10 @@ export class QueryHandler {
   ) {}
 
   /** The answer travels in one NATS message, so a batch whose answer would not fit is rolled back. */
-  @MessagePattern(DatabaseSubjects.query)
+  @Handles(DatabaseSubjects.query)
   async query(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.id') id: string,
-    @RpcData('data.body') body: ServiceQueryRequestDto,
+    { id, body }: IdAndBody<ServiceQueryRequestDto>,
+    principal: Principal,
   ): Promise<QueryResponseDto> {
     const maxPayload = this.nats.info?.max_payload ?? 1024 * 1024;
     const text = await this.queries.run(principal, id, body, maxPayload - REPLY_OVERHEAD_BYTES);

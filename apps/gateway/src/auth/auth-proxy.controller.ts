@@ -1,4 +1,4 @@
-import { type AuthHttpResponse, CatalogSubjects } from '#contracts';
+import { CatalogSubjects } from '#contracts';
 import { RpcClient } from '#nats';
 import { All, Controller, Inject, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
@@ -27,7 +27,7 @@ export class AuthProxyController {
       if (value !== undefined && name !== 'content-length')
         headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
-    const response = await this.rpc.request<AuthHttpResponse>(CatalogSubjects.authHttp, null, {
+    const response = await this.rpc.request(CatalogSubjects.authHttp, null, {
       method: request.method,
       url: new URL(request.url, this.config.PUBLIC_URL).toString(),
       headers,

@@ -64,7 +64,7 @@ export class DatabaseQueryClient implements OnApplicationShutdown {
       const first = payload.subarray(0, partBytes);
       const headers = this.headers(requestId, { [QueryStreamHeaders.total]: String(payload.length) });
       if (first.length === payload.length) {
-        this.nats.publish(DatabaseSubjects.queryStream, first, { reply: inbox, headers });
+        this.nats.publish(DatabaseSubjects.queryStream.name, first, { reply: inbox, headers });
       } else {
         await this.upload(payload, partBytes, headers, inbox, requestId);
       }
@@ -82,7 +82,11 @@ export class DatabaseQueryClient implements OnApplicationShutdown {
     inbox: string,
     requestId: string,
   ): Promise<void> {
-    const opened = await this.request(DatabaseSubjects.queryStream, payload.subarray(0, partBytes), headers);
+    const opened = await this.request(
+      DatabaseSubjects.queryStream.name,
+      payload.subarray(0, partBytes),
+      headers,
+    );
     const continueTo = opened.headers?.get(QueryStreamHeaders.continueTo);
     if (!continueTo)
       throw this.errorOf(opened.data) ?? unavailable('The database service refused the batch.');

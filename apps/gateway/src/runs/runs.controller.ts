@@ -1,11 +1,11 @@
+import { DomainException } from '#common';
 import {
-  type ListRunsRequest,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
   PageOf,
   PageQueryDto,
   type Principal,
   RunnerSubjects,
   StartRunDto,
-  type StartRunReply,
   type StartRunRequest,
   WorkflowRunDto,
   WorkflowRunSummaryDto,
@@ -17,6 +17,8 @@ import type { FastifyReply } from 'fastify';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
+
+const isIdempotencyKey = (key: string) => key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX_LENGTH;
 
 @ApiTags('runs')
 @Controller('api/v1')
@@ -51,6 +53,14 @@ export class RunsController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WorkflowRunDto> {
+    if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
+      throw DomainException.invalidRequest([
+        {
+          path: 'Idempotency-Key',
+          message: `the Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`,
+        },
+      ]);
+    }
     const request: StartRunRequest = {
       workflowId,
       input: body.input ?? '',
@@ -59,11 +69,7 @@ export class RunsController {
       trigger: 'api',
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     };
-    const started = await this.rpc.request<StartRunReply<WorkflowRunDto>>(
-      RunnerSubjects.runsStart,
-      principal,
-      request,
-    );
+    const started = await this.rpc.request(RunnerSubjects.runsStart, principal, request);
     if (started.replayed) void reply.header('Idempotent-Replayed', 'true');
     return started.run;
   }
@@ -76,10 +82,7 @@ export class RunsController {
     @Param('id') workflowId: string,
     @Query() query: PageQueryDto,
   ) {
-    return this.rpc.request(RunnerSubjects.runsList, principal, {
-      workflowId,
-      query,
-    } satisfies ListRunsRequest);
+    return this.rpc.request(RunnerSubjects.runsList, principal, { workflowId, query });
   }
 
   @Get('runs/:id')

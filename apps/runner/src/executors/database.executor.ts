@@ -1,5 +1,5 @@
 import { DomainException } from '#common';
-import { DatabaseSubjects } from '#contracts';
+import { DatabaseSubjects, isSqlValue, type QueryResultDto, type SqlValue } from '#contracts';
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
@@ -7,14 +7,8 @@ import { RunnerConfig } from '../runner.config.js';
 import { type NodeExecutor, type PreparedStep, type StepContext, StepFailure } from './node-executor.js';
 import { NodeExecutorProvider } from './node-executor.registry.js';
 
-interface QueryResult {
-  columns: string[];
-  rows: unknown[][];
-  meta: { rowsRead: number; rowsWritten: number };
-}
-
 /** `[{a: 1}]` from columns `[a]` and rows `[[1]]`. */
-export function rowObjects(result: Pick<QueryResult, 'columns' | 'rows'>): Array<Record<string, unknown>> {
+export function rowObjects(result: Pick<QueryResultDto, 'columns' | 'rows'>): Array<Record<string, unknown>> {
   return result.rows.map((row) =>
     Object.fromEntries(result.columns.map((column, index) => [column, row[index]])),
   );
@@ -47,15 +41,17 @@ export class DatabaseExecutor implements NodeExecutor {
     if (typeof sql !== 'string' || sql.trim() === '') throw new StepFailure('sql is required.');
     if (params !== undefined && !Array.isArray(params)) throw new StepFailure('params must be a list.');
     const id = context.render(databaseId);
-    const bound = ((params ?? []) as unknown[]).map((param) =>
-      typeof param === 'string' ? context.render(param) : param,
-    );
+    const bound = ((params ?? []) as unknown[]).map((param, index): SqlValue | boolean => {
+      if (typeof param === 'string') return context.render(param);
+      if (typeof param === 'boolean' || isSqlValue(param)) return param;
+      throw new StepFailure(`params[${index}] must be text, a number, a boolean, null or {blob}.`);
+    });
     return {
       input: JSON.stringify({ databaseId: id, sql, params: bound }),
       run: async () => {
-        let results: QueryResult[];
+        let results: QueryResultDto[];
         try {
-          ({ results } = await this.rpc.request<{ results: QueryResult[] }>(
+          ({ results } = await this.rpc.request(
             DatabaseSubjects.query,
             context.run.principal,
             { id, body: { statements: [{ sql, params: bound }] } },

@@ -1,4 +1,4 @@
-import { streamName, subject } from '#contracts';
+import { RunJobsStream } from '#contracts';
 import { defineJob, type JobDefinition } from '#nats';
 
 /** "Advance this run from its checkpoints." The run row holds everything else. */
@@ -20,9 +20,9 @@ export interface RunJobSettings {
 export function runJob({ leaseMs, maxDeliver }: RunJobSettings): JobDefinition<RunJob> {
   return defineJob<RunJob>({
     name: 'run',
-    stream: streamName('RUNS'),
-    subject: subject('runs.jobs'),
-    consumer: 'runner',
+    stream: RunJobsStream.stream,
+    subject: RunJobsStream.subject,
+    consumer: RunJobsStream.consumer,
     ackWaitMs: leaseMs,
     maxDeliver,
     duplicateWindowMs: 10 * 60_000,

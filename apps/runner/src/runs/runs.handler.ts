@@ -1,7 +1,13 @@
-import { PageQueryDto, type Principal, RunnerSubjects, type StartRunRequest } from '#contracts';
-import { RpcData, RpcPrincipal } from '#nats';
+import {
+  type IdRequest,
+  type ListRunsRequest,
+  type Principal,
+  RunnerSubjects,
+  type StartRunRequest,
+  type TerminateRunsRequest,
+} from '#contracts';
+import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 
 import { RunStarter } from '../start/run-starter.service.js';
 import { RunsService } from './runs.service.js';
@@ -13,27 +19,23 @@ export class RunsHandler {
     private readonly runs: RunsService,
   ) {}
 
-  @MessagePattern(RunnerSubjects.runsStart)
-  start(@RpcPrincipal() principal: Principal, @RpcData('data') request: StartRunRequest) {
+  @Handles(RunnerSubjects.runsStart)
+  start(request: StartRunRequest, principal: Principal) {
     return this.starter.start(principal, request);
   }
 
-  @MessagePattern(RunnerSubjects.runsList)
-  list(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.workflowId') workflowId: string,
-    @RpcData('data.query') query: PageQueryDto,
-  ) {
-    return this.runs.list(principal, workflowId, query ?? {});
+  @Handles(RunnerSubjects.runsList)
+  list({ workflowId, query }: ListRunsRequest, principal: Principal) {
+    return this.runs.list(principal, workflowId, query);
   }
 
-  @MessagePattern(RunnerSubjects.runsGet)
-  get(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(RunnerSubjects.runsGet)
+  get({ id }: IdRequest, principal: Principal) {
     return this.runs.get(principal, id);
   }
 
-  @MessagePattern(RunnerSubjects.runsTerminateForWorkflow)
-  terminateForWorkflow(@RpcPrincipal() principal: Principal, @RpcData('data.workflowId') workflowId: string) {
+  @Handles(RunnerSubjects.runsTerminateForWorkflow)
+  terminateForWorkflow({ workflowId }: TerminateRunsRequest, principal: Principal) {
     return this.runs.terminateForWorkflow(principal, workflowId);
   }
 }

@@ -2,7 +2,6 @@ import { DomainException, type Page } from '#common';
 import {
   type PageQueryDto,
   type Principal,
-  type RunTarget,
   type TerminateRunsReply,
   type WorkflowRunDto,
   type WorkflowRunSummaryDto,
@@ -35,7 +34,7 @@ export class RunsService {
     workflowId: string,
     query: PageQueryDto,
   ): Promise<Page<WorkflowRunSummaryDto>> {
-    await this.rpc.request<RunTarget>(WorkflowSubjects.runTarget, principal, { workflowId, draft: true });
+    await this.rpc.request(WorkflowSubjects.runTarget, principal, { workflowId, draft: true });
     const now = new Date();
     return mapPage(await this.runs.list(principal.organizationId, workflowId, query), (run) =>
       toRunSummaryDto(run, now),

@@ -3,10 +3,6 @@ import {
   CatalogSubjects,
   IDEMPOTENCY_KEY_TTL_HOURS,
   type Principal,
-  RUN_INPUT_MAX_LENGTH,
-  RUN_TRIGGERS,
-  type RunTarget,
-  type RunTargetRequest,
   type StartRunReply,
   type StartRunRequest,
   validateDiagram,
@@ -28,40 +24,7 @@ import { toWorkflowRunDto } from '../runs/run.mapper.js';
 import { type NewRun, RunRepository } from '../runs/run.repository.js';
 import { chooseTrigger } from './trigger-choice.util.js';
 
-const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-
 const round = (ms: number) => Math.round(ms * 100) / 100;
-
-function checkRequest(request: StartRunRequest): void {
-  const issues: Array<{ path: string; message: string }> = [];
-  if (typeof request.workflowId !== 'string' || request.workflowId === '') {
-    issues.push({ path: 'workflowId', message: 'workflowId must be a string' });
-  }
-  if (typeof request.input !== 'string' || request.input.length > RUN_INPUT_MAX_LENGTH) {
-    issues.push({
-      path: 'input',
-      message: `input must be a string of at most ${RUN_INPUT_MAX_LENGTH} characters`,
-    });
-  }
-  if (typeof request.draft !== 'boolean') issues.push({ path: 'draft', message: 'draft must be a boolean' });
-  if (!(RUN_TRIGGERS as readonly unknown[]).includes(request.trigger)) {
-    issues.push({ path: 'trigger', message: `trigger must be one of: ${RUN_TRIGGERS.join(', ')}` });
-  }
-  if (request.triggerNodeId !== undefined && typeof request.triggerNodeId !== 'string') {
-    issues.push({ path: 'triggerNodeId', message: 'triggerNodeId must be a string' });
-  }
-  const key = request.idempotencyKey;
-  if (
-    key !== undefined &&
-    (typeof key !== 'string' || key === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)
-  ) {
-    issues.push({
-      path: 'Idempotency-Key',
-      message: `the Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
-    });
-  }
-  if (issues.length > 0) throw DomainException.invalidRequest(issues);
-}
 
 /**
  * Starts runs: asks workflow what to run, checks it, counts the run against the plan, writes the
@@ -82,7 +45,6 @@ export class RunStarter {
   ) {}
 
   async start(principal: Principal, request: StartRunRequest): Promise<StartRunReply<WorkflowRunDto>> {
-    checkRequest(request);
     const { organizationId } = principal;
     const key = request.idempotencyKey ?? null;
     if (key !== null) {
@@ -91,10 +53,10 @@ export class RunStarter {
     }
 
     const began = performance.now();
-    const target = await this.rpc.request<RunTarget>(WorkflowSubjects.runTarget, principal, {
+    const target = await this.rpc.request(WorkflowSubjects.runTarget, principal, {
       workflowId: request.workflowId,
       draft: request.draft,
-    } satisfies RunTargetRequest);
+    });
     const issues = validateDiagram(target.diagram);
     if (issues.length > 0) {
       throw new DomainException('invalid_workflow', 'The workflow cannot run as it is.', { issues });

@@ -1,15 +1,18 @@
 import {
-  CreateWorkflowDto,
-  PageQueryDto,
+  type CreateWorkflowRequest,
+  type IdAndBody,
+  type IdAndQuery,
+  type IdRequest,
+  type ListWorkflowsRequest,
   type Principal,
-  PublishWorkflowDto,
+  type ProjectScopedRequest,
+  type PublishWorkflowDto,
   type RunTargetRequest,
-  UpdateWorkflowDto,
+  type UpdateWorkflowDto,
   WorkflowSubjects,
 } from '#contracts';
-import { RpcData, RpcPrincipal } from '#nats';
+import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 
 import { WorkflowsService } from './workflows.service.js';
 
@@ -17,78 +20,58 @@ import { WorkflowsService } from './workflows.service.js';
 export class WorkflowsHandler {
   constructor(private readonly workflows: WorkflowsService) {}
 
-  @MessagePattern(WorkflowSubjects.list)
-  list(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.projectId') projectId: string,
-    @RpcData('data.query') query: PageQueryDto,
-  ) {
+  @Handles(WorkflowSubjects.list)
+  list({ projectId, query }: ListWorkflowsRequest, principal: Principal) {
     return this.workflows.list(principal, projectId, query);
   }
 
-  @MessagePattern(WorkflowSubjects.create)
-  create(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.projectId') projectId: string,
-    @RpcData('data.body') body: CreateWorkflowDto,
-  ) {
+  @Handles(WorkflowSubjects.create)
+  create({ projectId, body }: CreateWorkflowRequest, principal: Principal) {
     return this.workflows.create(principal, projectId, body);
   }
 
-  @MessagePattern(WorkflowSubjects.get)
-  get(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(WorkflowSubjects.get)
+  get({ id }: IdRequest, principal: Principal) {
     return this.workflows.get(principal, id);
   }
 
-  @MessagePattern(WorkflowSubjects.update)
-  update(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.id') id: string,
-    @RpcData('data.body') body: UpdateWorkflowDto,
-  ) {
+  @Handles(WorkflowSubjects.update)
+  update({ id, body }: IdAndBody<UpdateWorkflowDto>, principal: Principal) {
     return this.workflows.update(principal, id, body);
   }
 
-  @MessagePattern(WorkflowSubjects.delete)
-  delete(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(WorkflowSubjects.delete)
+  delete({ id }: IdRequest, principal: Principal) {
     return this.workflows.delete(principal, id);
   }
 
-  @MessagePattern(WorkflowSubjects.publish)
-  publish(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.id') id: string,
-    @RpcData('data.body') body: PublishWorkflowDto,
-  ) {
+  @Handles(WorkflowSubjects.publish)
+  publish({ id, body }: IdAndBody<PublishWorkflowDto>, principal: Principal) {
     return this.workflows.publish(principal, id, body);
   }
 
-  @MessagePattern(WorkflowSubjects.pause)
-  pause(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(WorkflowSubjects.pause)
+  pause({ id }: IdRequest, principal: Principal) {
     return this.workflows.pause(principal, id);
   }
 
-  @MessagePattern(WorkflowSubjects.resume)
-  resume(@RpcPrincipal() principal: Principal, @RpcData('data.id') id: string) {
+  @Handles(WorkflowSubjects.resume)
+  resume({ id }: IdRequest, principal: Principal) {
     return this.workflows.resume(principal, id);
   }
 
-  @MessagePattern(WorkflowSubjects.versionsList)
-  listVersions(
-    @RpcPrincipal() principal: Principal,
-    @RpcData('data.id') id: string,
-    @RpcData('data.query') query: PageQueryDto,
-  ) {
+  @Handles(WorkflowSubjects.versionsList)
+  listVersions({ id, query }: IdAndQuery, principal: Principal) {
     return this.workflows.listVersions(principal, id, query);
   }
 
-  @MessagePattern(WorkflowSubjects.runTarget)
-  runTarget(@RpcPrincipal() principal: Principal, @RpcData('data') request: RunTargetRequest) {
+  @Handles(WorkflowSubjects.runTarget)
+  runTarget(request: RunTargetRequest, principal: Principal) {
     return this.workflows.runTarget(principal, request);
   }
 
-  @MessagePattern(WorkflowSubjects.deleteForProject)
-  deleteForProject(@RpcPrincipal() principal: Principal, @RpcData('data.projectId') projectId: string) {
+  @Handles(WorkflowSubjects.deleteForProject)
+  deleteForProject({ projectId }: ProjectScopedRequest, principal: Principal) {
     return this.workflows.deleteForProject(principal, projectId);
   }
 }

@@ -1,28 +1,72 @@
-import type { MemberRole } from '../common/principal.js';
-import type { PlanId } from '../billing/plan.js';
+import { IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
-export interface AdminOrgCreate {
-  name: string;
-  plan: PlanId;
+import { PLAN_IDS, type PlanId } from '../billing/plan.js';
+import { MEMBER_ROLES, type MemberRole } from '../common/principal.js';
+import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+
+export class AdminOrgCreate {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  name!: string;
+
+  @IsIn(PLAN_IDS)
+  plan!: PlanId;
+
+  @IsOptional()
+  @IsBoolean()
   complimentary?: boolean;
 }
+
 export interface AdminOrgCreated {
   organizationId: string;
   apiKey: string;
 }
-export interface AdminKeyCreate {
-  organizationId: string;
+
+export class AdminKeyCreate {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  organizationId!: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
   name?: string;
 }
-export interface AdminSetPlan {
-  organizationId: string;
-  plan: PlanId;
+
+export class AdminSetPlan {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  organizationId!: string;
+
+  @IsIn(PLAN_IDS)
+  plan!: PlanId;
+
+  @IsOptional()
+  @IsBoolean()
   complimentary?: boolean;
 }
-export interface AdminUserCreate {
-  organizationId: string;
-  email: string;
-  password: string;
-  role: MemberRole;
+
+export class AdminUserCreate {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  organizationId!: string;
+
+  @IsEmail()
+  @MaxLength(254)
+  email!: string;
+
+  @IsString()
+  @MinLength(8)
+  @MaxLength(128)
+  password!: string;
+
+  @IsIn(MEMBER_ROLES)
+  role!: MemberRole;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
   name?: string;
 }

@@ -1,9 +1,34 @@
-import type { Principal } from '../common/principal.js';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 
-export interface ResolveCredential {
+import type { Principal } from '../common/principal.js';
+import { IsStringRecord } from '../messaging/string-record.decorator.js';
+
+/** Longer than any key or session token we issue; a cookie header carries several cookies. */
+const TOKEN_MAX_LENGTH = 4_096;
+const COOKIE_MAX_LENGTH = 16_384;
+
+export class ResolveCredential {
   /** The bearer token: an organization key or a session token. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(TOKEN_MAX_LENGTH)
   token?: string;
+
   /** The raw Cookie header, for browser sessions. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(COOKIE_MAX_LENGTH)
   cookie?: string;
 }
 
@@ -13,11 +38,23 @@ export type ResolvedCredential =
   | { kind: 'forbidden'; message: string }
   | { kind: 'unauthorized' };
 
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
 /** A browser route under /api/auth, carried to catalog as-is so better-auth answers it. */
-export interface AuthHttpRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
+export class AuthHttpRequest {
+  @IsIn(HTTP_METHODS)
+  method!: string;
+
+  @IsString()
+  @MaxLength(8_192)
+  url!: string;
+
+  @IsStringRecord(200)
+  headers!: Record<string, string>;
+
+  /** The gateway's body limit bounds it before it gets here. */
+  @IsOptional()
+  @IsString()
   body?: string;
 }
 
@@ -27,10 +64,29 @@ export interface AuthHttpResponse {
   body: string;
 }
 
-export interface RateLimitConsume {
+export class RateLimitHit {
+  @IsString()
+  @MaxLength(300)
+  bucket!: string;
+
+  /** Hits since the last sync: never negative, so a sync can only add to a window. */
+  @IsInt()
+  @Min(0)
+  count!: number;
+}
+
+export class RateLimitConsume {
   /** Hits per bucket since the last sync. */
-  hits: Array<{ bucket: string; count: number }>;
-  windowStart: number;
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @ValidateNested({ each: true })
+  @Type(() => RateLimitHit)
+  hits!: RateLimitHit[];
+
+  /** Start of the hour window, in epoch milliseconds. */
+  @IsInt()
+  @Min(0)
+  windowStart!: number;
 }
 
 export interface RateLimitTotals {

@@ -1,4 +1,5 @@
-export type MemberRole = 'owner' | 'admin' | 'member';
+export const MEMBER_ROLES = ['owner', 'admin', 'member'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 /** Who is calling: travels with every NATS request so each service scopes its queries. */
 export interface Principal {
@@ -8,11 +9,6 @@ export interface Principal {
   /** The organization key used; null for a session. */
   keyId: string | null;
   role: MemberRole;
-}
-
-export interface RpcRequest<T = undefined> {
-  principal: Principal;
-  data: T;
 }
 
 export interface RpcErrorBody {

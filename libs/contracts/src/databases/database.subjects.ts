@@ -1,19 +1,39 @@
-import { subject } from '../subjects.js';
+import type { Page } from '#common';
+
+import type { DeletedDto } from '../common/deleted.dto.js';
+import { PageQueryDto } from '../common/page.dto.js';
+import { IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
+import { returns, rpc, streamProtocol } from '../messaging/subject-catalog.js';
+import { CreateDatabaseDto } from './create-database.dto.js';
+import type { DatabaseDto } from './database.dto.js';
+import type { QueryResponseDto } from './query-response.dto.js';
+import { ServiceQueryRequestDto } from './service-query-request.dto.js';
+import { UpdateDatabaseDto } from './update-database.dto.js';
 
 export const DatabaseSubjects = {
-  list: subject('database.databases.list'),
-  create: subject('database.databases.create'),
-  get: subject('database.databases.get'),
-  update: subject('database.databases.update'),
-  delete: subject('database.databases.delete'),
+  list: rpc('database.databases.list', PageQueryDto, {
+    callers: ['gateway'],
+    reply: returns<Page<DatabaseDto>>(),
+  }),
+  create: rpc('database.databases.create', CreateDatabaseDto, {
+    callers: ['gateway'],
+    reply: returns<DatabaseDto>(),
+  }),
+  get: rpc('database.databases.get', IdRequest, { callers: ['gateway'], reply: returns<DatabaseDto>() }),
+  update: rpc('database.databases.update', IdAndBodyOf(UpdateDatabaseDto), {
+    callers: ['gateway'],
+    reply: returns<DatabaseDto>(),
+  }),
+  delete: rpc('database.databases.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),
   /**
-   * `{id, body: {statements: [{sql, params}]}}` (`QueryRequest`) → `{results: QueryResult[]}`, the
-   * same as the HTTP route, except that params may also be booleans (`ServiceQueryRequestDto`). The
-   * runner's `database` step calls it. Request and reply must each fit in one NATS message: a batch
-   * whose answer would not is rolled back and answered `result_too_large`. Wait up to
-   * `QUERY_REPLY_TIMEOUT_MS` for the answer.
+   * The query route's batch for the runner's `database` step, except that params may also be
+   * booleans. Request and reply must each fit in one NATS message: a batch whose answer would not is
+   * rolled back and answered `result_too_large`. Wait up to `QUERY_REPLY_TIMEOUT_MS` for the answer.
    */
-  query: subject('database.databases.query'),
+  query: rpc('database.databases.query', IdAndBodyOf(ServiceQueryRequestDto), {
+    callers: ['runner'],
+    reply: returns<QueryResponseDto>(),
+  }),
   /** The same request and answer in parts of any size (see `query-stream.protocol.ts`); the gateway's route. */
-  queryStream: subject('database.databases.query-stream'),
+  queryStream: streamProtocol('database.databases.query-stream', { callers: ['gateway'] }),
 } as const;

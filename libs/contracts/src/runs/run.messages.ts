@@ -1,20 +1,27 @@
-import type { PageQueryDto } from '../common/page.dto.js';
+import { Type } from 'class-transformer';
+import { IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
+
+import { PageQueryDto } from '../common/page.dto.js';
+import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import type { RunStatus } from './run-status.js';
 
 /** `RunnerSubjects.runsList`. */
-export interface ListRunsRequest {
-  workflowId: string;
-  query: PageQueryDto;
-}
+export class ListRunsRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  workflowId!: string;
 
-/** `RunnerSubjects.runsGet`. */
-export interface GetRunRequest {
-  id: string;
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PageQueryDto)
+  query!: PageQueryDto;
 }
 
 /** `RunnerSubjects.runsTerminateForWorkflow`, sent by workflow when it deletes a workflow. */
-export interface TerminateRunsRequest {
-  workflowId: string;
+export class TerminateRunsRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  workflowId!: string;
 }
 
 export interface TerminateRunsReply {

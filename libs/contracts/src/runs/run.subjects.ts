@@ -1,14 +1,41 @@
-import { subject } from '../subjects.js';
+import type { Page } from '#common';
+
+import { IdRequest } from '../messaging/common-requests.js';
+import { event, jetStream, returns, rpc } from '../messaging/subject-catalog.js';
+import {
+  ListRunsRequest,
+  type RunFinishedEvent,
+  TerminateRunsRequest,
+  type TerminateRunsReply,
+} from './run.messages.js';
+import { type StartRunReply, StartRunRequest } from './start-run.request.js';
+import type { WorkflowRunSummaryDto } from './workflow-run-summary.dto.js';
+import type { WorkflowRunDto } from './workflow-run.dto.js';
 
 export const RunnerSubjects = {
-  /** Starts a run: `StartRunRequest` → `StartRunReply<WorkflowRunDto>`. Sent by the gateway (api) and workflow (schedule). */
-  runsStart: subject('runner.runs.start'),
-  /** `ListRunsRequest` → page of WorkflowRunSummaryDto, newest first. */
-  runsList: subject('runner.runs.list'),
-  /** `GetRunRequest` → WorkflowRunDto. */
-  runsGet: subject('runner.runs.get'),
-  /** A workflow was deleted: its unfinished runs become `terminated`. `{workflowId}` → `{terminated: number}`. */
-  runsTerminateForWorkflow: subject('runner.runs.terminate-for-workflow'),
-  /** Core NATS notification `RunFinishedEvent` when a run ends; nothing depends on receiving it. */
-  runFinished: subject('runner.events.run-finished'),
+  /** Starts a run: the gateway for API runs, workflow for scheduled ones. */
+  runsStart: rpc('runner.runs.start', StartRunRequest, {
+    callers: ['gateway', 'workflow'],
+    reply: returns<StartRunReply<WorkflowRunDto>>(),
+  }),
+  /** Newest first. */
+  runsList: rpc('runner.runs.list', ListRunsRequest, {
+    callers: ['gateway'],
+    reply: returns<Page<WorkflowRunSummaryDto>>(),
+  }),
+  runsGet: rpc('runner.runs.get', IdRequest, { callers: ['gateway'], reply: returns<WorkflowRunDto>() }),
+  /** A workflow was deleted: its unfinished runs become `terminated`. */
+  runsTerminateForWorkflow: rpc('runner.runs.terminate-for-workflow', TerminateRunsRequest, {
+    callers: ['workflow'],
+    reply: returns<TerminateRunsReply>(),
+  }),
+  /** A run ended (`complete`, `errored`); nothing depends on receiving it. */
+  runFinished: event('runner.events.run-finished', { listeners: [], payload: returns<RunFinishedEvent>() }),
 } as const;
+
+/** Run jobs: "advance this run from its checkpoints". Only the runner queues and takes them. */
+export const RunJobsStream = jetStream('RUNS', {
+  subject: 'runner.jobs.run',
+  consumer: 'runner',
+  publishers: ['runner'],
+});

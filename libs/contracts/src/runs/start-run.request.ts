@@ -1,17 +1,43 @@
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+
+import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+import { RunInputField } from './run-input.js';
+
 export const RUN_TRIGGERS = ['manual', 'api', 'schedule', 'event'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
 /** The message behind `RunnerSubjects.runsStart`, sent with the caller's principal. */
-export interface StartRunRequest {
-  workflowId: string;
-  input: string;
-  draft: boolean;
+export class StartRunRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  workflowId!: string;
+
+  @RunInputField({ optional: false })
+  input!: string;
+
+  @IsBoolean()
+  draft!: boolean;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
   triggerNodeId?: string;
-  trigger: RunTrigger;
+
+  @IsIn(RUN_TRIGGERS)
+  trigger!: RunTrigger;
+
   /**
    * Makes starting idempotent within the organization for 24 hours: the `Idempotency-Key` header of
    * an API start, or `schedule:<workflowId>:<triggerNodeId>:<due ISO time>` for a scheduled one.
    */
+  @IsOptional()
+  @IsString()
+  @MinLength(1, { message: `the Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters` })
+  @MaxLength(IDEMPOTENCY_KEY_MAX_LENGTH, {
+    message: `the Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`,
+  })
   idempotencyKey?: string;
 }
 

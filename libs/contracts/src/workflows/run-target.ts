@@ -1,9 +1,16 @@
+import { IsBoolean, IsString, MaxLength } from 'class-validator';
+
+import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import type { Diagram } from './diagram.js';
 
 /** Asks workflow for what a run executes: the live version, or the draft when `draft` is true. */
-export interface RunTargetRequest {
-  workflowId: string;
-  draft: boolean;
+export class RunTargetRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  workflowId!: string;
+
+  @IsBoolean()
+  draft!: boolean;
 }
 
 /**

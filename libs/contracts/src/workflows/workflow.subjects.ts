@@ -1,26 +1,56 @@
-import { subject } from '../subjects.js';
+import type { Page } from '#common';
+
+import type { DeletedDto } from '../common/deleted.dto.js';
+import { IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
+import { returns, rpc } from '../messaging/subject-catalog.js';
+import { PublishWorkflowDto } from './publish-workflow.dto.js';
+import { type RunTarget, RunTargetRequest } from './run-target.js';
+import { UpdateWorkflowDto } from './update-workflow.dto.js';
+import { CreateWorkflowRequest, ListWorkflowsRequest, ProjectScopedRequest } from './workflow.messages.js';
+import type { WorkflowDetailDto } from './workflow-detail.dto.js';
+import type { WorkflowSummaryDto } from './workflow-summary.dto.js';
+import type { WorkflowVersionDto } from './workflow-version.dto.js';
+import type { WorkflowDto } from './workflow.dto.js';
 
 export const WorkflowSubjects = {
-  /** `{projectId, query: PageQueryDto}` → page of WorkflowSummaryDto. */
-  list: subject('workflow.workflows.list'),
-  /** `{projectId, body: CreateWorkflowDto}` → WorkflowDto. */
-  create: subject('workflow.workflows.create'),
-  /** `{id}` → WorkflowDetailDto. */
-  get: subject('workflow.workflows.get'),
-  /** `{id, body: UpdateWorkflowDto}` → WorkflowDto. */
-  update: subject('workflow.workflows.update'),
-  /** `{id}` → `{deleted: true}`. */
-  delete: subject('workflow.workflows.delete'),
-  /** `{id, body: PublishWorkflowDto}` → WorkflowVersionDto. */
-  publish: subject('workflow.workflows.publish'),
-  /** `{id}` → WorkflowDto. */
-  pause: subject('workflow.workflows.pause'),
-  /** `{id}` → WorkflowDto. */
-  resume: subject('workflow.workflows.resume'),
-  /** `{id, query: PageQueryDto}` → page of WorkflowVersionDto, newest first. */
-  versionsList: subject('workflow.versions.list'),
-  /** `RunTargetRequest` → `RunTarget`: what a run executes (the runner asks before every start). */
-  runTarget: subject('workflow.workflows.run-target'),
-  /** `{projectId}` → `{deleted: number}`: catalog deletes a project's workflows before the project. */
-  deleteForProject: subject('workflow.workflows.delete-for-project'),
+  list: rpc('workflow.workflows.list', ListWorkflowsRequest, {
+    callers: ['gateway'],
+    reply: returns<Page<WorkflowSummaryDto>>(),
+  }),
+  create: rpc('workflow.workflows.create', CreateWorkflowRequest, {
+    callers: ['gateway'],
+    reply: returns<WorkflowDto>(),
+  }),
+  get: rpc('workflow.workflows.get', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<WorkflowDetailDto>(),
+  }),
+  update: rpc('workflow.workflows.update', IdAndBodyOf(UpdateWorkflowDto), {
+    callers: ['gateway'],
+    reply: returns<WorkflowDto>(),
+  }),
+  delete: rpc('workflow.workflows.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),
+  publish: rpc('workflow.workflows.publish', IdAndBodyOf(PublishWorkflowDto), {
+    callers: ['gateway'],
+    reply: returns<WorkflowVersionDto>(),
+  }),
+  pause: rpc('workflow.workflows.pause', IdRequest, { callers: ['gateway'], reply: returns<WorkflowDto>() }),
+  resume: rpc('workflow.workflows.resume', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<WorkflowDto>(),
+  }),
+  versionsList: rpc('workflow.versions.list', IdAndQueryRequest, {
+    callers: ['gateway'],
+    reply: returns<Page<WorkflowVersionDto>>(),
+  }),
+  /** What a run executes; the runner asks before every start, and to check a workflow exists. */
+  runTarget: rpc('workflow.workflows.run-target', RunTargetRequest, {
+    callers: ['runner'],
+    reply: returns<RunTarget>(),
+  }),
+  /** Catalog deletes a project's workflows before the project. */
+  deleteForProject: rpc('workflow.workflows.delete-for-project', ProjectScopedRequest, {
+    callers: ['catalog'],
+    reply: returns<{ deleted: number }>(),
+  }),
 } as const;

@@ -1,0 +1,122 @@
+import type { Page } from '#common';
+
+import {
+  AdminKeyCreate,
+  type AdminOrgCreated,
+  AdminOrgCreate,
+  AdminSetPlan,
+  AdminUserCreate,
+} from '../admin/admin.messages.js';
+import {
+  AuthHttpRequest,
+  type AuthHttpResponse,
+  RateLimitConsume,
+  type RateLimitTotals,
+  ResolveCredential,
+  type ResolvedCredential,
+} from '../auth/auth.messages.js';
+import type { BillingDto } from '../billing/billing.dto.js';
+import { ConsumeRunRequest, PlanCheckRequest } from '../billing/plan-check.js';
+import type { DeletedDto } from '../common/deleted.dto.js';
+import { PageQueryDto } from '../common/page.dto.js';
+import { EmptyRequest, IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
+import { event, returns, rpc, systemRpc } from '../messaging/subject-catalog.js';
+import { CreateProjectDto } from '../projects/create-project.dto.js';
+import type { ProjectDto } from '../projects/project.dto.js';
+import { UpdateProjectDto } from '../projects/update-project.dto.js';
+import { CreateSkillDto } from '../skills/create-skill.dto.js';
+import type { SkillDto } from '../skills/skill.dto.js';
+import { UpdateSkillDto } from '../skills/update-skill.dto.js';
+
+export const CatalogSubjects = {
+  authResolve: systemRpc('catalog.auth.resolve', ResolveCredential, {
+    callers: ['gateway'],
+    reply: returns<ResolvedCredential>(),
+  }),
+  authHttp: systemRpc('catalog.auth.http', AuthHttpRequest, {
+    callers: ['gateway'],
+    reply: returns<AuthHttpResponse>(),
+  }),
+  /** Cached credentials may be stale (a sign-out, a key deleted): every gateway forgets them. */
+  authInvalidated: event('catalog.auth.invalidated', {
+    listeners: ['gateway'],
+    payload: returns<Record<string, never>>(),
+  }),
+  rateLimitConsume: systemRpc('catalog.ratelimit.consume', RateLimitConsume, {
+    callers: ['gateway'],
+    reply: returns<RateLimitTotals>(),
+  }),
+
+  projectsList: rpc('catalog.projects.list', PageQueryDto, {
+    callers: ['gateway'],
+    reply: returns<Page<ProjectDto>>(),
+  }),
+  projectsCreate: rpc('catalog.projects.create', CreateProjectDto, {
+    callers: ['gateway'],
+    reply: returns<ProjectDto>(),
+  }),
+  /** Also asked by workflow: a workflow is made only in a project that exists. */
+  projectsGet: rpc('catalog.projects.get', IdRequest, {
+    callers: ['gateway', 'workflow'],
+    reply: returns<ProjectDto>(),
+  }),
+  projectsUpdate: rpc('catalog.projects.update', IdAndBodyOf(UpdateProjectDto), {
+    callers: ['gateway'],
+    reply: returns<ProjectDto>(),
+  }),
+  projectsDelete: rpc('catalog.projects.delete', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<DeletedDto>(),
+  }),
+
+  skillsList: rpc('catalog.skills.list', PageQueryDto, {
+    callers: ['gateway'],
+    reply: returns<Page<SkillDto>>(),
+  }),
+  skillsCreate: rpc('catalog.skills.create', CreateSkillDto, {
+    callers: ['gateway'],
+    reply: returns<SkillDto>(),
+  }),
+  skillsGet: rpc('catalog.skills.get', IdRequest, { callers: ['gateway'], reply: returns<SkillDto>() }),
+  skillsUpdate: rpc('catalog.skills.update', IdAndBodyOf(UpdateSkillDto), {
+    callers: ['gateway'],
+    reply: returns<SkillDto>(),
+  }),
+  skillsDelete: rpc('catalog.skills.delete', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<DeletedDto>(),
+  }),
+
+  billingGet: rpc('catalog.billing.get', EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<BillingDto>(),
+  }),
+  /** Checks a plan limit for another service: answers the limit, or plan_limit_reached. */
+  planCheck: rpc('catalog.plan.check', PlanCheckRequest, {
+    callers: ['database'],
+    reply: returns<{ limit: number }>(),
+  }),
+  /** Counts one run against the monthly quota, or refuses it with plan_limit_reached. */
+  usageConsumeRun: rpc('catalog.usage.consume-run', ConsumeRunRequest, {
+    callers: ['runner'],
+    reply: returns<{ counted: boolean }>(),
+  }),
+
+  /** Operator commands: only the admin CLI's NATS identity may send them. */
+  adminOrgCreate: systemRpc('catalog.admin.org.create', AdminOrgCreate, {
+    callers: ['admin'],
+    reply: returns<AdminOrgCreated>(),
+  }),
+  adminOrgSetPlan: systemRpc('catalog.admin.org.set-plan', AdminSetPlan, {
+    callers: ['admin'],
+    reply: returns<{ organizationId: string; plan: string }>(),
+  }),
+  adminKeyCreate: systemRpc('catalog.admin.key.create', AdminKeyCreate, {
+    callers: ['admin'],
+    reply: returns<{ apiKey: string }>(),
+  }),
+  adminUserCreate: systemRpc('catalog.admin.user.create', AdminUserCreate, {
+    callers: ['admin'],
+    reply: returns<{ userId: string }>(),
+  }),
+} as const;

@@ -1,0 +1,164 @@
+import type { Principal } from '../common/principal.js';
+import { streamName, subject } from '../subjects.js';
+
+/**
+ * The NATS identities: one per app, plus the operator's admin CLI. Each connects as its own NATS user,
+ * and the server lets it publish and subscribe only where the catalog below says it may.
+ */
+export const NATS_IDENTITIES = ['gateway', 'catalog', 'workflow', 'runner', 'database', 'admin'] as const;
+export type NatsIdentity = (typeof NATS_IDENTITIES)[number];
+
+/** The identities that serve subjects: a subject `catalog.…` is served by `catalog`. */
+export type ServiceIdentity = Exclude<NatsIdentity, 'gateway' | 'admin'>;
+
+export type RequestClass<T extends object> = new () => T;
+
+declare const replyType: unique symbol;
+
+/** Carries a reply type in an entry without a value: `returns<ProjectDto>()`. */
+export interface Returns<T> {
+  readonly [replyType]?: T;
+}
+
+export const returns = <T>(): Returns<T> => ({});
+
+/**
+ * A request/reply subject: its name, the class its request is validated against, its reply type, and
+ * the identities allowed to call it. `TCaller` is `Principal` when the message acts for an
+ * organization (the gateway resolved who calls), `null` for system subjects (the caller is the
+ * service or operator the NATS identity names).
+ */
+export interface RpcSubject<TRequest extends object, TReply, TCaller extends Principal | null> {
+  readonly kind: 'rpc';
+  /** The subject as this process uses it, with `NATS_SUBJECT_PREFIX`. */
+  readonly name: string;
+  /** The subject without any prefix: what permissions are rendered from. */
+  readonly bare: string;
+  readonly server: ServiceIdentity;
+  readonly callers: readonly NatsIdentity[];
+  readonly request: RequestClass<TRequest>;
+  readonly carriesPrincipal: TCaller extends Principal ? true : false;
+  readonly reply: Returns<TReply>;
+}
+
+export type AnyRpcSubject = RpcSubject<object, unknown, Principal | null>;
+
+export type RequestOf<S> = S extends RpcSubject<infer TRequest, unknown, Principal | null> ? TRequest : never;
+export type ReplyOf<S> = S extends RpcSubject<object, infer TReply, Principal | null> ? TReply : never;
+
+/** A core NATS notification: one publisher, any number of listeners, nothing lost if none listens. */
+export interface EventSubject<TPayload> {
+  readonly kind: 'event';
+  readonly name: string;
+  readonly bare: string;
+  readonly publisher: ServiceIdentity;
+  readonly listeners: readonly NatsIdentity[];
+  readonly payload: Returns<TPayload>;
+}
+
+/**
+ * A subject family served by hand rather than through Nest (the database's query stream): the server
+ * subscribes to the subject and everything under it, callers publish to both.
+ */
+export interface StreamProtocolSubject {
+  readonly kind: 'stream-protocol';
+  readonly name: string;
+  readonly bare: string;
+  readonly server: ServiceIdentity;
+  readonly callers: readonly NatsIdentity[];
+}
+
+export type CatalogEntry = AnyRpcSubject | EventSubject<unknown> | StreamProtocolSubject;
+
+function serverOf(bare: string): ServiceIdentity {
+  const owner = bare.split('.')[0];
+  if (owner === 'catalog' || owner === 'workflow' || owner === 'runner' || owner === 'database') return owner;
+  throw new Error(`${bare}: a subject starts with the name of the service that serves it`);
+}
+
+interface RpcOptions<TReply> {
+  callers: readonly NatsIdentity[];
+  reply: Returns<TReply>;
+}
+
+/** A subject that acts for an organization: the message carries the caller's principal. */
+export function rpc<TRequest extends object, TReply>(
+  bare: string,
+  request: RequestClass<TRequest>,
+  { callers, reply }: RpcOptions<TReply>,
+): RpcSubject<TRequest, TReply, Principal> {
+  return {
+    kind: 'rpc',
+    name: subject(bare),
+    bare,
+    server: serverOf(bare),
+    callers,
+    request,
+    carriesPrincipal: true,
+    reply,
+  };
+}
+
+/** A subject whose caller is a service or the operator, known by its NATS identity alone. */
+export function systemRpc<TRequest extends object, TReply>(
+  bare: string,
+  request: RequestClass<TRequest>,
+  { callers, reply }: RpcOptions<TReply>,
+): RpcSubject<TRequest, TReply, null> {
+  return {
+    kind: 'rpc',
+    name: subject(bare),
+    bare,
+    server: serverOf(bare),
+    callers,
+    request,
+    carriesPrincipal: false,
+    reply,
+  };
+}
+
+export function event<TPayload>(
+  bare: string,
+  { listeners, payload }: { listeners: readonly NatsIdentity[]; payload: Returns<TPayload> },
+): EventSubject<TPayload> {
+  return { kind: 'event', name: subject(bare), bare, publisher: serverOf(bare), listeners, payload };
+}
+
+export function streamProtocol(
+  bare: string,
+  { callers }: { callers: readonly NatsIdentity[] },
+): StreamProtocolSubject {
+  return { kind: 'stream-protocol', name: subject(bare), bare, server: serverOf(bare), callers };
+}
+
+/**
+ * A JetStream work queue: the stream, the subject its jobs are published on, and its durable
+ * consumer. The owner creates the stream and consumes it; publishers may only add jobs.
+ */
+export interface JetStreamEntry {
+  readonly kind: 'jetstream';
+  /** The stream as this process names it, with the prefix folded in. */
+  readonly stream: string;
+  readonly bareStream: string;
+  readonly subject: string;
+  readonly bareSubject: string;
+  readonly consumer: string;
+  readonly owner: ServiceIdentity;
+  readonly publishers: readonly NatsIdentity[];
+}
+
+export function jetStream(
+  bareStream: string,
+  options: { subject: string; consumer: string; publishers: readonly NatsIdentity[] },
+): JetStreamEntry {
+  return {
+    kind: 'jetstream',
+    stream: streamName(bareStream),
+    bareStream,
+    subject: subject(options.subject),
+    bareSubject: options.subject,
+    consumer: options.consumer,
+    owner: serverOf(options.subject),
+    publishers: options.publishers,
+  };
+}
