@@ -14,8 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 import { RunnerSubjects } from '#contracts';
-import { createOrganization, TestStack } from '#testing';
-import { connect } from '@nats-io/transport-node';
+import { connectAs, createOrganization, TestStack } from '#testing';
 import pg from 'pg';
 
 import { machineTicks } from './src/measure.js';
@@ -96,7 +95,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     ...(JSON.parse(process.env.BENCH_STACK_ENV ?? '{}') as Record<string, string>),
   });
-  const nats = await connect({ servers: stack.env.NATS_URL });
+  const nats = await connectAs(stack.description, 'gateway');
   const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
   await db.connect();
   try {
@@ -142,7 +141,7 @@ async function main(): Promise<void> {
     // Completion notices, by run id; a notice may arrive before the start's 201 does.
     const waiters = new Map<string, (status: string) => void>();
     const early = new Map<string, string>();
-    nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runFinished}`, {
+    nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runFinished.bare}`, {
       callback: (_error, message) => {
         const event = message.json<{ runId: string; status: string }>();
         const waiter = waiters.get(event.runId);

@@ -25,6 +25,20 @@ for (const app of apps) {
   if (existsSync(join(root, migrate))) run(process.execPath, [migrate]);
 }
 
+if (!process.env.NATS_GATEWAY_PASSWORD) {
+  console.warn(
+    [
+      '',
+      '  ┌──────────────────────────────────────────────────────────────────────────────────┐',
+      '  │ NATS WITHOUT AUTHENTICATION: the apps connect anonymously, so anything that can  │',
+      '  │ reach this NATS server can act as any organization. Fine on a developer machine; │',
+      '  │ never in production. `npm run nats -- serve` runs an authenticated one (README). │',
+      '  └──────────────────────────────────────────────────────────────────────────────────┘',
+      '',
+    ].join('\n'),
+  );
+}
+
 const env = { ...process.env, LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty' };
 // Services first, the gateway last, so the first request finds someone to answer it.
 const order = [...apps.filter((app) => app !== 'gateway'), ...apps.filter((app) => app === 'gateway')];

@@ -1,5 +1,6 @@
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
 import { ServiceConfig } from '#common';
-import { IsString, MinLength } from 'class-validator';
+import { IsOptional, IsString, Matches, MinLength } from 'class-validator';
 
 export class CatalogConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3101;
@@ -12,4 +13,15 @@ export class CatalogConfig extends ServiceConfig {
   /** The public address of the gateway, where browsers reach /api/auth. */
   @IsString()
   PUBLIC_URL: string = 'http://localhost:3000';
+
+  /** The NATS password of user `catalog`. Unset, catalog connects anonymously: for development only. */
+  @IsOptional()
+  @Matches(NATS_PASSWORD_PATTERN, {
+    message: 'NATS_CATALOG_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
+  })
+  NATS_CATALOG_PASSWORD?: string;
+
+  get natsEndpoint(): NatsEndpoint {
+    return { url: this.NATS_URL, identity: 'catalog', password: this.NATS_CATALOG_PASSWORD };
+  }
 }

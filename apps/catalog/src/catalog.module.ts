@@ -56,7 +56,7 @@ export class CatalogModule {
         },
         {
           provide: NATS_CONNECTION,
-          useFactory: (): Promise<NatsConnection> => connectNats(config.NATS_URL, 'catalog-publisher'),
+          useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'catalog-publisher'),
         },
         // Catalog asks workflow to delete a project's workflows before it deletes the project.
         {

@@ -11,6 +11,6 @@ const config = loadConfig(CatalogConfig);
 await bootstrapService(CatalogModule.forRoot(config), {
   name: 'catalog',
   queue: QueueGroups.catalog,
-  natsUrl: config.NATS_URL,
+  nats: config.natsEndpoint,
   healthPort: config.HEALTH_PORT,
 });

@@ -1,6 +1,7 @@
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
 import { ServiceConfig } from '#common';
 import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RESULT_LIMIT_BYTES, MAX_BATCH_TIMEOUT_MS } from '#contracts';
-import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 
 export class DatabaseConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3104;
@@ -57,4 +58,15 @@ export class DatabaseConfig extends ServiceConfig {
   @IsInt()
   @Min(100)
   RPC_TIMEOUT_MS: number = 10_000;
+
+  /** The NATS password of user `database`. Unset, database connects anonymously: for development only. */
+  @IsOptional()
+  @Matches(NATS_PASSWORD_PATTERN, {
+    message: 'NATS_DATABASE_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
+  })
+  NATS_DATABASE_PASSWORD?: string;
+
+  get natsEndpoint(): NatsEndpoint {
+    return { url: this.NATS_URL, identity: 'database', password: this.NATS_DATABASE_PASSWORD };
+  }
 }

@@ -50,7 +50,7 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
         { provide: QUERY_SETTINGS, useValue: settings },
         {
           provide: NATS_CONNECTION,
-          useFactory: (): Promise<NatsConnection> => connectNats(config.NATS_URL, 'database-client'),
+          useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'database-client'),
         },
         {
           provide: PlanClient,

@@ -12,6 +12,6 @@ const config = loadConfig(DatabaseConfig);
 await bootstrapService(DatabaseModule.forRoot(config), {
   name: 'database',
   queue: QueueGroups.database,
-  natsUrl: config.NATS_URL,
+  nats: config.natsEndpoint,
   healthPort: config.HEALTH_PORT,
 });

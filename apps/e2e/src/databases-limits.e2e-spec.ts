@@ -1,97 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 
-import {
-  createDatabase,
-  createOrganization,
-  databaseUrl,
-  dropDatabase,
-  freePort,
-  type OrganizationFixture,
-  runMigrations,
-  runningStack,
-  type ServiceProcess,
-  type StackDescription,
-  startService,
-  waitFor,
-} from '#testing';
+import { createOrganization, type OrganizationFixture, TestStack, waitFor } from '#testing';
 
 /**
  * The query limits, lowered by configuration, and a restart in the middle of a batch. These need a
  * database service of their own: two processes must never open the same files, and the shared
  * stack keeps the contract's limits for every other test. So this file runs catalog, database and a
- * gateway on their own Postgres database, NATS prefix and data directory.
+ * gateway on their own Postgres database, NATS server and data directory.
  */
-const shared = runningStack();
 const STATEMENT_TIMEOUT_MS = 500;
 const RESULT_LIMIT_BYTES = 64 * 1024;
 
 interface Statement {
   sql: string;
   params?: unknown[];
-}
-
-class LimitsStack {
-  readonly processes = new Map<string, ServiceProcess>();
-  description!: StackDescription;
-
-  constructor(
-    readonly env: Record<string, string>,
-    private readonly dataDir: string,
-  ) {}
-
-  static async start(): Promise<LimitsStack> {
-    const id = `dbl${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-    const dataDir = mkdtempSync(join(tmpdir(), 'flowmesh-db-limits-'));
-    const env = {
-      ...shared.env,
-      DATABASE_URL: databaseUrl(`fm_test_${id}`),
-      NATS_SUBJECT_PREFIX: `t_${id}.`,
-      DATA_DIR: dataDir,
-      QUERY_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-      RESULT_LIMIT_BYTES: String(RESULT_LIMIT_BYTES),
-    };
-    const stack = new LimitsStack(env, dataDir);
-    await createDatabase(`fm_test_${id}`);
-    try {
-      await runMigrations('catalog', env);
-      await runMigrations('database', env);
-      await Promise.all([stack.startService('catalog'), stack.startService('database')]);
-      const port = await freePort();
-      const baseUrl = `http://127.0.0.1:${port}`;
-      stack.processes.set(
-        'gateway',
-        await startService('gateway', {
-          name: 'limits-gateway',
-          env: { ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl },
-          readyUrl: `${baseUrl}/api/health`,
-        }),
-      );
-      stack.description = { baseUrl, env, databaseName: `fm_test_${id}` };
-    } catch (error) {
-      await stack.stop();
-      throw error;
-    }
-    return stack;
-  }
-
-  async startService(app: string, extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
-    const port = await freePort();
-    const service = await startService(app, {
-      name: `limits-${app}`,
-      env: { ...this.env, HEALTH_PORT: String(port), ...extraEnv },
-      readyUrl: `http://127.0.0.1:${port}/health`,
-    });
-    this.processes.set(app, service);
-    return service;
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all([...this.processes.values()].map((service) => service.stop()));
-    await dropDatabase(this.env.DATABASE_URL.split('/').pop()!).catch(() => undefined);
-    rmSync(this.dataDir, { recursive: true, force: true });
-  }
 }
 
 /** CPU time (user + system, in clock ticks) a process has used so far. */
@@ -101,7 +23,7 @@ function cpuTicks(pid: number): number {
 }
 
 describe('database limits', () => {
-  let stack: LimitsStack;
+  let stack: TestStack;
   let org: OrganizationFixture;
   let id: string;
 
@@ -116,7 +38,10 @@ describe('database limits', () => {
   };
 
   beforeAll(async () => {
-    stack = await LimitsStack.start();
+    stack = await TestStack.start(
+      { QUERY_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS), RESULT_LIMIT_BYTES: String(RESULT_LIMIT_BYTES) },
+      { services: ['catalog', 'database'] },
+    );
     org = await createOrganization(stack.description);
     const created = await org.api.post('/api/v1/databases', { name: 'limits' });
     expect(created.status).toBe(201);

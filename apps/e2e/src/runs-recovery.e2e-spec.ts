@@ -1,6 +1,12 @@
 import { RunJobsStream } from '#contracts';
-import { type ApiClient, createOrganization, type ServiceProcess, TestStack, waitFor } from '#testing';
-import { connect } from '@nats-io/transport-node';
+import {
+  type ApiClient,
+  connectAs,
+  createOrganization,
+  type ServiceProcess,
+  TestStack,
+  waitFor,
+} from '#testing';
 import pg from 'pg';
 
 /**
@@ -229,7 +235,7 @@ describe('run recovery', () => {
     // Every run's job is also queued twice more, as a republish by a sweeper or a client retry
     // outside the dedupe window would: both replicas get jobs for the same runs at the same time,
     // and only the lease on the run keeps them from executing it twice.
-    const nats = await connect({ servers: stack.env.NATS_URL });
+    const nats = await connectAs(stack.description, 'runner');
     const tags = Array.from({ length: 30 }, (_, index) => `replica-${index}`);
     const ids = await Promise.all(
       tags.map(async (tag) => {

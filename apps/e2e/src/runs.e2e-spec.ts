@@ -281,9 +281,16 @@ describe('runs', () => {
     const longest = await startRun(org.api, workflowId, { input: 'x'.repeat(100_000) });
     expect(longest.status).toBe(201);
     expect(longest.body.input).toHaveLength(100_000);
+    // Characters are Unicode code points, counted the same by the gateway and the runner: 100,000
+    // emoji are 200,000 UTF-16 units, and still within the limit on both.
+    const emoji = '\u{1F600}'.repeat(100_000);
+    const wide = await startRun(org.api, workflowId, { input: emoji });
+    expect(wide.status).toBe(201);
+    expect(wide.body.input).toBe(emoji);
 
     for (const body of [
       { input: 'x'.repeat(100_001) },
+      { input: `${emoji}x` },
       { input: 5 },
       { draft: 'yes' },
       { triggerNodeId: '' },

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type RunTarget, RunnerSubjects, type StartRunRequest, WorkflowSubjects } from '#contracts';
 import {
   type ApiClient,
+  connectAs,
   createOrganization,
   freePort,
   type OrganizationFixture,
@@ -11,7 +12,7 @@ import {
   startService,
   waitFor,
 } from '#testing';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
 
 const stack = runningStack();
@@ -52,7 +53,8 @@ describe('workflow scheduler and internal subjects', () => {
   let org: OrganizationFixture;
   let other: OrganizationFixture;
   let projectId: string;
-  let nats: NatsConnection;
+  let runnerNats: NatsConnection;
+  let catalogNats: NatsConnection;
   let db: pg.Client;
   let replica: ServiceProcess;
   const starts: StartMessage[] = [];
@@ -60,8 +62,9 @@ describe('workflow scheduler and internal subjects', () => {
 
   const startsFor = (key: string) => starts.filter((start) => start.data.idempotencyKey === key);
 
-  async function request<T>(name: string, principal: unknown, data: unknown) {
-    const message = await nats.request(
+  /** Sends a catalog subject as `as`, which must be one of the subject's callers. */
+  async function request<T>(name: string, principal: unknown, data: unknown, as = runnerNats) {
+    const message = await as.request(
       prefixed(name),
       JSON.stringify({ pattern: prefixed(name), data: { principal, data }, id: randomUUID() }),
       { timeout: 5_000 },
@@ -75,16 +78,17 @@ describe('workflow scheduler and internal subjects', () => {
     projectId = (await org.api.post('/api/v1/projects', { name: 'Schedules' })).body.id;
     db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
     await db.connect();
-    nats = await connect({ servers: stack.env.NATS_URL });
-    // Observes every run start the schedulers send; the stack's real runner answers them, so this
-    // spec never impersonates it (other specs' starts would otherwise race a fake answer).
-    nats.subscribe(prefixed(RunnerSubjects.runsStart.bare), {
+    // Observes every run start the schedulers send, with the runner's identity (the only one allowed
+    // to); the stack's real runner answers them in its queue group, so this spec never answers one.
+    runnerNats = await connectAs(stack, 'runner');
+    catalogNats = await connectAs(stack, 'catalog');
+    runnerNats.subscribe(prefixed(RunnerSubjects.runsStart.bare), {
       callback: (error, message) => {
         if (error) return;
         starts.push(message.json<{ data: StartMessage }>().data);
       },
     });
-    await nats.flush();
+    await runnerNats.flush();
     // A second replica polling often, so the two race for every due row.
     const port = await freePort();
     replica = await startService('workflow', {
@@ -99,7 +103,8 @@ describe('workflow scheduler and internal subjects', () => {
 
   afterAll(async () => {
     await replica?.stop();
-    await nats?.drain();
+    await runnerNats?.drain();
+    await catalogNats?.drain();
     await db?.end();
   });
 
@@ -282,12 +287,16 @@ describe('workflow scheduler and internal subjects', () => {
     const project = (await org.api.post('/api/v1/projects', { name: 'Doomed' })).body.id as string;
     const doomed = await publishedWorkflow(org.api, project, [scheduleNode('d', '0 9 * * *')]);
     const outsider = { ...principal, organizationId: other.organizationId };
-    expect(await request(WorkflowSubjects.deleteForProject.bare, outsider, { projectId: project })).toEqual({
+    expect(
+      await request(WorkflowSubjects.deleteForProject.bare, outsider, { projectId: project }, catalogNats),
+    ).toEqual({
       ok: true,
       data: { deleted: 0 },
     });
     expect((await org.api.get(`/api/v1/workflows/${doomed}`)).status).toBe(200);
-    expect(await request(WorkflowSubjects.deleteForProject.bare, principal, { projectId: project })).toEqual({
+    expect(
+      await request(WorkflowSubjects.deleteForProject.bare, principal, { projectId: project }, catalogNats),
+    ).toEqual({
       ok: true,
       data: { deleted: 1 },
     });

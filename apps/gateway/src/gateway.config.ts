@@ -1,4 +1,5 @@
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 export class GatewayConfig {
   @IsInt()
@@ -34,4 +35,15 @@ export class GatewayConfig {
   /** The address browsers use; better-auth checks request origins against it. */
   @IsString()
   PUBLIC_URL: string = 'http://localhost:3000';
+
+  /** The NATS password of user `gateway`. Unset, gateway connects anonymously: for development only. */
+  @IsOptional()
+  @Matches(NATS_PASSWORD_PATTERN, {
+    message: 'NATS_GATEWAY_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
+  })
+  NATS_GATEWAY_PASSWORD?: string;
+
+  get natsEndpoint(): NatsEndpoint {
+    return { url: this.NATS_URL, identity: 'gateway', password: this.NATS_GATEWAY_PASSWORD };
+  }
 }

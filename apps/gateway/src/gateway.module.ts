@@ -42,7 +42,7 @@ export class GatewayModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: GatewayConfig, useValue: config },
-        { provide: NATS_CONNECTION, useFactory: () => connectNats(config.NATS_URL, 'gateway') },
+        { provide: NATS_CONNECTION, useFactory: () => connectNats(config.natsEndpoint, 'gateway') },
         {
           provide: RpcClient,
           inject: [NATS_CONNECTION],
@@ -73,7 +73,7 @@ export class GatewayModule implements OnApplicationShutdown {
               rpc.request(CatalogSubjects.rateLimitConsume, null, request),
             ),
         },
-        DatabaseQueryClient.provider(config.NATS_URL),
+        DatabaseQueryClient.provider(config.natsEndpoint),
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };

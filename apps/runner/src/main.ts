@@ -11,6 +11,6 @@ const config = loadConfig(RunnerConfig);
 await bootstrapService(RunnerModule.forRoot(config), {
   name: 'runner',
   queue: QueueGroups.runner,
-  natsUrl: config.NATS_URL,
+  nats: config.natsEndpoint,
   healthPort: config.HEALTH_PORT,
 });

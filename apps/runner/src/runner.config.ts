@@ -1,5 +1,6 @@
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
 import { ServiceConfig } from '#common';
-import { IsIn, IsInt, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Matches, Min } from 'class-validator';
 
 export const START_MODES = ['inline', 'queue'] as const;
 export type StartMode = (typeof START_MODES)[number];
@@ -68,4 +69,15 @@ export class RunnerConfig extends ServiceConfig {
   @IsInt()
   @Min(1000)
   DATABASE_STEP_TIMEOUT_MS: number = 130_000;
+
+  /** The NATS password of user `runner`. Unset, runner connects anonymously: for development only. */
+  @IsOptional()
+  @Matches(NATS_PASSWORD_PATTERN, {
+    message: 'NATS_RUNNER_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
+  })
+  NATS_RUNNER_PASSWORD?: string;
+
+  get natsEndpoint(): NatsEndpoint {
+    return { url: this.NATS_URL, identity: 'runner', password: this.NATS_RUNNER_PASSWORD };
+  }
 }

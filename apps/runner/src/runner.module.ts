@@ -48,7 +48,7 @@ export class RunnerModule implements OnApplicationShutdown {
         { provide: RUNNER_LOGGER, useValue: createLogger('runner') },
         {
           provide: NATS_CONNECTION,
-          useFactory: (): Promise<NatsConnection> => connectNats(config.NATS_URL, 'runner-engine'),
+          useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'runner-engine'),
         },
         {
           provide: RpcClient,

@@ -11,6 +11,6 @@ const config = loadConfig(WorkflowConfig);
 await bootstrapService(WorkflowModule.forRoot(config), {
   name: 'workflow',
   queue: QueueGroups.workflow,
-  natsUrl: config.NATS_URL,
+  nats: config.natsEndpoint,
   healthPort: config.HEALTH_PORT,
 });

@@ -1,5 +1,6 @@
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
 import { ServiceConfig } from '#common';
-import { IsInt, Min } from 'class-validator';
+import { IsInt, IsOptional, Matches, Min } from 'class-validator';
 
 export class WorkflowConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3102;
@@ -21,4 +22,15 @@ export class WorkflowConfig extends ServiceConfig {
   @IsInt()
   @Min(1_000)
   SCHEDULE_MISFIRE_GRACE_MS: number = 15 * 60_000;
+
+  /** The NATS password of user `workflow`. Unset, workflow connects anonymously: for development only. */
+  @IsOptional()
+  @Matches(NATS_PASSWORD_PATTERN, {
+    message: 'NATS_WORKFLOW_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
+  })
+  NATS_WORKFLOW_PASSWORD?: string;
+
+  get natsEndpoint(): NatsEndpoint {
+    return { url: this.NATS_URL, identity: 'workflow', password: this.NATS_WORKFLOW_PASSWORD };
+  }
 }

@@ -32,7 +32,7 @@ export class WorkflowModule implements OnApplicationShutdown {
       controllers: [WorkflowsHandler],
       providers: [
         { provide: WorkflowConfig, useValue: config },
-        { provide: NATS_CONNECTION, useFactory: () => connectNats(config.NATS_URL, 'workflow-client') },
+        { provide: NATS_CONNECTION, useFactory: () => connectNats(config.natsEndpoint, 'workflow-client') },
         {
           provide: RpcClient,
           inject: [NATS_CONNECTION],

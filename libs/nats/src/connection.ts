@@ -1,11 +1,41 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { createLogger } from '#common';
+import type { NatsIdentity } from '#contracts';
+import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 
-export async function connectNats(url: string, name: string): Promise<NatsConnection> {
-  return connect({
+import { inboxPrefixOf, passwordVariableOf } from './permissions/nats-permissions.js';
+
+/** Where an app reaches NATS, and as whom. Without a password it connects anonymously (development). */
+export interface NatsEndpoint {
+  url: string;
+  identity: NatsIdentity;
+  password?: string;
+}
+
+const warned = new Set<NatsIdentity>();
+
+/** The options every connection of an identity shares, Nest's NATS server included. */
+export function natsConnectionOptions({ url, identity, password }: NatsEndpoint): ConnectionOptions {
+  if (password === undefined && !warned.has(identity)) {
+    warned.add(identity);
+    createLogger(identity).warn(
+      `NATS: ${passwordVariableOf(identity)} is not set, so ${identity} connects WITHOUT authentication. ` +
+        'Anything that reaches this NATS server can act as any organization: acceptable on a developer ' +
+        'machine only. Run NATS with the rendered permissions in production (see docs/architecture.md).',
+    );
+  }
+  return {
     servers: url,
-    name,
+    inboxPrefix: inboxPrefixOf(identity),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    ...(password === undefined ? {} : { user: identity, pass: password }),
+  };
+}
+
+export async function connectNats(endpoint: NatsEndpoint, name: string): Promise<NatsConnection> {
+  return connect({
+    ...natsConnectionOptions(endpoint),
+    name,
     // nats.js otherwise builds an Error with a stack trace for every request, in case it times out:
     // a measurable share of the gateway's CPU. Our errors name the subject instead.
     noAsyncTraces: true,

@@ -3,6 +3,7 @@ export * from './jetstream/index.js';
 export * from './events.js';
 export * from './handles.decorator.js';
 export * from './message-validation.js';
+export * from './permissions/nats-permissions.js';
 export * from './rpc-envelope.interceptor.js';
 export * from './rpc-exception.filter.js';
 export * from './rpc.client.js';

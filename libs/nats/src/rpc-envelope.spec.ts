@@ -20,6 +20,7 @@ import { RpcClient } from './rpc.client.js';
 import { bootstrapService } from './service-bootstrap.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const endpoint = { url: NATS_URL, identity: 'catalog' } as const;
 const scope = `catalog.unit_${randomUUID().slice(0, 8)}`;
 const Probe = {
   echo: rpc(`${scope}.echo`, IdRequest, {
@@ -97,10 +98,10 @@ describe('catalog subjects over NATS request/reply', () => {
     app = await bootstrapService(ProbeModule, {
       name: 'probe',
       queue: `${scope}.probe`,
-      natsUrl: NATS_URL,
+      nats: endpoint,
       healthPort: 0,
     });
-    nats = await connectNats(NATS_URL, 'probe-client');
+    nats = await connectNats({ url: NATS_URL, identity: 'gateway' }, 'probe-client');
     client = new RpcClient(nats, 2_000);
   });
 

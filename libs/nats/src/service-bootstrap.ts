@@ -4,13 +4,14 @@ import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 
+import { type NatsEndpoint, natsConnectionOptions } from './connection.js';
 import { RpcEnvelopeInterceptor } from './rpc-envelope.interceptor.js';
 import { RpcExceptionFilter } from './rpc-exception.filter.js';
 
 export interface ServiceBootstrapOptions {
   name: string;
   queue: string;
-  natsUrl: string;
+  nats: NatsEndpoint;
   /** Port of the HTTP health probe; 0 picks a free one. */
   healthPort: number;
 }
@@ -33,12 +34,7 @@ export async function bootstrapService(
   app.connectMicroservice<MicroserviceOptions>(
     {
       transport: Transport.NATS,
-      options: {
-        servers: [options.natsUrl],
-        queue: options.queue,
-        name: options.name,
-        maxReconnectAttempts: -1,
-      },
+      options: { ...natsConnectionOptions(options.nats), queue: options.queue, name: options.name },
     },
     { inheritAppConfig: true },
   );

@@ -2,20 +2,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import type { NatsIdentity } from '#contracts';
+import { connectNats, passwordVariableOf } from '#nats';
+import type { NatsConnection } from '@nats-io/transport-node';
+
 import { adminCli } from './admin-cli.js';
 import { ApiClient } from './api-client.js';
 import { freePort } from './free-port.js';
+import { type RunningNatsServer, startNatsServer } from './nats-server.js';
 import { createDatabase, databaseUrl, dropDatabase } from './postgres.js';
 import { isBuilt, runMigrations, type ServiceProcess, startService } from './service-process.js';
-import { deleteStreams } from './streams.js';
 
 /**
  * The services a full stack runs, in start order. Each issue that adds a service adds it here; the
  * stack starts those that are built.
  */
 export const SERVICE_APPS = ['catalog', 'database', 'workflow', 'runner'] as const;
-
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 export interface StackDescription {
   baseUrl: string;
@@ -24,14 +26,16 @@ export interface StackDescription {
 }
 
 /**
- * A whole running service for one test run: its own Postgres database, its own NATS subject prefix
- * and stream names, every built service as a real process, and the gateway in front.
+ * A whole running service for one test run: its own Postgres database, its own authenticated NATS
+ * server (with the permissions `deploy/` uses) and subject prefix, every built service as a real
+ * process, and the gateway in front.
  */
 export class TestStack {
   private constructor(
     readonly description: StackDescription,
     readonly processes: Map<string, ServiceProcess>,
     private readonly dataDir: string,
+    readonly nats: RunningNatsServer,
   ) {}
 
   get baseUrl(): string {
@@ -42,23 +46,30 @@ export class TestStack {
     return this.description.env;
   }
 
-  static async start(extraEnv: Record<string, string> = {}): Promise<TestStack> {
+  /** `services` narrows the stack to some services (in start order), for a test that needs its own. */
+  static async start(
+    extraEnv: Record<string, string> = {},
+    { services: wanted = SERVICE_APPS }: { services?: readonly string[] } = {},
+  ): Promise<TestStack> {
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
     const databaseName = `fm_test_${id}`;
+    const subjectPrefix = `t_${id}.`;
+    const nats = await startNatsServer(subjectPrefix);
     const dataDir = mkdtempSync(join(tmpdir(), 'flowmesh-test-'));
     const env: Record<string, string> = {
       DATABASE_URL: databaseUrl(databaseName),
-      NATS_URL,
-      NATS_SUBJECT_PREFIX: `t_${id}.`,
+      NATS_URL: nats.url,
+      ...nats.credentials,
+      NATS_SUBJECT_PREFIX: subjectPrefix,
       DATA_DIR: dataDir,
       AUTH_SECRET: `test-secret-${id}-0123456789abcdefghijklmnop`,
       ...extraEnv,
     };
     await createDatabase(databaseName);
-    const services = SERVICE_APPS.filter(isBuilt);
+    const services = wanted.filter(isBuilt);
     for (const app of services) await runMigrations(app, env);
     const processes = new Map<string, ServiceProcess>();
-    const stack = new TestStack({ baseUrl: '', env, databaseName }, processes, dataDir);
+    const stack = new TestStack({ baseUrl: '', env, databaseName }, processes, dataDir, nats);
     try {
       await Promise.all(services.map((app) => stack.startService(app)));
       const gateway = await stack.startGateway();
@@ -103,11 +114,22 @@ export class TestStack {
   async stop(): Promise<void> {
     await Promise.all([...this.processes.values()].map((service) => service.stop()));
     await dropDatabase(this.description.databaseName).catch(() => undefined);
-    await deleteStreams(this.env.NATS_URL ?? NATS_URL, this.env.NATS_SUBJECT_PREFIX ?? '').catch(
-      () => undefined,
-    );
+    await this.nats.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A connection to the stack's NATS server as one of its identities, for tests that watch or drive a
+ * service over NATS: it may do exactly what that identity may, and nothing more.
+ */
+export function connectAs(stack: StackDescription, identity: NatsIdentity): Promise<NatsConnection> {
+  const url = stack.env.NATS_URL;
+  if (!url) throw new Error('the stack has no NATS_URL');
+  return connectNats(
+    { url, identity, password: stack.env[passwordVariableOf(identity)] },
+    `test-${identity}`,
+  );
 }
 
 /** What a test file needs of the stack that global set-up started, passed through the environment. */

@@ -8,7 +8,7 @@ import {
   type PlanId,
   type RpcEnvelope,
 } from '#contracts';
-import { connectNats, RpcClient } from '#nats';
+import { connectNats, passwordVariableOf, RpcClient } from '#nats';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -17,7 +17,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   key create --org ORG_ID [--name NAME] [--json]                 → {"apiKey"}
   user create --org ORG_ID --email E --password P --role owner|admin|member [--json] → {"userId"}
 
-Talks to the catalog service over NATS (NATS_URL, default nats://127.0.0.1:4222).`;
+Talks to the catalog service over NATS (NATS_URL, default nats://127.0.0.1:4222) as the NATS user
+admin, with the password in NATS_ADMIN_PASSWORD.`;
 
 /** Sends one operator command; the envelope comes back as catalog answered it. */
 type Command = (rpc: RpcClient) => Promise<RpcEnvelope<object>>;
@@ -93,7 +94,14 @@ async function main(): Promise<number> {
     return 0;
   }
   const command = toCommand(positionals, values);
-  const nats = await connectNats(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'admin-cli');
+  const nats = await connectNats(
+    {
+      url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      identity: 'admin',
+      password: process.env[passwordVariableOf('admin')],
+    },
+    'admin-cli',
+  );
   try {
     const reply = await command(new RpcClient(nats, 30_000));
     if (!reply.ok) {

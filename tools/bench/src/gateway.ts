@@ -10,6 +10,7 @@ import {
   dropDatabase,
   freePort,
   runMigrations,
+  startNatsServer,
   startService,
   WORKSPACE_ROOT,
 } from '#testing';
@@ -33,10 +34,14 @@ async function startBare(): Promise<{ url: string; stop: () => void }> {
 
 const id = Date.now().toString(36);
 const databaseName = `fm_bench_${id}`;
+const subjectPrefix = `bench_${id}.`;
+// Authenticated, with the catalog's permissions, as in production.
+const nats = await startNatsServer(subjectPrefix);
 const env = {
   DATABASE_URL: databaseUrl(databaseName),
-  NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
-  NATS_SUBJECT_PREFIX: `bench_${id}.`,
+  NATS_URL: nats.url,
+  ...nats.credentials,
+  NATS_SUBJECT_PREFIX: subjectPrefix,
   RATE_LIMIT_PER_HOUR: '100000000',
   LOG_LEVEL: 'warn',
   TEST_LOG_LEVEL: 'warn',
@@ -138,5 +143,6 @@ try {
   bare.stop();
   await gateway.stop();
   await catalog.stop();
+  await nats.stop();
   await dropDatabase(databaseName);
 }

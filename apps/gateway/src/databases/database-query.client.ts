@@ -12,7 +12,7 @@ import {
   REQUEST_ID_HEADER,
   type RpcErrorBody,
 } from '#contracts';
-import { connectNats } from '#nats';
+import { connectNats, inboxPrefixOf, type NatsEndpoint } from '#nats';
 import type { OnApplicationShutdown, Provider } from '@nestjs/common';
 import {
   createInbox,
@@ -40,10 +40,10 @@ export class DatabaseQueryClient implements OnApplicationShutdown {
     private readonly timeoutMs = QUERY_REPLY_TIMEOUT_MS,
   ) {}
 
-  static provider(natsUrl: string): Provider {
+  static provider(endpoint: NatsEndpoint): Provider {
     return {
       provide: DatabaseQueryClient,
-      useFactory: async () => new DatabaseQueryClient(await connectNats(natsUrl, 'gateway-databases')),
+      useFactory: async () => new DatabaseQueryClient(await connectNats(endpoint, 'gateway-databases')),
     };
   }
 
@@ -56,7 +56,7 @@ export class DatabaseQueryClient implements OnApplicationShutdown {
     const payload = Buffer.from(JSON.stringify({ principal, data: request }), 'utf8');
     const partBytes = queryStreamPartBytes(this.nats.info?.max_payload ?? 1024 * 1024);
     const requestId = currentRequestId() ?? randomUUID();
-    const inbox = createInbox();
+    const inbox = createInbox(inboxPrefixOf('gateway'));
     const answer = this.collect(inbox);
     // Settled with the request below if sending fails, so the collector never rejects unobserved.
     answer.catch(() => undefined);

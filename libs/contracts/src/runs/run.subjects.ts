@@ -29,8 +29,14 @@ export const RunnerSubjects = {
     callers: ['workflow'],
     reply: returns<TerminateRunsReply>(),
   }),
-  /** A run ended (`complete`, `errored`); nothing depends on receiving it. */
-  runFinished: event('runner.events.run-finished', { listeners: [], payload: returns<RunFinishedEvent>() }),
+  /**
+   * A run ended (`complete`, `errored`); nothing depends on receiving it. The gateway may listen: the
+   * runs benchmark does, as a client waiting for its results would.
+   */
+  runFinished: event('runner.events.run-finished', {
+    listeners: ['gateway'],
+    payload: returns<RunFinishedEvent>(),
+  }),
 } as const;
 
 /** Run jobs: "advance this run from its checkpoints". Only the runner queues and takes them. */

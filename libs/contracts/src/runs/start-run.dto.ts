@@ -3,7 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, ValidateIf } from 'class-validator';
 
 import { OptionalTextField } from '../common/field.decorators.js';
-import { RUN_INPUT_MAX_LENGTH } from './run-status.js';
+import { RunInputField } from './run-input.js';
 
 /** A boolean that may be omitted but, when sent, must be a JSON boolean. */
 function OptionalBooleanField(description: string): PropertyDecorator {
@@ -20,12 +20,7 @@ export class StartRunDto {
    * The trigger payload. JSON text is readable in steps as `{{trigger.<path>}}`; other text reaches
    * steps as plain text (`{{trigger}}`).
    */
-  @OptionalTextField({
-    max: RUN_INPUT_MAX_LENGTH,
-    description:
-      'The trigger payload, default empty. JSON text is readable in steps as `{{trigger.<path>}}`; other text as `{{trigger}}`.',
-    example: '{"email":"ada@example.com"}',
-  })
+  @RunInputField({ optional: true })
   input?: string;
 
   @OptionalBooleanField('Run the draft rather than the live version.')
