@@ -456,7 +456,9 @@ describe('runs', () => {
     const run = await finished(org.api, started.body.id);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_500);
     expect(run.status).toBe('errored');
-    expect(run.error).toMatch(/"\(" is not a regular expression/);
+    expect(run.error).toMatch(
+      /^Node "flaky": condition 1 \(matches\): "\(" is not a regular expression RE2 accepts/,
+    );
     expect(run.reply).toBeNull();
     expect(stepOf(run, 'flaky')).toMatchObject({ status: 'error', error: run.error });
     expect(stepOf(run, 'after')).toBeUndefined();

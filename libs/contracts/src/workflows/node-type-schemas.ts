@@ -1,3 +1,4 @@
+import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import {
   CONDITION_OPERATORS,
   DELAY_MAX_SECONDS,
@@ -122,7 +123,9 @@ const condition: JsonSchema = {
         properties: {
           left: template('The value tested.'),
           operator: { enum: [...CONDITION_OPERATORS] },
-          right: template('The value compared with; a regular expression for `matches`.'),
+          right: template(
+            `The value compared with. For \`matches\`: an RE2 pattern, bare or as \`/pattern/flags\` with flags i, m and s, up to ${MATCHES_PATTERN_MAX_LENGTH} characters once rendered.`,
+          ),
         },
         required: ['left', 'operator'],
         if: { properties: { operator: { enum: [...UNARY_CONDITION_OPERATORS] } } },

@@ -1,4 +1,5 @@
 import type { Diagram, DiagramEdge, DiagramNode } from './diagram.js';
+import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import { diagramShapeIssues, validateDiagram } from './validate-diagram.js';
 
 const node = (id: string, type: string, properties: Record<string, unknown> = {}): DiagramNode => ({
@@ -217,6 +218,32 @@ describe('validateDiagram', () => {
       { path: 'nodes.1.data.properties.conditions.0.right', nodeId: 'c', message: expect.any(String) },
       { path: 'nodes.2.data.properties.until', nodeId: 'w', message: expect.stringContaining('ISO 8601') },
     ]);
+  });
+
+  it.each([
+    ['(?=a)', 'invalid or unsupported Perl syntax: `(?=`'],
+    ['(a)\\1', 'invalid escape sequence: `\\1`'],
+    ['/a/g', 'the flag "g" of "/a/g" is not supported'],
+    ['a'.repeat(MATCHES_PATTERN_MAX_LENGTH + 1), `a pattern may have at most ${MATCHES_PATTERN_MAX_LENGTH}`],
+  ])('names a matches pattern that RE2 will not run: %p', (right, message) => {
+    const issues = validateDiagram(
+      diagram([manual, node('c', 'condition', { conditions: [{ left: 'a', operator: 'matches', right }] })]),
+    );
+    expect(issues).toEqual([
+      {
+        path: 'nodes.1.data.properties.conditions.0.right',
+        nodeId: 'c',
+        message: expect.stringContaining(`node "c": condition 1 (matches): `),
+      },
+    ]);
+    expect(issues[0]?.message).toContain(message);
+  });
+
+  it('accepts RE2 syntax that JavaScript lacks, and leaves templated patterns to the run', () => {
+    const conditions = ['(?P<id>\\d+)', '(?i)order', '/^order/ims', '{{trigger.pattern}}(?='].map(
+      (right) => ({ left: 'a', operator: 'matches', right }),
+    );
+    expect(validateDiagram(diagram([manual, node('c', 'condition', { conditions })]))).toEqual([]);
   });
 
   it.each([undefined, null, 'out', 'yes'])(

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
 import type { Diagram, DiagramEdge, DiagramNode } from './diagram.js';
+import { compileMatchesPattern } from './matches-pattern.js';
 import { DIAGRAM_SCHEMA, NODE_TYPE_SCHEMAS } from './node-type-schemas.js';
 import { CONDITION_HANDLES, type Condition, isNodeType, NODE_TYPES, type NodeType } from './node-types.js';
 import { cronProblem } from './schedule.js';
@@ -120,17 +121,10 @@ function semanticIssues(node: DiagramNode, type: NodeType, path: string): Diagra
       return (properties.conditions as Condition[]).flatMap((condition, index) => {
         if (condition.operator !== 'matches' || condition.right === undefined) return [];
         if (condition.right.includes('{{')) return [];
-        try {
-          new RegExp(condition.right);
-          return [];
-        } catch (error) {
-          return [
-            issue(
-              `conditions.${index}.right`,
-              `right is not a regular expression: ${(error as Error).message}`,
-            ),
-          ];
-        }
+        const compiled = compileMatchesPattern(condition.right);
+        return 'problem' in compiled
+          ? [issue(`conditions.${index}.right`, `condition ${index + 1} (matches): ${compiled.problem}`)]
+          : [];
       });
     case 'delay': {
       const until = properties.until;
