@@ -1,3 +1,4 @@
+import { DIAGRAM_ID_MAX_LENGTH } from '#contracts';
 import {
   type ApiClient,
   createOrganization,
@@ -274,6 +275,23 @@ describe('runs', () => {
     const run = await finished(org.api, started.body.id);
     expect(run.steps.map((step: any) => step.nodeId)).toEqual(['daily', 'c']);
     expect(stepOf(run, 'c').via).toEqual(['e2']);
+  });
+
+  it(`takes a trigger node id of ${DIAGRAM_ID_MAX_LENGTH} characters and refuses a longer triggerNodeId`, async () => {
+    const longest = 't'.repeat(DIAGRAM_ID_MAX_LENGTH);
+    const workflowId = await createWorkflow(org.api, projectId, [trigger(longest), trigger('other')], []);
+    const started = await startRun(org.api, workflowId, { triggerNodeId: longest });
+    expect(started.status).toBe(201);
+    expect(started.body.triggerNodeId).toBe(longest);
+
+    const refused = await startRun(org.api, workflowId, { triggerNodeId: `${longest}t` });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'invalid_request',
+      details: {
+        issues: [{ path: 'triggerNodeId', message: expect.stringContaining(`${DIAGRAM_ID_MAX_LENGTH}`) }],
+      },
+    });
   });
 
   it('validates the body and the input length', async () => {

@@ -1,3 +1,4 @@
+import { DIAGRAM_ID_MAX_LENGTH } from './diagram.js';
 import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import {
   CONDITION_OPERATORS,
@@ -188,6 +189,13 @@ export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
   delay,
 };
 
+const diagramId = (description: string): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: DIAGRAM_ID_MAX_LENGTH,
+  description,
+});
+
 /** The contract's Diagram: only what the service reads is constrained, anything else round-trips. */
 export const DIAGRAM_SCHEMA: JsonSchema = {
   title: 'Diagram',
@@ -200,7 +208,7 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string', minLength: 1 },
+          id: diagramId('Unique among the nodes; steps, templates and edges name the node by it.'),
           data: {
             type: 'object',
             properties: {
@@ -220,9 +228,9 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string', minLength: 1 },
-          source: { type: 'string', minLength: 1 },
-          target: { type: 'string', minLength: 1 },
+          id: diagramId('Unique among the edges.'),
+          source: diagramId('The id of the node the edge leaves.'),
+          target: diagramId('The id of the node the edge enters.'),
           sourceHandle: {
             type: ['string', 'null'],
             description: 'Out of a condition node: `true` or `false`.',

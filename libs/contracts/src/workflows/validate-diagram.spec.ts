@@ -1,4 +1,4 @@
-import type { Diagram, DiagramEdge, DiagramNode } from './diagram.js';
+import { DIAGRAM_ID_MAX_LENGTH, type Diagram, type DiagramEdge, type DiagramNode } from './diagram.js';
 import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import { diagramShapeIssues, validateDiagram } from './validate-diagram.js';
 
@@ -307,6 +307,34 @@ describe('diagramShapeIssues', () => {
       ]),
     );
     expect(issues).toHaveLength(5);
+  });
+
+  it(`takes node ids, edge ids and edge ends up to ${DIAGRAM_ID_MAX_LENGTH} characters`, () => {
+    const longest = 'n'.repeat(DIAGRAM_ID_MAX_LENGTH);
+    const edgeId = 'e'.repeat(DIAGRAM_ID_MAX_LENGTH);
+    expect(
+      validateDiagram(
+        diagram([manual, node(longest, 'delay', { seconds: 1 })], [edge(edgeId, 't', longest)]),
+      ),
+    ).toEqual([]);
+  });
+
+  it('names each id longer than the limit by its path, without repeating the id', () => {
+    const long = 'x'.repeat(DIAGRAM_ID_MAX_LENGTH + 1);
+    const message = (path: string) => `diagram.${path} must be at most ${DIAGRAM_ID_MAX_LENGTH} characters`;
+    const issues = diagramShapeIssues(
+      diagram([manual, node(long, 'delay', { seconds: 1 })], [edge(long, 't', 'a'), edge('e', long, long)]),
+    );
+    expect(issues).toEqual([
+      { path: 'nodes.1.id', message: message('nodes.1.id') },
+      { path: 'edges.0.id', message: message('edges.0.id') },
+      { path: 'edges.1.source', edgeId: 'e', message: message('edges.1.source') },
+      { path: 'edges.1.target', edgeId: 'e', message: message('edges.1.target') },
+    ]);
+    // Publish and run check the shape first, so a saved draft with such an id cannot run either.
+    expect(validateDiagram(diagram([manual, node(long, 'delay', { seconds: 1 })]))).toEqual([
+      { path: 'nodes.1.id', message: message('nodes.1.id') },
+    ]);
   });
 
   it.each([null, [], 'x', {}, { nodes: [] }, { nodes: {}, edges: [] }])('refuses %p', (value) => {
