@@ -1,4 +1,4 @@
-import { compileMatchesPattern, type ConditionOperator, MATCHES_TEXT_MAX_LENGTH } from '#contracts';
+import { compileMatchesPattern, type ConditionOperator, matchesTextMaxLength } from '#contracts';
 
 import { StepFailure } from './node-executor.js';
 
@@ -22,15 +22,16 @@ function numbers(left: string, right: string): [number, number] | null {
   return a === null || b === null ? null : [a, b];
 }
 
-/** RE2 (linear time), so neither the pattern nor the text can hold the runner's event loop for long. */
+/** RE2 within `MATCHES_WORK_MAX`, so neither pattern nor text can hold the runner's event loop for long. */
 function matchesPattern(text: string, source: string): boolean {
-  if (text.length > MATCHES_TEXT_MAX_LENGTH) {
-    throw new StepFailure(
-      `the text tested is ${text.length} characters long; matches tests at most ${MATCHES_TEXT_MAX_LENGTH}`,
-    );
-  }
   const compiled = compileMatchesPattern(source);
   if ('problem' in compiled) throw new StepFailure(compiled.problem);
+  const longest = matchesTextMaxLength(compiled.pattern);
+  if (text.length > longest) {
+    throw new StepFailure(
+      `the text tested is ${text.length} characters long; this pattern compiles to ${compiled.pattern.programSize()} RE2 instructions, and with it matches tests at most ${longest} characters`,
+    );
+  }
   return compiled.pattern.test(text);
 }
 

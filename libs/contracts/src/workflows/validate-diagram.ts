@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
 import { DIAGRAM_ID_MAX_LENGTH, type Diagram, type DiagramEdge, type DiagramNode } from './diagram.js';
-import { compileMatchesPattern } from './matches-pattern.js';
+import { matchesPatternProblem } from './matches-pattern.js';
 import { DIAGRAM_SCHEMA, NODE_TYPE_SCHEMAS } from './node-type-schemas.js';
 import { CONDITION_HANDLES, type Condition, isNodeType, NODE_TYPES, type NodeType } from './node-types.js';
 import { cronProblem } from './schedule.js';
@@ -121,9 +121,9 @@ function semanticIssues(node: DiagramNode, type: NodeType, path: string): Diagra
       return (properties.conditions as Condition[]).flatMap((condition, index) => {
         if (condition.operator !== 'matches' || condition.right === undefined) return [];
         if (condition.right.includes('{{')) return [];
-        const compiled = compileMatchesPattern(condition.right);
-        return 'problem' in compiled
-          ? [issue(`conditions.${index}.right`, `condition ${index + 1} (matches): ${compiled.problem}`)]
+        const problem = matchesPatternProblem(condition.right);
+        return problem
+          ? [issue(`conditions.${index}.right`, `condition ${index + 1} (matches): ${problem}`)]
           : [];
       });
     case 'delay': {
