@@ -1,3 +1,4 @@
+import { DIAGRAM_ID_MAX_LENGTH } from '#contracts';
 import {
   type ApiClient,
   createOrganization,
@@ -276,6 +277,23 @@ describe('runs', () => {
     expect(stepOf(run, 'c').via).toEqual(['e2']);
   });
 
+  it(`takes a trigger node id of ${DIAGRAM_ID_MAX_LENGTH} characters and refuses a longer triggerNodeId`, async () => {
+    const longest = 't'.repeat(DIAGRAM_ID_MAX_LENGTH);
+    const workflowId = await createWorkflow(org.api, projectId, [trigger(longest), trigger('other')], []);
+    const started = await startRun(org.api, workflowId, { triggerNodeId: longest });
+    expect(started.status).toBe(201);
+    expect(started.body.triggerNodeId).toBe(longest);
+
+    const refused = await startRun(org.api, workflowId, { triggerNodeId: `${longest}t` });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'invalid_request',
+      details: {
+        issues: [{ path: 'triggerNodeId', message: expect.stringContaining(`${DIAGRAM_ID_MAX_LENGTH}`) }],
+      },
+    });
+  });
+
   it('validates the body and the input length', async () => {
     const workflowId = await createWorkflow(org.api, projectId, [trigger('t')], []);
     const longest = await startRun(org.api, workflowId, { input: 'x'.repeat(100_000) });
@@ -463,7 +481,9 @@ describe('runs', () => {
     const run = await finished(org.api, started.body.id);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_500);
     expect(run.status).toBe('errored');
-    expect(run.error).toMatch(/"\(" is not a regular expression/);
+    expect(run.error).toMatch(
+      /^Node "flaky": condition 1 \(matches\): "\(" is not a regular expression RE2 accepts/,
+    );
     expect(run.reply).toBeNull();
     expect(stepOf(run, 'flaky')).toMatchObject({ status: 'error', error: run.error });
     expect(stepOf(run, 'after')).toBeUndefined();

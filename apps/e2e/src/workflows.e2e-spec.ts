@@ -1,4 +1,4 @@
-import { NODE_TYPE_SCHEMAS } from '#contracts';
+import { DIAGRAM_ID_MAX_LENGTH, NODE_TYPE_SCHEMAS } from '#contracts';
 import {
   ApiClient,
   createMember,
@@ -216,6 +216,17 @@ describe('workflows', () => {
         'an edge without target, source a number, sourceHandle a number',
         diagramOf([trigger('a')], [{ id: 'e', source: 1, sourceHandle: 2 }]),
         ['diagram.edges.0.source', 'diagram.edges.0.target', 'diagram.edges.0.sourceHandle'],
+      ],
+      [
+        `ids longer than ${DIAGRAM_ID_MAX_LENGTH} characters`,
+        diagramOf(
+          [trigger('a'), trigger('n'.repeat(DIAGRAM_ID_MAX_LENGTH + 1))],
+          [
+            edge('e'.repeat(DIAGRAM_ID_MAX_LENGTH + 1), 'a', 'b'),
+            edge('f', 'a', 's'.repeat(DIAGRAM_ID_MAX_LENGTH + 1)),
+          ],
+        ),
+        ['diagram.nodes.1.id', 'diagram.edges.0.id', 'diagram.edges.1.target'],
       ],
     ])('refuses a diagram %s on create and on PATCH, naming each problem', async (_label, diagram, paths) => {
       const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, { name: 'Bad', diagram });

@@ -45,6 +45,7 @@ export * from './runs/start-run.dto.js';
 export * from './runs/workflow-run-summary.dto.js';
 export * from './runs/workflow-run.dto.js';
 export * from './workflows/diagram.js';
+export * from './workflows/matches-pattern.js';
 export * from './workflows/run-target.js';
 export * from './workflows/node-type-schemas.js';
 export * from './workflows/node-types.js';

@@ -20,6 +20,46 @@ class SharedStore {
   };
 }
 
+/**
+ * A store that answers only when the test says, so the test decides which of two requests in flight
+ * is answered first. A request is applied when it is answered, as catalog's one statement commits
+ * just before it replies; a failed one applies nothing.
+ */
+class HeldStore {
+  readonly totals = new Map<string, number>();
+  /** Every count any request carried, in order. */
+  readonly sent: number[] = [];
+  private readonly held: Array<{
+    hits: RateLimitConsume['hits'];
+    resolve: (totals: RateLimitTotals) => void;
+    reject: (error: Error) => void;
+  }> = [];
+
+  consume = ({ hits }: RateLimitConsume): Promise<RateLimitTotals> => {
+    this.sent.push(...hits.map(({ count }) => count));
+    return new Promise((resolve, reject) => this.held.push({ hits, resolve, reject }));
+  };
+
+  get waiting(): number {
+    return this.held.length;
+  }
+
+  /** Answers the request at `index` among those still held (0: the oldest). */
+  answer(index = 0): void {
+    const { hits, resolve } = this.held.splice(index, 1)[0]!;
+    const totals = hits.map(({ bucket, count }) => {
+      const total = (this.totals.get(bucket) ?? 0) + count;
+      this.totals.set(bucket, total);
+      return { bucket, count: total };
+    });
+    resolve({ totals });
+  }
+
+  fail(): void {
+    this.held.shift()!.reject(new Error('store unavailable'));
+  }
+}
+
 describe('RateLimiter', () => {
   let now = WINDOW_MS * 10 + 1_000;
   const clock = () => now;
@@ -72,6 +112,71 @@ describe('RateLimiter', () => {
     expect((await limiter.hit('key:a')).allowed).toBe(false);
     now += WINDOW_MS;
     expect((await limiter.hit('key:a')).allowed).toBe(true);
+  });
+
+  /** The limiter with its timer stopped, so every flush is one the test starts. */
+  const heldLimiter = (limit: number, store: HeldStore) => {
+    const limiter = new RateLimiter(limit, store.consume, clock);
+    limiter.stop();
+    return limiter;
+  };
+
+  it.each([
+    ['the first hit', [0, 0]],
+    ['the flush', [1, 0]],
+  ])(
+    'never sends a negative count when a flush races the first hit of a key, %s answered first',
+    async (_label, order) => {
+      const store = new HeldStore();
+      const limiter = heldLimiter(10, store);
+      // Another key is in use, so the flush has a request of its own to make.
+      const other = limiter.hit('key:b');
+      store.answer();
+      await other;
+
+      const first = limiter.hit('key:a');
+      const flush = limiter.flush();
+      for (const index of order) store.answer(index);
+      expect(await first).toMatchObject({ allowed: true, remaining: 9 });
+      await flush;
+      expect(store.totals.get('key:a')).toBe(1);
+
+      // The flush after the race has nothing of key:a's to send, and above all nothing to take back.
+      const settled = limiter.flush();
+      store.answer();
+      await settled;
+      expect(store.sent.filter((count) => count < 0)).toEqual([]);
+      expect(store.totals.get('key:a')).toBe(1);
+
+      expect((await limiter.hit('key:a')).remaining).toBe(8);
+      const last = limiter.flush();
+      store.answer();
+      await last;
+      expect(store.waiting).toBe(0);
+      expect(store.totals).toEqual(
+        new Map([
+          ['key:b', 1],
+          ['key:a', 2],
+        ]),
+      );
+      expect(store.sent.filter((count) => count < 0)).toEqual([]);
+    },
+  );
+
+  it('sends the first hit with the next flush when its own request failed', async () => {
+    const store = new HeldStore();
+    const limiter = heldLimiter(10, store);
+    const first = limiter.hit('key:a');
+    store.fail();
+    // Failing open: the hit is admitted and counted here.
+    expect(await first).toMatchObject({ allowed: true, remaining: 9 });
+
+    const flush = limiter.flush();
+    store.answer();
+    await flush;
+    expect(store.totals.get('key:a')).toBe(1);
+    expect(store.sent).toEqual([1, 1]);
+    expect((await limiter.hit('key:a')).remaining).toBe(8);
   });
 
   it('batches later hits into one store call per flush', async () => {

@@ -18,10 +18,15 @@ interface BucketState {
   windowStart: number;
   /** The shared total as of this gateway's last exchange with the store, other gateways included. */
   known: number;
-  /** Hits counted here and not yet sent. */
+  /**
+   * Hits counted here and not yet sent. Only the flush that sent them takes them off, so it is never
+   * negative; the first hit is not among them while its own request carries it.
+   */
   pending: number;
   lastHitAt: number;
+  /** The first hit's request to the store. Until it settles, a flush leaves the bucket alone. */
   firstSync: Promise<void>;
+  syncing: boolean;
 }
 
 export type ConsumeHits = (request: RateLimitConsume) => Promise<RateLimitTotals>;
@@ -77,27 +82,35 @@ export class RateLimiter {
     const state: BucketState = {
       windowStart,
       known: 0,
-      pending: 1,
+      pending: 0,
       lastHitAt: this.now(),
       firstSync: Promise.resolve(),
+      syncing: true,
     };
     this.buckets.set(bucket, state);
-    state.firstSync = this.consume({ windowStart, hits: [{ bucket, count: 1 }] }).then(
-      ({ totals }) => {
-        state.pending -= 1;
-        state.known = totals[0]?.count ?? state.known + 1;
-      },
-      (error: unknown) => {
-        // Failing open: the local count still limits this replica until the store answers again.
-        this.logger.warn({ err: error }, 'rate limit store unavailable; counting locally');
-      },
-    );
+    state.firstSync = this.consume({ windowStart, hits: [{ bucket, count: 1 }] })
+      .then(
+        ({ totals }) => {
+          state.known = totals[0]?.count ?? 1;
+        },
+        (error: unknown) => {
+          // Failing open: the hit waits for the next flush, and the local count still limits this
+          // replica until the store answers again.
+          state.pending += 1;
+          this.logger.warn({ err: error }, 'rate limit store unavailable; counting locally');
+        },
+      )
+      .finally(() => {
+        state.syncing = false;
+      });
     return state;
   }
 
   /**
    * Sends the hits counted since the last flush and learns every replica's totals for the buckets in
-   * use, so a replica's view of a busy credential is never more than one interval old.
+   * use, so a replica's view of a busy credential is never more than one interval old. A bucket whose
+   * first hit is still on its way to the store is left out: that hit is its request's to send, and
+   * sending it here too would count it twice.
    */
   async flush(): Promise<void> {
     if (this.flushing) return;
@@ -105,21 +118,25 @@ export class RateLimiter {
     try {
       const now = this.now();
       const currentWindow = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-      const sent = new Map<string, number>();
+      const sending = new Map<string, { state: BucketState; count: number }>();
       for (const [bucket, state] of this.buckets) {
-        if (state.windowStart !== currentWindow) this.buckets.delete(bucket);
-        else if (state.pending > 0 || now - state.lastHitAt < ACTIVE_MS) sent.set(bucket, state.pending);
+        if (state.windowStart !== currentWindow) {
+          this.buckets.delete(bucket);
+        } else if (!state.syncing && (state.pending > 0 || now - state.lastHitAt < ACTIVE_MS)) {
+          sending.set(bucket, { state, count: state.pending });
+        }
       }
-      if (sent.size === 0) return;
+      if (sending.size === 0) return;
       const { totals } = await this.consume({
         windowStart: currentWindow,
-        hits: [...sent].map(([bucket, count]) => ({ bucket, count })),
+        hits: [...sending].map(([bucket, { count }]) => ({ bucket, count })),
       });
       for (const { bucket, count } of totals) {
-        const state = this.buckets.get(bucket);
-        if (!state || state.windowStart !== currentWindow) continue;
-        state.pending -= sent.get(bucket) ?? 0;
-        state.known = count;
+        const sent = sending.get(bucket);
+        if (!sent) continue;
+        // Off the state the count was read from: hits counted since then stay pending.
+        sent.state.pending -= sent.count;
+        sent.state.known = count;
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'rate limit flush failed; will retry');

@@ -34,7 +34,14 @@ export class ConditionExecutor implements NodeExecutor {
     return {
       input: JSON.stringify({ match: mode, conditions: rendered }),
       run: () => {
-        const result = String(evaluateConditions(rendered, mode));
+        let result: string;
+        try {
+          result = String(evaluateConditions(rendered, mode));
+        } catch (error) {
+          // The run's error is the step's message: it has to say which node failed.
+          if (!(error instanceof StepFailure)) throw error;
+          throw new StepFailure(`Node "${context.node.id}": ${error.message}`);
+        }
         return Promise.resolve({ status: 'done', output: { result }, route: result });
       },
     };

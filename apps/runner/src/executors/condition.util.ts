@@ -1,4 +1,4 @@
-import type { ConditionOperator } from '#contracts';
+import { compileMatchesPattern, type ConditionOperator, matchesTextMaxLength } from '#contracts';
 
 import { StepFailure } from './node-executor.js';
 
@@ -22,14 +22,17 @@ function numbers(left: string, right: string): [number, number] | null {
   return a === null || b === null ? null : [a, b];
 }
 
-/** `/pattern/flags` or a bare pattern. */
-function regexOf(source: string): RegExp {
-  const literal = /^\/(.*)\/([dgimsuvy]*)$/s.exec(source);
-  try {
-    return literal ? new RegExp(literal[1] ?? '', literal[2]) : new RegExp(source);
-  } catch (error) {
-    throw new StepFailure(`"${source}" is not a regular expression: ${(error as Error).message}`);
+/** RE2 within `MATCHES_WORK_MAX`, so neither pattern nor text can hold the runner's event loop for long. */
+function matchesPattern(text: string, source: string): boolean {
+  const compiled = compileMatchesPattern(source);
+  if ('problem' in compiled) throw new StepFailure(compiled.problem);
+  const longest = matchesTextMaxLength(compiled.pattern);
+  if (text.length > longest) {
+    throw new StepFailure(
+      `the text tested is ${text.length} characters long; this pattern compiles to ${compiled.pattern.programSize()} RE2 instructions, and with it matches tests at most ${longest} characters`,
+    );
   }
+  return compiled.pattern.test(text);
 }
 
 /** Empty text, and the JSON text of an empty list or object (what a template renders for them). */
@@ -71,11 +74,22 @@ export function evaluateCondition({ left, operator, right }: RenderedCondition):
     case 'is_not_empty':
       return !isEmpty(left);
     case 'matches':
-      return regexOf(right).test(left);
+      return matchesPattern(left, right);
   }
 }
 
-/** `all`: every condition holds (none fails); `any`: at least one holds. */
+/**
+ * `all`: every condition holds (none fails); `any`: at least one holds. A condition that cannot be
+ * tested fails with a message naming it by position and operator.
+ */
 export function evaluateConditions(conditions: RenderedCondition[], match: 'all' | 'any'): boolean {
-  return match === 'any' ? conditions.some(evaluateCondition) : conditions.every(evaluateCondition);
+  const holds = (condition: RenderedCondition, index: number): boolean => {
+    try {
+      return evaluateCondition(condition);
+    } catch (error) {
+      if (!(error instanceof StepFailure)) throw error;
+      throw new StepFailure(`condition ${index + 1} (${condition.operator}): ${error.message}`);
+    }
+  };
+  return match === 'any' ? conditions.some(holds) : conditions.every(holds);
 }

@@ -3,6 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, ValidateIf } from 'class-validator';
 
 import { OptionalTextField } from '../common/field.decorators.js';
+import { DIAGRAM_ID_MAX_LENGTH } from '../workflows/diagram.js';
 import { RunInputField } from './run-input.js';
 
 /** A boolean that may be omitted but, when sent, must be a JSON boolean. */
@@ -29,7 +30,7 @@ export class StartRunDto {
   /** Required when the workflow has more than one Trigger node. */
   @OptionalTextField({
     min: 1,
-    max: 200,
+    max: DIAGRAM_ID_MAX_LENGTH,
     description: 'The Trigger node to start from; required when the workflow has more than one.',
   })
   triggerNodeId?: string;

@@ -1,6 +1,7 @@
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+import { DIAGRAM_ID_MAX_LENGTH } from '../workflows/diagram.js';
 import { RunInputField } from './run-input.js';
 
 export const RUN_TRIGGERS = ['manual', 'api', 'schedule', 'event'] as const;
@@ -22,7 +23,7 @@ export class StartRunRequest {
 
   @IsOptional()
   @IsString()
-  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  @MaxLength(DIAGRAM_ID_MAX_LENGTH)
   triggerNodeId?: string;
 
   @IsIn(RUN_TRIGGERS)

@@ -1,3 +1,5 @@
+import { DIAGRAM_ID_MAX_LENGTH } from './diagram.js';
+import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import {
   CONDITION_OPERATORS,
   DELAY_MAX_SECONDS,
@@ -122,7 +124,9 @@ const condition: JsonSchema = {
         properties: {
           left: template('The value tested.'),
           operator: { enum: [...CONDITION_OPERATORS] },
-          right: template('The value compared with; a regular expression for `matches`.'),
+          right: template(
+            `The value compared with. For \`matches\`: an RE2 pattern, bare or as \`/pattern/flags\` with flags i, m and s, up to ${MATCHES_PATTERN_MAX_LENGTH} characters once rendered.`,
+          ),
         },
         required: ['left', 'operator'],
         if: { properties: { operator: { enum: [...UNARY_CONDITION_OPERATORS] } } },
@@ -185,6 +189,13 @@ export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
   delay,
 };
 
+const diagramId = (description: string): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: DIAGRAM_ID_MAX_LENGTH,
+  description,
+});
+
 /** The contract's Diagram: only what the service reads is constrained, anything else round-trips. */
 export const DIAGRAM_SCHEMA: JsonSchema = {
   title: 'Diagram',
@@ -197,7 +208,7 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string', minLength: 1 },
+          id: diagramId('Unique among the nodes; steps, templates and edges name the node by it.'),
           data: {
             type: 'object',
             properties: {
@@ -217,9 +228,9 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string', minLength: 1 },
-          source: { type: 'string', minLength: 1 },
-          target: { type: 'string', minLength: 1 },
+          id: diagramId('Unique among the edges.'),
+          source: diagramId('The id of the node the edge leaves.'),
+          target: diagramId('The id of the node the edge enters.'),
           sourceHandle: {
             type: ['string', 'null'],
             description: 'Out of a condition node: `true` or `false`.',

@@ -76,7 +76,7 @@ export interface ActionNodeProperties extends CommonProperties {
 export interface Condition {
   left: string;
   operator: ConditionOperator;
-  /** Absent for `is_empty` and `is_not_empty`; a regular expression for `matches`. */
+  /** Absent for `is_empty` and `is_not_empty`; an RE2 pattern for `matches` (see `compileMatchesPattern`). */
   right?: string;
 }
 

@@ -1,4 +1,5 @@
-import type { Diagram, DiagramEdge, DiagramNode } from './diagram.js';
+import { DIAGRAM_ID_MAX_LENGTH, type Diagram, type DiagramEdge, type DiagramNode } from './diagram.js';
+import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import { diagramShapeIssues, validateDiagram } from './validate-diagram.js';
 
 const node = (id: string, type: string, properties: Record<string, unknown> = {}): DiagramNode => ({
@@ -219,6 +220,32 @@ describe('validateDiagram', () => {
     ]);
   });
 
+  it.each([
+    ['(?=a)', 'invalid or unsupported Perl syntax: `(?=`'],
+    ['(a)\\1', 'invalid escape sequence: `\\1`'],
+    ['/a/g', 'the flag "g" of "/a/g" is not supported'],
+    ['a'.repeat(MATCHES_PATTERN_MAX_LENGTH + 1), `a pattern may have at most ${MATCHES_PATTERN_MAX_LENGTH}`],
+  ])('names a matches pattern that RE2 will not run: %p', (right, message) => {
+    const issues = validateDiagram(
+      diagram([manual, node('c', 'condition', { conditions: [{ left: 'a', operator: 'matches', right }] })]),
+    );
+    expect(issues).toEqual([
+      {
+        path: 'nodes.1.data.properties.conditions.0.right',
+        nodeId: 'c',
+        message: expect.stringContaining(`node "c": condition 1 (matches): `),
+      },
+    ]);
+    expect(issues[0]?.message).toContain(message);
+  });
+
+  it('accepts RE2 syntax that JavaScript lacks, and leaves templated patterns to the run', () => {
+    const conditions = ['(?P<id>\\d+)', '(?i)order', '/^order/ims', '{{trigger.pattern}}(?='].map(
+      (right) => ({ left: 'a', operator: 'matches', right }),
+    );
+    expect(validateDiagram(diagram([manual, node('c', 'condition', { conditions })]))).toEqual([]);
+  });
+
   it.each([undefined, null, 'out', 'yes'])(
     'needs a true or false handle out of a condition, not %p',
     (handle) => {
@@ -280,6 +307,34 @@ describe('diagramShapeIssues', () => {
       ]),
     );
     expect(issues).toHaveLength(5);
+  });
+
+  it(`takes node ids, edge ids and edge ends up to ${DIAGRAM_ID_MAX_LENGTH} characters`, () => {
+    const longest = 'n'.repeat(DIAGRAM_ID_MAX_LENGTH);
+    const edgeId = 'e'.repeat(DIAGRAM_ID_MAX_LENGTH);
+    expect(
+      validateDiagram(
+        diagram([manual, node(longest, 'delay', { seconds: 1 })], [edge(edgeId, 't', longest)]),
+      ),
+    ).toEqual([]);
+  });
+
+  it('names each id longer than the limit by its path, without repeating the id', () => {
+    const long = 'x'.repeat(DIAGRAM_ID_MAX_LENGTH + 1);
+    const message = (path: string) => `diagram.${path} must be at most ${DIAGRAM_ID_MAX_LENGTH} characters`;
+    const issues = diagramShapeIssues(
+      diagram([manual, node(long, 'delay', { seconds: 1 })], [edge(long, 't', 'a'), edge('e', long, long)]),
+    );
+    expect(issues).toEqual([
+      { path: 'nodes.1.id', message: message('nodes.1.id') },
+      { path: 'edges.0.id', message: message('edges.0.id') },
+      { path: 'edges.1.source', edgeId: 'e', message: message('edges.1.source') },
+      { path: 'edges.1.target', edgeId: 'e', message: message('edges.1.target') },
+    ]);
+    // Publish and run check the shape first, so a saved draft with such an id cannot run either.
+    expect(validateDiagram(diagram([manual, node(long, 'delay', { seconds: 1 })]))).toEqual([
+      { path: 'nodes.1.id', message: message('nodes.1.id') },
+    ]);
   });
 
   it.each([null, [], 'x', {}, { nodes: [] }, { nodes: {}, edges: [] }])('refuses %p', (value) => {

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
-import type { Diagram, DiagramEdge, DiagramNode } from './diagram.js';
+import { DIAGRAM_ID_MAX_LENGTH, type Diagram, type DiagramEdge, type DiagramNode } from './diagram.js';
+import { matchesPatternProblem } from './matches-pattern.js';
 import { DIAGRAM_SCHEMA, NODE_TYPE_SCHEMAS } from './node-type-schemas.js';
 import { CONDITION_HANDLES, type Condition, isNodeType, NODE_TYPES, type NodeType } from './node-types.js';
 import { cronProblem } from './schedule.js';
@@ -120,17 +121,10 @@ function semanticIssues(node: DiagramNode, type: NodeType, path: string): Diagra
       return (properties.conditions as Condition[]).flatMap((condition, index) => {
         if (condition.operator !== 'matches' || condition.right === undefined) return [];
         if (condition.right.includes('{{')) return [];
-        try {
-          new RegExp(condition.right);
-          return [];
-        } catch (error) {
-          return [
-            issue(
-              `conditions.${index}.right`,
-              `right is not a regular expression: ${(error as Error).message}`,
-            ),
-          ];
-        }
+        const problem = matchesPatternProblem(condition.right);
+        return problem
+          ? [issue(`conditions.${index}.right`, `condition ${index + 1} (matches): ${problem}`)]
+          : [];
       });
     case 'delay': {
       const until = properties.until;
@@ -253,6 +247,9 @@ function toIssues(
       case 'type':
         message = `must be ${([] as unknown[]).concat(error.params.type).join(' or ')}`;
         break;
+      case 'maxLength':
+        message = `must be at most ${String(error.params.limit)} characters`;
+        break;
       case 'enum':
         message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
         break;
@@ -284,6 +281,6 @@ function idsAt(value: unknown, path: string): Pick<DiagramIssue, 'nodeId' | 'edg
   if ((list !== 'nodes' && list !== 'edges') || index === undefined) return {};
   const items = (value as Record<string, unknown> | null)?.[list];
   const id = Array.isArray(items) ? (items[Number(index)] as { id?: unknown } | undefined)?.id : undefined;
-  if (typeof id !== 'string' || id === '') return {};
+  if (typeof id !== 'string' || id === '' || id.length > DIAGRAM_ID_MAX_LENGTH) return {};
   return list === 'nodes' ? { nodeId: id } : { edgeId: id };
 }
