@@ -1,6 +1,32 @@
-import { ApiClient, runningStack } from '#testing';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ApiClient, runningStack, WORKSPACE_ROOT } from '#testing';
 
 const stack = runningStack();
+
+interface Exited {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a tool of node_modules/.bin from the workspace root and answers how it exited. */
+function tool(name: string, args: string[], env: Record<string, string> = {}): Promise<Exited> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      join(WORKSPACE_ROOT, 'node_modules', '.bin', name),
+      args,
+      { cwd: WORKSPACE_ROOT, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') reject(error);
+        else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+      },
+    );
+  });
+}
 
 type Schema = { type?: string | string[] } & Record<string, unknown>;
 
@@ -28,11 +54,42 @@ const typeOf = (schema: Schema | undefined) => [schema?.type ?? []].flat();
 
 describe('OpenAPI document', () => {
   let document: any;
+  let dir: string;
 
   beforeAll(async () => {
     const response = await new ApiClient(stack.baseUrl).get('/docs/openapi.json');
     expect(response.status).toBe(200);
     document = response.body;
+    dir = mkdtempSync(join(tmpdir(), 'flowmesh-openapi-'));
+  });
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("passes Redocly's recommended rules with no error and no warning", async () => {
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    // Telemetry and the update check are the CLI's only network calls; CI reaches no network.
+    const lint = await tool(
+      'redocly',
+      ['lint', file, '--config', join(WORKSPACE_ROOT, 'redocly.yaml'), '--format=json'],
+      { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true' },
+    );
+    // The report is the JSON on stdout; stderr has progress lines and, on Node 20, a deprecation banner.
+    let report: { problems: Array<{ ruleId: string; severity: string; message: string; location: any[] }> };
+    try {
+      report = JSON.parse(lint.stdout);
+    } catch {
+      throw new Error(`redocly lint exited ${lint.code} without a JSON report:\n${lint.stderr}`);
+    }
+    expect(
+      report.problems.map(
+        (problem) =>
+          `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`,
+      ),
+    ).toEqual([]);
+    expect(lint.code).toBe(0);
   });
 
   it('declares every integer as an integer', () => {

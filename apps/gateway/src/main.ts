@@ -58,6 +58,6 @@ const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRo
 app.useGlobalPipes(new GatewayValidationPipe());
 app.useGlobalFilters(new AllExceptionsFilter(logger, routes));
 app.enableShutdownHooks();
-setupOpenApi(app);
+setupOpenApi(app, config.PUBLIC_URL);
 await app.listen(config.PORT, config.HOST);
 logger.info({ url: await app.getUrl() }, 'gateway is ready');

@@ -12,7 +12,7 @@ import {
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
@@ -23,9 +23,13 @@ import { ApiErrors } from '../http/api-errors.decorator.js';
 export class RunsController {
   constructor(private readonly rpc: RpcClient) {}
 
-  /** Answers as soon as the run is accepted, usually before its steps finish: poll the run. */
   @Post('workflows/:id/runs')
   @HttpCode(201)
+  @ApiOperation({
+    summary: 'Start a run',
+    description:
+      'Runs the live version, or the draft with `draft: true`. Answers as soon as the run is accepted, usually before its steps finish: poll the run.',
+  })
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
@@ -34,7 +38,12 @@ export class RunsController {
   })
   @ApiCreatedResponse({
     type: WorkflowRunDto,
-    headers: { 'Idempotent-Replayed': { description: '`true` when an earlier run was answered.' } },
+    headers: {
+      'Idempotent-Replayed': {
+        description: '`true` when an earlier run was answered; absent otherwise.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
   })
   @ApiErrors(
     'invalid_request',
@@ -69,6 +78,7 @@ export class RunsController {
   }
 
   @Get('workflows/:id/runs')
+  @ApiOperation({ summary: "List a workflow's runs" })
   @ApiOkResponse({ type: PageOf(WorkflowRunSummaryDto) })
   @ApiErrors('invalid_request', 'workflow_not_found')
   list(
@@ -83,6 +93,7 @@ export class RunsController {
   }
 
   @Get('runs/:id')
+  @ApiOperation({ summary: 'Get a run with its steps' })
   @ApiOkResponse({ type: WorkflowRunDto })
   @ApiErrors('run_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
