@@ -92,6 +92,13 @@ describe('OpenAPI document', () => {
     expect(lint.code).toBe(0);
   });
 
+  it('marks a body optional where the contract gives it a default', () => {
+    const body = (path: string) => document.paths[path].post.requestBody;
+    expect(body('/api/v1/workflows/{id}/runs').required).toBe(false);
+    expect(body('/api/v1/workflows/{id}/publish').required).toBe(false);
+    expect(body('/api/v1/projects').required).toBe(true);
+  });
+
   it('declares every integer as an integer', () => {
     const schemas = '#/components/schemas';
     for (const pointer of [

@@ -14,7 +14,7 @@ import {
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
@@ -85,6 +85,7 @@ export class WorkflowsController {
     summary: 'Publish the draft',
     description: 'Freezes the draft as the next version and makes it live.',
   })
+  @ApiBody({ type: PublishWorkflowDto, required: false })
   @ApiCreatedResponse({ type: WorkflowVersionDto })
   @ApiErrors(
     'invalid_request',
