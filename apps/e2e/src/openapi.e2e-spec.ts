@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ApiClient, runningStack, WORKSPACE_ROOT } from '#testing';
+import { ApiClient, createOrganization, runningStack, waitFor, WORKSPACE_ROOT } from '#testing';
+import openapiTS, { astToString } from 'openapi-typescript';
 
 const stack = runningStack();
 
@@ -141,5 +142,117 @@ describe('OpenAPI document', () => {
       '#/…NodeProperties/properties/retry/properties/backoffSeconds',
       '#/…NodeProperties/properties/seconds',
     ]);
+  });
+
+  it('types real answers of the API, as a client generated from it sees them', async () => {
+    const org = await createOrganization(stack, { plan: 'free' });
+    const answers: Array<{ route: string; method: string; status: number; body: unknown }> = [];
+    /** Calls `path` and keeps the answer, filed under the route template it is documented at. */
+    const call = async (method: string, route: string, path: string, body?: unknown) => {
+      const response = await org.api.request(method, path, body);
+      answers.push({ route, method: method.toLowerCase(), status: response.status, body: response.body });
+      return response.body;
+    };
+
+    await call('GET', '/api/health', '/api/health');
+    const project = await call('POST', '/api/v1/projects', '/api/v1/projects', { name: 'Typed' });
+    await call('GET', '/api/v1/projects', '/api/v1/projects?limit=1');
+    await call('POST', '/api/v1/projects', '/api/v1/projects', {});
+    const workflow = await call(
+      'POST',
+      '/api/v1/projects/{projectId}/workflows',
+      `/api/v1/projects/${project.id}/workflows`,
+      {
+        name: 'Typed',
+        diagram: {
+          nodes: [
+            { id: 't', position: { x: 0, y: 0 }, data: { type: 'trigger', properties: { kind: 'api' } } },
+            {
+              id: 'c',
+              data: {
+                type: 'condition',
+                properties: { conditions: [{ left: '{{trigger.n}}', operator: 'greater_than', right: '1' }] },
+              },
+            },
+          ],
+          edges: [{ id: 'e', source: 't', target: 'c' }],
+        },
+      },
+    );
+    await call('POST', '/api/v1/workflows/{id}/publish', `/api/v1/workflows/${workflow.id}/publish`);
+    await call('GET', '/api/v1/workflows/{id}', `/api/v1/workflows/${workflow.id}`);
+    const started = await call(
+      'POST',
+      '/api/v1/workflows/{id}/runs',
+      `/api/v1/workflows/${workflow.id}/runs`,
+      {
+        input: '{"n": 5}',
+      },
+    );
+    await waitFor(
+      async () => {
+        const run = await org.api.get(`/api/v1/runs/${started.id}`);
+        return run.body.status === 'complete' ? run : undefined;
+      },
+      { what: 'the run to complete' },
+    );
+    await call('GET', '/api/v1/runs/{id}', `/api/v1/runs/${started.id}`);
+    await call('GET', '/api/v1/workflows/{id}/runs', `/api/v1/workflows/${workflow.id}/runs`);
+    await call('GET', '/api/v1/runs/{id}', '/api/v1/runs/none');
+    const database = await call('POST', '/api/v1/databases', '/api/v1/databases', { name: 'typed' });
+    const query = `/api/v1/databases/${database.id}/query`;
+    await call('POST', '/api/v1/databases/{id}/query', query, {
+      statements: [{ sql: "SELECT 1 AS n, 2.5 AS x, 'a' AS s, NULL AS z, true AS b" }],
+    });
+    await call('POST', '/api/v1/databases/{id}/query', query, { statements: [{ sql: 'SELECT nope' }] });
+    await call('POST', '/api/v1/projects', '/api/v1/projects', { name: 'Second' });
+    await call('POST', '/api/v1/projects', '/api/v1/projects', { name: 'Third' });
+    await call('POST', '/api/v1/projects', '/api/v1/projects', { name: 'Over the plan' });
+    await call('GET', '/api/v1/billing', '/api/v1/billing');
+    expect(answers.map(({ status }) => status)).toEqual([
+      200, 201, 200, 400, 201, 201, 200, 201, 200, 200, 404, 201, 200, 400, 201, 201, 402, 200,
+    ]);
+
+    // Generated from the served document into a temporary directory, so it cannot go stale, and as
+    // .ts rather than .d.ts, so the compiler checks the generated types as well.
+    writeFileSync(join(dir, 'schema.ts'), astToString(await openapiTS(document)));
+    // One answer a line, so each compiler error names the route it is about.
+    const lines = [
+      "import type { paths } from './schema.js';",
+      'type Answer<P extends keyof paths, M extends keyof paths[P], S> = paths[P][M] extends { responses: infer R }',
+      "  ? S extends keyof R ? R[S] extends { content: { 'application/json': infer B } } ? B : never : never",
+      '  : never;',
+      ...answers.map(
+        ({ route, method, status, body }, index) =>
+          `export const answer${index}: Answer<'${route}', '${method}', ${status}> = ${JSON.stringify(body)};`,
+      ),
+    ];
+    writeFileSync(join(dir, 'answers.ts'), lines.join('\n'));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          target: 'es2022',
+          lib: ['es2022'],
+          module: 'nodenext',
+          types: [],
+        },
+        files: ['answers.ts'],
+      }),
+    );
+    const tsc = await tool('tsc', ['-p', dir, '--pretty', 'false']);
+    const errors = tsc.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((error) => {
+        const line = Number(/answers\.ts\((\d+),/.exec(error)?.[1]);
+        const answer = answers[line - lines.length + answers.length - 1];
+        return answer ? `${answer.method.toUpperCase()} ${answer.route} ${answer.status}: ${error}` : error;
+      });
+    expect(errors).toEqual([]);
+    expect(tsc.code).toBe(0);
   });
 });
