@@ -100,6 +100,19 @@ describe('OpenAPI document', () => {
     expect(body('/api/v1/projects').required).toBe(true);
   });
 
+  it('documents a 400 on every route that takes input, as the contract does', () => {
+    const withInput = Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
+      Object.entries(item)
+        .filter(([, operation]: [string, any]) => operation.parameters?.length > 0 || operation.requestBody)
+        .map(([method, operation]: [string, any]) => ({
+          route: `${method} ${path}`,
+          has400: '400' in operation.responses,
+        })),
+    );
+    expect(withInput).not.toHaveLength(0);
+    expect(withInput.filter(({ has400 }) => !has400)).toEqual([]);
+  });
+
   it('declares every integer as an integer', () => {
     const schemas = '#/components/schemas';
     for (const pointer of [

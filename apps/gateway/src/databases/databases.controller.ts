@@ -47,7 +47,7 @@ export class DatabasesController {
   @Get(':id')
   @ApiOperation({ summary: 'Get a database' })
   @ApiOkResponse({ type: DatabaseDto })
-  @ApiErrors('database_not_found')
+  @ApiErrors('invalid_request', 'database_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(DatabaseSubjects.get, principal, { id });
   }
@@ -63,7 +63,7 @@ export class DatabasesController {
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a database' })
   @ApiOkResponse({ type: DeletedDto, description: 'The database and its data file are deleted.' })
-  @ApiErrors('database_not_found')
+  @ApiErrors('invalid_request', 'database_not_found')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(DatabaseSubjects.delete, principal, { id });
   }

@@ -40,7 +40,7 @@ export class ProjectsController {
   @Get(':id')
   @ApiOperation({ summary: 'Get a project' })
   @ApiOkResponse({ type: ProjectDto })
-  @ApiErrors('project_not_found')
+  @ApiErrors('invalid_request', 'project_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(CatalogSubjects.projectsGet, principal, { id });
   }
@@ -56,7 +56,7 @@ export class ProjectsController {
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a project' })
   @ApiOkResponse({ type: DeletedDto })
-  @ApiErrors('project_not_found')
+  @ApiErrors('invalid_request', 'project_not_found')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(CatalogSubjects.projectsDelete, principal, { id });
   }

@@ -103,7 +103,7 @@ export class RunsController {
   @Get('runs/:id')
   @ApiOperation({ summary: 'Get a run with its steps' })
   @ApiOkResponse({ type: WorkflowRunDto })
-  @ApiErrors('run_not_found')
+  @ApiErrors('invalid_request', 'run_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(RunnerSubjects.runsGet, principal, { id });
   }

@@ -43,7 +43,7 @@ export class SkillsController {
   @Get(':id')
   @ApiOperation({ summary: 'Get a skill' })
   @ApiOkResponse({ type: SkillDto })
-  @ApiErrors('skill_not_found')
+  @ApiErrors('invalid_request', 'skill_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(CatalogSubjects.skillsGet, principal, { id });
   }
@@ -59,7 +59,7 @@ export class SkillsController {
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a skill' })
   @ApiOkResponse({ type: DeletedDto })
-  @ApiErrors('skill_not_found')
+  @ApiErrors('invalid_request', 'skill_not_found')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(CatalogSubjects.skillsDelete, principal, { id });
   }

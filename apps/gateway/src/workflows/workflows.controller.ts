@@ -52,7 +52,7 @@ export class WorkflowsController {
   @Get('workflows/:id')
   @ApiOperation({ summary: 'Get a workflow with its draft' })
   @ApiOkResponse({ type: WorkflowDetailDto })
-  @ApiErrors('workflow_not_found')
+  @ApiErrors('invalid_request', 'workflow_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(WorkflowSubjects.get, principal, { id });
   }
@@ -74,7 +74,7 @@ export class WorkflowsController {
     description: 'Deletes its draft and versions; its unfinished runs are terminated.',
   })
   @ApiOkResponse({ type: DeletedDto })
-  @ApiErrors('workflow_not_found')
+  @ApiErrors('invalid_request', 'workflow_not_found')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(WorkflowSubjects.delete, principal, { id });
   }
@@ -109,7 +109,7 @@ export class WorkflowsController {
     description: 'Stops its schedule and app event triggers; manual and API runs still work.',
   })
   @ApiOkResponse({ type: WorkflowDto })
-  @ApiErrors('workflow_not_found')
+  @ApiErrors('invalid_request', 'workflow_not_found')
   pause(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(WorkflowSubjects.pause, principal, { id });
   }
@@ -121,7 +121,7 @@ export class WorkflowsController {
     description: "Turns the live version's triggers back on; nothing missed while paused runs.",
   })
   @ApiOkResponse({ type: WorkflowDto })
-  @ApiErrors('subscription_failed', 'plan_limit_reached', 'workflow_not_found')
+  @ApiErrors('invalid_request', 'subscription_failed', 'plan_limit_reached', 'workflow_not_found')
   resume(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(WorkflowSubjects.resume, principal, { id });
   }
