@@ -4,6 +4,7 @@ import { createLogger, loadConfig, PinoNestLogger, requestContext } from '#commo
 import { REQUEST_ID_HEADER } from '#contracts';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 
 import { setupOpenApi } from './docs/openapi.js';
@@ -16,12 +17,18 @@ import { RouteTable } from './http/route-table.js';
 const config = loadConfig(GatewayConfig);
 const logger = createLogger('gateway');
 const routes = new RouteTable();
+const errors = new AllExceptionsFilter(logger, routes);
 
 const adapter = new FastifyAdapter({
   bodyLimit: config.BODY_LIMIT_BYTES,
   requestIdHeader: REQUEST_ID_HEADER,
   genReqId: () => randomUUID(),
   trustProxy: true,
+  // A malformed URL or an over-long path parameter is refused before the onRequest hook runs.
+  frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    errors.send(error, request, reply);
+  },
 });
 const fastify = adapter.getInstance();
 fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
@@ -56,8 +63,8 @@ const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRo
   bodyParser: false,
 });
 app.useGlobalPipes(new GatewayValidationPipe());
-app.useGlobalFilters(new AllExceptionsFilter(logger, routes));
+app.useGlobalFilters(errors);
 app.enableShutdownHooks();
-setupOpenApi(app);
+setupOpenApi(app, config.PUBLIC_URL);
 await app.listen(config.PORT, config.HOST);
 logger.info({ url: await app.getUrl() }, 'gateway is ready');

@@ -101,7 +101,13 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
     const requestId = message.headers?.get(REQUEST_ID_HEADER) || randomUUID();
     const total = Number(message.headers?.get(QueryStreamHeaders.total) ?? message.data.length);
     if (!Number.isSafeInteger(total) || total < message.data.length) {
-      this.answerError(reply, new DomainException('invalid_request', 'The request parts do not add up.'));
+      this.answerError(
+        reply,
+        DomainException.invalidRequest(
+          [{ path: 'body', message: `${QueryStreamHeaders.total} does not give the length of the request.` }],
+          'The request parts do not add up.',
+        ),
+      );
       return;
     }
     if (total > MAX_REQUEST_BYTES) {
@@ -192,7 +198,12 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
       };
     }
     if (error instanceof SyntaxError) {
-      return { status: 400, code: 'invalid_request', message: 'The request is not valid JSON.' };
+      return {
+        status: 400,
+        code: 'invalid_request',
+        message: 'The request is not valid JSON.',
+        details: { issues: [{ path: 'body', message: error.message }] },
+      };
     }
     const errorId = randomUUID();
     this.logger.error({ err: error, errorId }, 'unexpected error in query stream');

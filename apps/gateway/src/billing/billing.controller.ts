@@ -1,7 +1,7 @@
 import { BillingDto, CatalogSubjects, type Principal } from '#contracts';
 import { RpcClient } from '#nats';
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
@@ -12,6 +12,7 @@ export class BillingController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @ApiOperation({ summary: "Get the organization's plan, limits and usage" })
   @ApiOkResponse({ type: BillingDto })
   @ApiErrors()
   get(@CurrentPrincipal() principal: Principal) {

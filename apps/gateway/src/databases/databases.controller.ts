@@ -28,6 +28,7 @@ export class DatabasesController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'List databases' })
   @ApiOkResponse({ type: PageOf(DatabaseDto) })
   @ApiErrors('invalid_request')
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
@@ -36,6 +37,7 @@ export class DatabasesController {
 
   @Post()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create a database' })
   @ApiCreatedResponse({ type: DatabaseDto })
   @ApiErrors('invalid_request', 'plan_limit_reached', 'database_name_taken')
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateDatabaseDto) {
@@ -43,13 +45,15 @@ export class DatabasesController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a database' })
   @ApiOkResponse({ type: DatabaseDto })
-  @ApiErrors('database_not_found')
+  @ApiErrors('invalid_request', 'database_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(DatabaseSubjects.get, principal, { id });
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Update a database' })
   @ApiOkResponse({ type: DatabaseDto })
   @ApiErrors('invalid_request', 'database_not_found', 'database_name_taken')
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateDatabaseDto) {
@@ -57,8 +61,9 @@ export class DatabasesController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete a database' })
   @ApiOkResponse({ type: DeletedDto, description: 'The database and its data file are deleted.' })
-  @ApiErrors('database_not_found')
+  @ApiErrors('invalid_request', 'database_not_found')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(DatabaseSubjects.delete, principal, { id });
   }

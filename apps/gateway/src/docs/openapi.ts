@@ -2,13 +2,18 @@ import type { INestApplication } from '@nestjs/common';
 import { workflowOpenApiSchemas } from '#contracts';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-/** Builds the reference from the controllers and DTOs, and serves it as JSON and as a page. */
-export function setupOpenApi(app: INestApplication): OpenAPIObject {
+/**
+ * Builds the reference from the controllers and DTOs, and serves it as JSON and as a page. The
+ * server is `publicUrl` rather than a relative one, so a copy of the document saved elsewhere (in
+ * Postman, or a client generator) still names the installation it describes.
+ */
+export function setupOpenApi(app: INestApplication, publicUrl: string): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Flowmesh API')
     .setDescription('Workflows, runs, agents, skills and SQL databases of an organization.')
     .setVersion('1')
     .setOpenAPIVersion('3.1.0')
+    .addServer(publicUrl.replace(/\/+$/, ''), 'This installation')
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', description: 'An organization key: `Authorization: Bearer fm_…`.' },
       'organizationKey',

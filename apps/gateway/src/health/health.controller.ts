@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 
 import { Public } from '../auth/public.decorator.js';
 
@@ -13,6 +13,7 @@ class HealthDto {
 export class HealthController {
   @Public()
   @Get()
+  @ApiOperation({ summary: 'Check that the gateway is up' })
   @ApiOkResponse({ type: HealthDto })
   health(): HealthDto {
     return { status: 'ok' };

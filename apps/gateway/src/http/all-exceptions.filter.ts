@@ -17,13 +17,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    sendError(
-      exception,
-      http.getRequest<FastifyRequest>(),
-      http.getResponse<FastifyReply>(),
-      this.logger,
-      this.routes,
-    );
+    this.send(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+  }
+
+  /** Also answers what Fastify refuses before routing (its `frameworkErrors`), which Nest never sees. */
+  send(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    sendError(exception, request, reply, this.logger, this.routes);
   }
 }
 

@@ -2,6 +2,7 @@ import { DomainException } from '#common';
 import {
   BadRequestException,
   ForbiddenException,
+  HttpException,
   NotFoundException,
   PayloadTooLargeException,
 } from '@nestjs/common';
@@ -25,11 +26,36 @@ describe('toDomainException', () => {
     expect(mapped).toMatchObject({ code, status });
   });
 
-  it('gives invalid_request its issues', () => {
-    const mapped = toDomainException(
-      Object.assign(new Error('bad'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY' }),
+  it.each([
+    ['FST_ERR_CTP_INVALID_JSON_BODY', 'body'],
+    ['FST_ERR_CTP_EMPTY_JSON_BODY', 'body'],
+    ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'body'],
+    ['FST_ERR_BAD_URL', 'path'],
+    ['FST_ERR_MAX_PARAM_LENGTH', 'path'],
+  ])('gives Fastify %s the issues of an invalid_request, at %s', (fastifyCode, path) => {
+    const mapped = toDomainException(Object.assign(new Error('bad'), { code: fastifyCode, statusCode: 400 }));
+    expect(mapped).toMatchObject({ code: 'invalid_request', status: 400 });
+    expect(mapped?.details).toEqual({ issues: [{ path, message: expect.any(String) }] });
+  });
+
+  it('reads the Fastify error inside the HttpException Nest wraps it in', () => {
+    const fastify = Object.assign(
+      new Error("Body is not valid JSON but content-type is set to 'application/json'"),
+      {
+        code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+        statusCode: 400,
+      },
     );
-    expect(mapped?.details).toEqual({ issues: [{ path: 'body', message: expect.any(String) }] });
+    const mapped = toDomainException(new HttpException(fastify.message, 400, { cause: fastify }));
+    expect(mapped).toMatchObject({ code: 'invalid_request', message: 'The body is not valid JSON.' });
+    expect(mapped?.details).toEqual({ issues: [{ path: 'body', message: 'The body is not valid JSON.' }] });
+  });
+
+  it.each([
+    ['a Nest 400', new BadRequestException('nope')],
+    ['an error with statusCode 400', Object.assign(new Error('nope'), { statusCode: 400 })],
+  ])('gives %s the issues of an invalid_request', (_label, error) => {
+    expect(toDomainException(error)?.details).toEqual({ issues: [{ path: '', message: 'nope' }] });
   });
 
   it.each([

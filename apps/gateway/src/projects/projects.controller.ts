@@ -10,7 +10,7 @@ import {
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
@@ -21,6 +21,7 @@ export class ProjectsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @ApiOperation({ summary: 'List projects' })
   @ApiOkResponse({ type: PageOf(ProjectDto) })
   @ApiErrors('invalid_request')
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
@@ -29,6 +30,7 @@ export class ProjectsController {
 
   @Post()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create a project' })
   @ApiCreatedResponse({ type: ProjectDto })
   @ApiErrors('invalid_request', 'plan_limit_reached')
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateProjectDto) {
@@ -36,13 +38,15 @@ export class ProjectsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a project' })
   @ApiOkResponse({ type: ProjectDto })
-  @ApiErrors('project_not_found')
+  @ApiErrors('invalid_request', 'project_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(CatalogSubjects.projectsGet, principal, { id });
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Update a project' })
   @ApiOkResponse({ type: ProjectDto })
   @ApiErrors('invalid_request', 'project_not_found')
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateProjectDto) {
@@ -50,8 +54,9 @@ export class ProjectsController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete a project' })
   @ApiOkResponse({ type: DeletedDto })
-  @ApiErrors('project_not_found')
+  @ApiErrors('invalid_request', 'project_not_found')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(CatalogSubjects.projectsDelete, principal, { id });
   }

@@ -12,7 +12,14 @@ import {
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
@@ -25,9 +32,14 @@ const isIdempotencyKey = (key: string) => key.length >= 1 && key.length <= IDEMP
 export class RunsController {
   constructor(private readonly rpc: RpcClient) {}
 
-  /** Answers as soon as the run is accepted, usually before its steps finish: poll the run. */
   @Post('workflows/:id/runs')
   @HttpCode(201)
+  @ApiOperation({
+    summary: 'Start a run',
+    description:
+      'Runs the live version, or the draft with `draft: true`. Answers as soon as the run is accepted, usually before its steps finish: poll the run.',
+  })
+  @ApiBody({ type: StartRunDto, required: false })
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
@@ -36,7 +48,12 @@ export class RunsController {
   })
   @ApiCreatedResponse({
     type: WorkflowRunDto,
-    headers: { 'Idempotent-Replayed': { description: '`true` when an earlier run was answered.' } },
+    headers: {
+      'Idempotent-Replayed': {
+        description: '`true` when an earlier run was answered; absent otherwise.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
   })
   @ApiErrors(
     'invalid_request',
@@ -75,6 +92,7 @@ export class RunsController {
   }
 
   @Get('workflows/:id/runs')
+  @ApiOperation({ summary: "List a workflow's runs" })
   @ApiOkResponse({ type: PageOf(WorkflowRunSummaryDto) })
   @ApiErrors('invalid_request', 'workflow_not_found')
   list(
@@ -86,8 +104,9 @@ export class RunsController {
   }
 
   @Get('runs/:id')
+  @ApiOperation({ summary: 'Get a run with its steps' })
   @ApiOkResponse({ type: WorkflowRunDto })
-  @ApiErrors('run_not_found')
+  @ApiErrors('invalid_request', 'run_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(RunnerSubjects.runsGet, principal, { id });
   }

@@ -10,7 +10,7 @@ import {
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
@@ -21,6 +21,7 @@ export class SkillsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @ApiOperation({ summary: 'List skills' })
   @ApiOkResponse({
     type: PageOf(SkillDto),
     description: 'Organization skills and, for a signed-in member, their own.',
@@ -32,6 +33,7 @@ export class SkillsController {
 
   @Post()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create a skill' })
   @ApiCreatedResponse({ type: SkillDto })
   @ApiErrors('invalid_request', 'skill_name_taken')
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateSkillDto) {
@@ -39,13 +41,15 @@ export class SkillsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a skill' })
   @ApiOkResponse({ type: SkillDto })
-  @ApiErrors('skill_not_found')
+  @ApiErrors('invalid_request', 'skill_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(CatalogSubjects.skillsGet, principal, { id });
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Update a skill' })
   @ApiOkResponse({ type: SkillDto })
   @ApiErrors('invalid_request', 'skill_not_found', 'skill_name_taken')
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateSkillDto) {
@@ -53,8 +57,9 @@ export class SkillsController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete a skill' })
   @ApiOkResponse({ type: DeletedDto })
-  @ApiErrors('skill_not_found')
+  @ApiErrors('invalid_request', 'skill_not_found')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(CatalogSubjects.skillsDelete, principal, { id });
   }

@@ -14,7 +14,7 @@ import {
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
@@ -25,6 +25,7 @@ export class WorkflowsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get('projects/:projectId/workflows')
+  @ApiOperation({ summary: "List a project's workflows" })
   @ApiOkResponse({ type: PageOf(WorkflowSummaryDto) })
   @ApiErrors('invalid_request', 'project_not_found')
   list(
@@ -37,7 +38,7 @@ export class WorkflowsController {
 
   @Post('projects/:projectId/workflows')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a workflow; its diagram becomes the draft.' })
+  @ApiOperation({ summary: 'Create a workflow', description: 'Its diagram becomes the draft.' })
   @ApiCreatedResponse({ type: WorkflowDto })
   @ApiErrors('invalid_request', 'project_not_found')
   create(
@@ -49,14 +50,18 @@ export class WorkflowsController {
   }
 
   @Get('workflows/:id')
+  @ApiOperation({ summary: 'Get a workflow with its draft' })
   @ApiOkResponse({ type: WorkflowDetailDto })
-  @ApiErrors('workflow_not_found')
+  @ApiErrors('invalid_request', 'workflow_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(WorkflowSubjects.get, principal, { id });
   }
 
   @Patch('workflows/:id')
-  @ApiOperation({ summary: 'Save the draft; the live version changes only on publish.' })
+  @ApiOperation({
+    summary: 'Update a workflow',
+    description: 'Saves the draft; the live version changes only on publish.',
+  })
   @ApiOkResponse({ type: WorkflowDto })
   @ApiErrors('invalid_request', 'workflow_not_found')
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateWorkflowDto) {
@@ -65,17 +70,22 @@ export class WorkflowsController {
 
   @Delete('workflows/:id')
   @ApiOperation({
-    summary: 'Delete a workflow with its draft and versions; its unfinished runs are terminated.',
+    summary: 'Delete a workflow',
+    description: 'Deletes its draft and versions; its unfinished runs are terminated.',
   })
   @ApiOkResponse({ type: DeletedDto })
-  @ApiErrors('workflow_not_found')
+  @ApiErrors('invalid_request', 'workflow_not_found')
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(WorkflowSubjects.delete, principal, { id });
   }
 
   @Post('workflows/:id/publish')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Freeze the draft as the next version and make it live.' })
+  @ApiOperation({
+    summary: 'Publish the draft',
+    description: 'Freezes the draft as the next version and makes it live.',
+  })
+  @ApiBody({ type: PublishWorkflowDto, required: false })
   @ApiCreatedResponse({ type: WorkflowVersionDto })
   @ApiErrors(
     'invalid_request',
@@ -94,24 +104,30 @@ export class WorkflowsController {
 
   @Post('workflows/:id/pause')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Stop schedule and app event triggers; manual and API runs still work.' })
+  @ApiOperation({
+    summary: 'Pause a workflow',
+    description: 'Stops its schedule and app event triggers; manual and API runs still work.',
+  })
   @ApiOkResponse({ type: WorkflowDto })
-  @ApiErrors('workflow_not_found')
+  @ApiErrors('invalid_request', 'workflow_not_found')
   pause(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(WorkflowSubjects.pause, principal, { id });
   }
 
   @Post('workflows/:id/resume')
   @HttpCode(200)
-  @ApiOperation({ summary: "Turn the live version's triggers back on; nothing missed while paused runs." })
+  @ApiOperation({
+    summary: 'Resume a workflow',
+    description: "Turns the live version's triggers back on; nothing missed while paused runs.",
+  })
   @ApiOkResponse({ type: WorkflowDto })
-  @ApiErrors('subscription_failed', 'plan_limit_reached', 'workflow_not_found')
+  @ApiErrors('invalid_request', 'subscription_failed', 'plan_limit_reached', 'workflow_not_found')
   resume(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(WorkflowSubjects.resume, principal, { id });
   }
 
   @Get('workflows/:id/versions')
-  @ApiOperation({ summary: 'Versions, newest (the live one) first.' })
+  @ApiOperation({ summary: "List a workflow's versions", description: 'Newest (the live one) first.' })
   @ApiOkResponse({ type: PageOf(WorkflowVersionDto) })
   @ApiErrors('invalid_request', 'workflow_not_found')
   listVersions(

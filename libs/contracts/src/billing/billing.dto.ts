@@ -3,10 +3,10 @@ import { ApiProperty } from '@nestjs/swagger';
 import { PLAN_IDS, type PlanId } from './plan.js';
 
 export class BillingUsageDto {
-  @ApiProperty({ description: 'Projects that exist now.' })
+  @ApiProperty({ type: 'integer', description: 'Projects that exist now.' })
   projects!: number;
 
-  @ApiProperty({ description: 'Runs started this calendar month (UTC).' })
+  @ApiProperty({ type: 'integer', description: 'Runs started this calendar month (UTC).' })
   runs!: number;
 }
 
@@ -22,7 +22,7 @@ export class BillingDto {
 
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'number' },
+    additionalProperties: { type: 'integer' },
     example: { projects: 3, databases: 2, agents: 3, subscriptions: 5, runs: 1000 },
   })
   limits!: Record<string, number>;

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
+import { ErrorDetailsDto } from './error-details.dto.js';
+
 export class ErrorDetailDto {
   @ApiProperty({ description: 'Stable code for branching, e.g. project_not_found.' })
   code!: string;
@@ -7,13 +9,8 @@ export class ErrorDetailDto {
   @ApiProperty({ description: 'For people.' })
   message!: string;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      'More to say: `issues` for invalid_request, `resource` and `limit` for plan_limit_reached, …',
-  })
-  details?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: ErrorDetailsDto, description: 'Present only when the error has more to say.' })
+  details?: ErrorDetailsDto;
 }
 
 export class ErrorDto {

@@ -96,6 +96,7 @@ export function EnumField<T extends string>(
   );
 }
 
+/** An integer that may be omitted; query strings are converted, so `limit=20` is the number 20. */
 export function OptionalIntField({
   min,
   max,
@@ -108,7 +109,7 @@ export function OptionalIntField({
   defaultValue?: number;
 }): PropertyDecorator {
   return applyDecorators(
-    ApiPropertyOptional({ type: Number, minimum: min, maximum: max, description, default: defaultValue }),
+    ApiPropertyOptional({ type: 'integer', minimum: min, maximum: max, description, default: defaultValue }),
     IsOptional(),
     Type(() => Number),
     IsInt(),

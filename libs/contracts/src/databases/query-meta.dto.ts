@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 export class QueryMetaDto {
-  @ApiProperty({ description: 'Rows the statement returned (the length of `rows`).' })
+  @ApiProperty({ type: 'integer', description: 'Rows the statement returned (the length of `rows`).' })
   rowsRead!: number;
 
-  @ApiProperty({ description: 'Rows the statement inserted, updated or deleted.' })
+  @ApiProperty({ type: 'integer', description: 'Rows the statement inserted, updated or deleted.' })
   rowsWritten!: number;
 }

@@ -31,7 +31,7 @@ export class RunStepDto {
   error!: string | null;
 
   @ApiProperty({
-    type: Number,
+    type: 'integer',
     nullable: true,
     description: 'Milliseconds from start to end, waits included.',
   })

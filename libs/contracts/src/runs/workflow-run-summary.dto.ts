@@ -11,7 +11,7 @@ export class WorkflowRunSummaryDto {
   workflowId!: string;
 
   @ApiProperty({
-    type: Number,
+    type: 'integer',
     nullable: true,
     description: 'The published version it ran; null for a draft run.',
   })

@@ -30,6 +30,25 @@ const retry: JsonSchema = {
   required: ['attempts', 'backoffSeconds'],
 };
 
+const cron: JsonSchema = {
+  type: 'string',
+  description: 'Schedule: minute hour day-of-month month day-of-week, e.g. `0 9 * * 1-5`.',
+  examples: ['0 9 * * 1-5'],
+};
+const eventConnectionId: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  description: 'Event: the app connection.',
+};
+const eventTrigger: JsonSchema = {
+  type: 'string',
+  pattern: '^[^/\\s]+/[^/\\s]+$',
+  description: 'Event: the app trigger, `<provider>/<trigger-name>`.',
+  examples: ['webhook/received'],
+};
+
+// A conditional requirement names its property again (the same schema object, so the two cannot
+// differ): readers of the reference, and linters that do not follow if/then, see what is required.
 const trigger: JsonSchema = {
   title: 'TriggerNodeProperties',
   description:
@@ -38,18 +57,9 @@ const trigger: JsonSchema = {
   properties: {
     kind: { enum: [...TRIGGER_KINDS] },
     label: { type: 'string', maxLength: 100, description: 'Plain text shown when choosing a trigger.' },
-    cron: {
-      type: 'string',
-      description: 'Schedule: minute hour day-of-month month day-of-week, e.g. `0 9 * * 1-5`.',
-      examples: ['0 9 * * 1-5'],
-    },
-    connectionId: { type: 'string', minLength: 1, description: 'Event: the app connection.' },
-    trigger: {
-      type: 'string',
-      pattern: '^[^/\\s]+/[^/\\s]+$',
-      description: 'Event: the app trigger, `<provider>/<trigger-name>`.',
-      examples: ['webhook/received'],
-    },
+    cron,
+    connectionId: eventConnectionId,
+    trigger: eventTrigger,
     filter: {
       type: 'object',
       additionalProperties: true,
@@ -61,11 +71,14 @@ const trigger: JsonSchema = {
   allOf: [
     {
       if: { properties: { kind: { const: 'schedule' } }, required: ['kind'] },
-      then: { required: ['cron'] },
+      then: { properties: { cron }, required: ['cron'] },
     },
     {
       if: { properties: { kind: { const: 'event' } }, required: ['kind'] },
-      then: { required: ['connectionId', 'trigger'] },
+      then: {
+        properties: { connectionId: eventConnectionId, trigger: eventTrigger },
+        required: ['connectionId', 'trigger'],
+      },
     },
   ],
 };
@@ -110,6 +123,10 @@ const action: JsonSchema = {
   required: ['action'],
 };
 
+const conditionRight = template(
+  `The value compared with. For \`matches\`: an RE2 pattern, bare or as \`/pattern/flags\` with flags i, m and s, up to ${MATCHES_PATTERN_MAX_LENGTH} characters once rendered.`,
+);
+
 const condition: JsonSchema = {
   title: 'ConditionNodeProperties',
   description:
@@ -124,13 +141,11 @@ const condition: JsonSchema = {
         properties: {
           left: template('The value tested.'),
           operator: { enum: [...CONDITION_OPERATORS] },
-          right: template(
-            `The value compared with. For \`matches\`: an RE2 pattern, bare or as \`/pattern/flags\` with flags i, m and s, up to ${MATCHES_PATTERN_MAX_LENGTH} characters once rendered.`,
-          ),
+          right: conditionRight,
         },
         required: ['left', 'operator'],
         if: { properties: { operator: { enum: [...UNARY_CONDITION_OPERATORS] } } },
-        else: { required: ['right'] },
+        else: { properties: { right: conditionRight }, required: ['right'] },
       },
     },
     match: { enum: ['all', 'any'], default: 'all' },
