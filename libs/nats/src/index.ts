@@ -1,4 +1,5 @@
 export * from './connection.js';
+export * from './health/index.js';
 export * from './jetstream/index.js';
 export * from './rpc-data.decorator.js';
 export * from './rpc-envelope.interceptor.js';
