@@ -8,6 +8,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 
 import { connectNats } from './connection.js';
+import { HealthModule, ReadinessChecks, ServiceHealthController } from './health/index.js';
 import { RpcData, RpcPrincipal } from './rpc-data.decorator.js';
 import { RpcClient } from './rpc.client.js';
 import { bootstrapService } from './service-bootstrap.js';
@@ -50,7 +51,11 @@ class ProbeHandler {
   }
 }
 
-@Module({ controllers: [ProbeHandler] })
+@Module({
+  imports: [HealthModule],
+  controllers: [ServiceHealthController, ProbeHandler],
+  providers: [{ provide: ReadinessChecks, useValue: new ReadinessChecks([]) }],
+})
 class ProbeModule {}
 
 describe('NATS request/reply envelope', () => {
