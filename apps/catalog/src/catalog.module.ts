@@ -1,3 +1,4 @@
+import { createLogger } from '#common';
 import {
   connectNats,
   HealthModule,
@@ -54,7 +55,10 @@ export class CatalogModule {
         RateLimitHandler,
       ],
       providers: [
-        { provide: AUTH_POOL, useFactory: () => createAuthPool(config.DATABASE_URL) },
+        {
+          provide: AUTH_POOL,
+          useFactory: () => createAuthPool(config.DATABASE_URL, createLogger('catalog')),
+        },
         {
           provide: AUTH,
           inject: [AUTH_POOL],
