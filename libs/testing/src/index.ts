@@ -2,6 +2,7 @@ export * from './admin-cli.js';
 export * from './api-client.js';
 export * from './free-port.js';
 export * from './members.js';
+export * from './nats-server.js';
 export * from './postgres.js';
 export * from './service-process.js';
 export * from './streams.js';

@@ -81,7 +81,7 @@ export class TestStack {
     const service = await startService(app, {
       name,
       env: { ...this.env, HEALTH_PORT: String(port), ...extraEnv },
-      readyUrl: `http://127.0.0.1:${port}/health`,
+      readyUrl: `http://127.0.0.1:${port}/health/ready`,
     });
     this.processes.set(name, service);
     return service;
@@ -95,7 +95,7 @@ export class TestStack {
     const baseUrl = `http://127.0.0.1:${port}`;
     const process = await startService('gateway', {
       env: { ...this.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, ...extraEnv },
-      readyUrl: `${baseUrl}/api/health`,
+      readyUrl: `${baseUrl}/health/ready`,
     });
     return { baseUrl, process };
   }
