@@ -1,7 +1,16 @@
-import { connectNats, RpcClient } from '#nats';
+import { createLogger } from '#common';
+import {
+  connectNats,
+  HealthModule,
+  NatsHealthIndicator,
+  ReadinessChecks,
+  RpcClient,
+  ServiceHealthController,
+} from '#nats';
 import { dataSourceOptions } from '#persistence';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
+import { TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 
@@ -34,8 +43,10 @@ export class CatalogModule {
       imports: [
         TypeOrmModule.forRoot(dataSourceOptions(catalogDataSource(config.DATABASE_URL))),
         ScheduleModule.forRoot(),
+        HealthModule,
       ],
       controllers: [
+        ServiceHealthController,
         AuthHandler,
         AdminHandler,
         ProjectsHandler,
@@ -44,7 +55,10 @@ export class CatalogModule {
         RateLimitHandler,
       ],
       providers: [
-        { provide: AUTH_POOL, useFactory: () => createAuthPool(config.DATABASE_URL) },
+        {
+          provide: AUTH_POOL,
+          useFactory: () => createAuthPool(config.DATABASE_URL, createLogger('catalog')),
+        },
         {
           provide: AUTH,
           inject: [AUTH_POOL],
@@ -63,6 +77,19 @@ export class CatalogModule {
           provide: RpcClient,
           inject: [NATS_CONNECTION],
           useFactory: (nats: NatsConnection) => new RpcClient(nats),
+        },
+        {
+          provide: ReadinessChecks,
+          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION],
+          useFactory: (
+            postgres: TypeOrmHealthIndicator,
+            nats: NatsHealthIndicator,
+            publisher: NatsConnection,
+          ) =>
+            new ReadinessChecks([
+              () => postgres.pingCheck('postgres'),
+              () => nats.pingCheck('nats_publisher', publisher),
+            ]),
         },
         AuthService,
         AdminService,

@@ -10,9 +10,8 @@ import { catalogDataSource } from './catalog.database.js';
 const config = loadConfig(CatalogConfig);
 const logger = createLogger('catalog');
 const applied = await migrate(catalogDataSource(config.DATABASE_URL));
-await migrateAuth({
-  databaseUrl: config.DATABASE_URL,
-  secret: config.AUTH_SECRET,
-  publicUrl: config.PUBLIC_URL,
-});
+await migrateAuth(
+  { databaseUrl: config.DATABASE_URL, secret: config.AUTH_SECRET, publicUrl: config.PUBLIC_URL },
+  logger,
+);
 logger.info({ applied }, 'catalog migrations are up to date');

@@ -1,5 +1,12 @@
 import { createLogger } from '#common';
-import { connectNats, RpcClient } from '#nats';
+import {
+  connectNats,
+  HealthModule,
+  NatsHealthIndicator,
+  ReadinessChecks,
+  RpcClient,
+  ServiceHealthController,
+} from '#nats';
 import { dataSourceOptions } from '#persistence';
 import {
   type BeforeApplicationShutdown,
@@ -8,6 +15,7 @@ import {
   Module,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -43,8 +51,11 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
     };
     return {
       module: DatabaseModule,
-      imports: [TypeOrmModule.forRoot(dataSourceOptions(databaseDataSource(config.DATABASE_URL)))],
-      controllers: [DatabasesHandler, QueryHandler],
+      imports: [
+        TypeOrmModule.forRoot(dataSourceOptions(databaseDataSource(config.DATABASE_URL))),
+        HealthModule,
+      ],
+      controllers: [ServiceHealthController, DatabasesHandler, QueryHandler],
       providers: [
         { provide: LOGGER, useValue: createLogger('database') },
         { provide: QUERY_SETTINGS, useValue: settings },
@@ -56,6 +67,15 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
           provide: PlanClient,
           inject: [NATS_CONNECTION],
           useFactory: (nats: NatsConnection) => new PlanClient(new RpcClient(nats, config.RPC_TIMEOUT_MS)),
+        },
+        {
+          provide: ReadinessChecks,
+          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION],
+          useFactory: (postgres: TypeOrmHealthIndicator, nats: NatsHealthIndicator, client: NatsConnection) =>
+            new ReadinessChecks([
+              () => postgres.pingCheck('postgres'),
+              () => nats.pingCheck('nats_client', client),
+            ]),
         },
         {
           provide: OpenDatabases,

@@ -1,5 +1,12 @@
 import { CatalogSubjects } from '#contracts';
-import { connectNats, RpcClient, subscribeEvent } from '#nats';
+import {
+  connectNats,
+  HealthModule,
+  NatsHealthIndicator,
+  ReadinessChecks,
+  RpcClient,
+  subscribeEvent,
+} from '#nats';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -12,6 +19,7 @@ import { DatabaseQueryClient } from './databases/database-query.client.js';
 import { DatabasesController } from './databases/databases.controller.js';
 import { GatewayConfig } from './gateway.config.js';
 import { HealthController } from './health/health.controller.js';
+import { HealthProbesController } from './health/health-probes.controller.js';
 import { ProjectsController } from './projects/projects.controller.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { RunsController } from './runs/runs.controller.js';
@@ -30,8 +38,10 @@ export class GatewayModule implements OnApplicationShutdown {
   static forRoot(config: GatewayConfig): DynamicModule {
     return {
       module: GatewayModule,
+      imports: [HealthModule],
       controllers: [
         HealthController,
+        HealthProbesController,
         AuthProxyController,
         ProjectsController,
         SkillsController,
@@ -74,6 +84,19 @@ export class GatewayModule implements OnApplicationShutdown {
             ),
         },
         DatabaseQueryClient.provider(config.natsEndpoint),
+        {
+          provide: ReadinessChecks,
+          inject: [NatsHealthIndicator, NATS_CONNECTION, DatabaseQueryClient],
+          useFactory: (
+            nats: NatsHealthIndicator,
+            connection: NatsConnection,
+            databases: DatabaseQueryClient,
+          ) =>
+            new ReadinessChecks([
+              () => nats.pingCheck('nats', connection),
+              () => nats.pingCheck('nats_databases', databases.nats),
+            ]),
+        },
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };

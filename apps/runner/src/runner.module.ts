@@ -1,9 +1,20 @@
 import { createLogger } from '#common';
 import { RunnerSubjects } from '#contracts';
-import { connectNats, ExecutionSlots, JetStreamQueue, publishEvent, RpcClient } from '#nats';
+import {
+  connectNats,
+  ExecutionSlots,
+  HealthModule,
+  JetStreamQueue,
+  NatsHealthIndicator,
+  publishEvent,
+  ReadinessChecks,
+  RpcClient,
+  ServiceHealthController,
+} from '#nats';
 import { dataSourceOptions } from '#persistence';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -41,8 +52,9 @@ export class RunnerModule implements OnApplicationShutdown {
           dataSourceOptions(runnerDataSource(config.DATABASE_URL, config.DATABASE_POOL_SIZE)),
         ),
         DiscoveryModule,
+        HealthModule,
       ],
-      controllers: [RunsHandler],
+      controllers: [ServiceHealthController, RunsHandler],
       providers: [
         { provide: RunnerConfig, useValue: config },
         { provide: RUNNER_LOGGER, useValue: createLogger('runner') },
@@ -59,6 +71,22 @@ export class RunnerModule implements OnApplicationShutdown {
           provide: JetStreamQueue,
           inject: [NATS_CONNECTION, RUNNER_LOGGER],
           useFactory: (nats: NatsConnection, logger: Logger) => new JetStreamQueue(nats, logger),
+        },
+        {
+          provide: ReadinessChecks,
+          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION, JetStreamQueue, RunJobs],
+          useFactory: (
+            postgres: TypeOrmHealthIndicator,
+            nats: NatsHealthIndicator,
+            engine: NatsConnection,
+            queue: JetStreamQueue,
+            jobs: RunJobs,
+          ) =>
+            new ReadinessChecks([
+              () => postgres.pingCheck('postgres'),
+              () => nats.pingCheck('nats_engine', engine),
+              () => nats.streamCheck('runs_stream', queue, jobs.definition),
+            ]),
         },
         {
           provide: ENGINE_RESOURCES,

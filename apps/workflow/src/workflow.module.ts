@@ -1,6 +1,14 @@
-import { connectNats, RpcClient } from '#nats';
+import {
+  connectNats,
+  HealthModule,
+  NatsHealthIndicator,
+  ReadinessChecks,
+  RpcClient,
+  ServiceHealthController,
+} from '#nats';
 import { dataSourceOptions } from '#persistence';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 
@@ -28,8 +36,11 @@ export class WorkflowModule implements OnApplicationShutdown {
   static forRoot(config: WorkflowConfig): DynamicModule {
     return {
       module: WorkflowModule,
-      imports: [TypeOrmModule.forRoot(dataSourceOptions(workflowDataSource(config.DATABASE_URL)))],
-      controllers: [WorkflowsHandler],
+      imports: [
+        TypeOrmModule.forRoot(dataSourceOptions(workflowDataSource(config.DATABASE_URL))),
+        HealthModule,
+      ],
+      controllers: [ServiceHealthController, WorkflowsHandler],
       providers: [
         { provide: WorkflowConfig, useValue: config },
         { provide: NATS_CONNECTION, useFactory: () => connectNats(config.natsEndpoint, 'workflow-client') },
@@ -37,6 +48,15 @@ export class WorkflowModule implements OnApplicationShutdown {
           provide: RpcClient,
           inject: [NATS_CONNECTION],
           useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
+        },
+        {
+          provide: ReadinessChecks,
+          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION],
+          useFactory: (postgres: TypeOrmHealthIndicator, nats: NatsHealthIndicator, client: NatsConnection) =>
+            new ReadinessChecks([
+              () => postgres.pingCheck('postgres'),
+              () => nats.pingCheck('nats_client', client),
+            ]),
         },
         // Publish rules 4 and 5 (connections, agents) join this list with the apps and agents issues.
         { provide: PUBLISH_CHECKS, useValue: [] satisfies PublishCheck[] },

@@ -11,7 +11,7 @@ export class ServiceConfig {
   @IsString()
   NATS_URL: string = 'nats://127.0.0.1:4222';
 
-  /** The HTTP port of the `/health` probe; 0 picks a free one. */
+  /** The HTTP port of the health probes (`/health/live`, `/health/ready`); 0 picks a free one. */
   @IsInt()
   @Min(0)
   @Max(65535)

@@ -1,4 +1,5 @@
 export * from './connection.js';
+export * from './health/index.js';
 export * from './jetstream/index.js';
 export * from './events.js';
 export * from './handles.decorator.js';

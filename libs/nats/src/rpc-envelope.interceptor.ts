@@ -12,6 +12,8 @@ import { map, Observable } from 'rxjs';
 @Injectable()
 export class RpcEnvelopeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    // Global to the whole app, so it also sees the service's HTTP health routes: those answer as they are.
+    if (context.getType() !== 'rpc') return next.handle();
     const nats = context.switchToRpc().getContext<NatsContext>();
     const requestId = nats.getHeaders()?.get(REQUEST_ID_HEADER) || randomUUID();
     return new Observable((subscriber) =>

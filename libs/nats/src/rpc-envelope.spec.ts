@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 
 import { connectNats } from './connection.js';
 import { Handles } from './handles.decorator.js';
+import { HealthModule, ReadinessChecks, ServiceHealthController } from './health/index.js';
 import { RpcClient } from './rpc.client.js';
 import { bootstrapService } from './service-bootstrap.js';
 
@@ -78,7 +79,11 @@ class ProbeHandler {
   }
 }
 
-@Module({ controllers: [ProbeHandler] })
+@Module({
+  imports: [HealthModule],
+  controllers: [ServiceHealthController, ProbeHandler],
+  providers: [{ provide: ReadinessChecks, useValue: new ReadinessChecks([]) }],
+})
 class ProbeModule {}
 
 describe('catalog subjects over NATS request/reply', () => {

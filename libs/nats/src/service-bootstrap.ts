@@ -3,8 +3,10 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NatsConnection } from '@nats-io/transport-node';
 
 import { type NatsEndpoint, natsConnectionOptions } from './connection.js';
+import { NatsServerConnection } from './health/nats-server-connection.js';
 import { RpcEnvelopeInterceptor } from './rpc-envelope.interceptor.js';
 import { RpcExceptionFilter } from './rpc-exception.filter.js';
 
@@ -18,7 +20,8 @@ export interface ServiceBootstrapOptions {
 
 /**
  * Starts a service: its NATS handlers in the service's queue group, and a small HTTP server whose
- * only route is the health probe that Kubernetes and the dev stack poll.
+ * only routes are the health probes (`ServiceHealthController`, which the service module declares
+ * with the `HealthModule` and its `ReadinessChecks`) that Kubernetes and the test harness poll.
  */
 export async function bootstrapService(
   module: unknown,
@@ -39,9 +42,9 @@ export async function bootstrapService(
     { inheritAppConfig: true },
   );
   app.enableShutdownHooks();
-  const fastify = app.getHttpAdapter().getInstance();
-  fastify.get('/health', async () => ({ status: 'ok' }));
   await app.startAllMicroservices();
+  const [server] = app.getMicroservices();
+  app.get(NatsServerConnection).attach(server.unwrap<NatsConnection>());
   await app.listen(options.healthPort, '0.0.0.0');
   logger.info({ healthUrl: await app.getUrl() }, `${options.name} is ready`);
   return app;

@@ -19,15 +19,6 @@ export function natsServerBinary(): string {
   return found;
 }
 
-export interface RunningNatsServer {
-  url: string;
-  /** `NATS_<IDENTITY>_PASSWORD` for every identity: what the stack's processes connect with. */
-  credentials: Record<string, string>;
-  password(identity: NatsIdentity): string;
-  output(): string;
-  stop(): Promise<void>;
-}
-
 const portAnswers = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -36,62 +27,98 @@ const portAnswers = (port: number) =>
   });
 
 /**
- * A NATS server with JetStream of the test run's own, on a free port, authenticated and with each
- * identity's permissions rendered from the subject catalog exactly as `deploy/` renders them.
+ * A NATS server with JetStream of a test run's own, on a free port, authenticated, with each
+ * identity's permissions rendered from the subject catalog exactly as `deploy/` renders them. It can
+ * be killed and started again on the same port and store, so streams survive and clients reconnect
+ * as they would to a restarted server.
  */
-export async function startNatsServer(subjectPrefix: string): Promise<RunningNatsServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'flowmesh-nats-'));
-  const port = await freePort();
-  const credentials = Object.fromEntries(
-    NATS_IDENTITIES.map((identity) => [passwordVariableOf(identity), generateNatsPassword()]),
-  );
-  writeFileSync(join(dir, 'authorization.conf'), renderAuthorization(subjectPrefix));
-  writeFileSync(
-    join(dir, 'nats.conf'),
-    [
-      `listen: 127.0.0.1:${port}`,
-      `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
-      'include ./authorization.conf',
-      '',
-    ].join('\n'),
-  );
-  const child: ChildProcess = spawn(natsServerBinary(), ['-c', join(dir, 'nats.conf')], {
-    env: { PATH: process.env.PATH ?? '', ...credentials },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const append = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-50_000));
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
+export class TestNatsServer {
+  private child?: ChildProcess;
+  private exited: Promise<void> = Promise.resolve();
+  private log = '';
 
-  const server: RunningNatsServer = {
-    url: `nats://127.0.0.1:${port}`,
-    credentials,
-    password: (identity) => credentials[passwordVariableOf(identity)] ?? '',
-    output: () => output,
-    async stop() {
-      if (!exited) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exit;
-        clearTimeout(timer);
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  try {
+  private constructor(
+    readonly port: number,
+    private readonly dir: string,
+    /** `NATS_<IDENTITY>_PASSWORD` for every identity: what the processes using it connect with. */
+    readonly credentials: Record<string, string>,
+  ) {}
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  static async start(subjectPrefix: string): Promise<TestNatsServer> {
+    const dir = mkdtempSync(join(tmpdir(), 'flowmesh-nats-'));
+    const port = await freePort();
+    const credentials = Object.fromEntries(
+      NATS_IDENTITIES.map((identity) => [passwordVariableOf(identity), generateNatsPassword()]),
+    );
+    writeFileSync(join(dir, 'authorization.conf'), renderAuthorization(subjectPrefix));
+    writeFileSync(
+      join(dir, 'nats.conf'),
+      [
+        `listen: 127.0.0.1:${port}`,
+        `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
+        'include ./authorization.conf',
+        '',
+      ].join('\n'),
+    );
+    const server = new TestNatsServer(port, dir, credentials);
+    try {
+      await server.resume();
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+    return server;
+  }
+
+  password(identity: NatsIdentity): string {
+    return this.credentials[passwordVariableOf(identity)] ?? '';
+  }
+
+  output(): string {
+    return this.log;
+  }
+
+  /** Starts the server (again) and resolves once it listens. */
+  async resume(): Promise<void> {
+    const child = spawn(natsServerBinary(), ['-c', join(this.dir, 'nats.conf')], {
+      env: { PATH: process.env.PATH ?? '', ...this.credentials },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const append = (chunk: Buffer) => (this.log = (this.log + chunk.toString()).slice(-50_000));
+    child.stdout.on('data', append);
+    child.stderr.on('data', append);
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     await waitFor(
       async () => {
-        if (exited) throw new Error(`nats-server exited:\n${output}`);
-        return (await portAnswers(port)) ? true : undefined;
+        if (child.exitCode !== null) throw new Error(`nats-server exited:\n${this.log}`);
+        return (await portAnswers(this.port)) ? true : undefined;
       },
-      { timeoutMs: 10_000, what: 'nats-server to listen' },
+      { timeoutMs: 10_000, what: `nats-server on port ${this.port}` },
     );
-  } catch (error) {
-    await server.stop();
-    throw error;
   }
-  return server;
+
+  private get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Kills the server at once, as a crash or a lost node would. */
+  async kill(): Promise<void> {
+    if (this.running) this.child?.kill('SIGKILL');
+    await this.exited;
+  }
+
+  async stop(): Promise<void> {
+    if (this.running) {
+      this.child?.kill('SIGTERM');
+      const timer = setTimeout(() => this.child?.kill('SIGKILL'), 5_000);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
 }

@@ -30,3 +30,17 @@ export function dropDatabase(name: string): Promise<void> {
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   });
 }
+
+/** Makes a database refuse new connections and ends the open ones, as an outage would. */
+export function cutOffDatabase(name: string): Promise<void> {
+  return withAdmin(async (client) => {
+    await client.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+  });
+}
+
+export function restoreDatabase(name: string): Promise<void> {
+  return withAdmin(async (client) => {
+    await client.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+  });
+}

@@ -9,7 +9,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { adminCli } from './admin-cli.js';
 import { ApiClient } from './api-client.js';
 import { freePort } from './free-port.js';
-import { type RunningNatsServer, startNatsServer } from './nats-server.js';
+import { TestNatsServer } from './nats-server.js';
 import { createDatabase, databaseUrl, dropDatabase } from './postgres.js';
 import { isBuilt, runMigrations, type ServiceProcess, startService } from './service-process.js';
 
@@ -35,7 +35,7 @@ export class TestStack {
     readonly description: StackDescription,
     readonly processes: Map<string, ServiceProcess>,
     private readonly dataDir: string,
-    readonly nats: RunningNatsServer,
+    readonly nats: TestNatsServer,
   ) {}
 
   get baseUrl(): string {
@@ -54,7 +54,7 @@ export class TestStack {
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
     const databaseName = `fm_test_${id}`;
     const subjectPrefix = `t_${id}.`;
-    const nats = await startNatsServer(subjectPrefix);
+    const nats = await TestNatsServer.start(subjectPrefix);
     const dataDir = mkdtempSync(join(tmpdir(), 'flowmesh-test-'));
     const env: Record<string, string> = {
       DATABASE_URL: databaseUrl(databaseName),
@@ -92,7 +92,7 @@ export class TestStack {
     const service = await startService(app, {
       name,
       env: { ...this.env, HEALTH_PORT: String(port), ...extraEnv },
-      readyUrl: `http://127.0.0.1:${port}/health`,
+      readyUrl: `http://127.0.0.1:${port}/health/ready`,
     });
     this.processes.set(name, service);
     return service;
@@ -106,7 +106,7 @@ export class TestStack {
     const baseUrl = `http://127.0.0.1:${port}`;
     const process = await startService('gateway', {
       env: { ...this.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, ...extraEnv },
-      readyUrl: `${baseUrl}/api/health`,
+      readyUrl: `${baseUrl}/health/ready`,
     });
     return { baseUrl, process };
   }

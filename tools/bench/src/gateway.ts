@@ -10,8 +10,8 @@ import {
   dropDatabase,
   freePort,
   runMigrations,
-  startNatsServer,
   startService,
+  TestNatsServer,
   WORKSPACE_ROOT,
 } from '#testing';
 
@@ -36,7 +36,7 @@ const id = Date.now().toString(36);
 const databaseName = `fm_bench_${id}`;
 const subjectPrefix = `bench_${id}.`;
 // Authenticated, with the catalog's permissions, as in production.
-const nats = await startNatsServer(subjectPrefix);
+const nats = await TestNatsServer.start(subjectPrefix);
 const env = {
   DATABASE_URL: databaseUrl(databaseName),
   NATS_URL: nats.url,

@@ -3,6 +3,7 @@ import { betterAuth } from 'better-auth';
 import { getMigrations } from 'better-auth/db/migration';
 import { bearer, organization } from 'better-auth/plugins';
 import pg from 'pg';
+import type { Logger } from 'pino';
 
 export const AUTH_SCHEMA = 'auth';
 export const API_KEY_PREFIX = 'fm_';
@@ -52,13 +53,21 @@ export function createAuth(settings: AuthSettings, pool: pg.Pool) {
 
 export type Auth = ReturnType<typeof createAuth>;
 
-export function createAuthPool(databaseUrl: string): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, options: `-c search_path=${AUTH_SCHEMA}`, max: 10 });
+export function createAuthPool(databaseUrl: string, logger: Logger): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    options: `-c search_path=${AUTH_SCHEMA}`,
+    max: 10,
+  });
+  // Postgres ending an idle connection (a restart, a failover) reaches the pool as an 'error' event,
+  // which stops the process when nobody listens. The pool opens a new connection on next use.
+  pool.on('error', (error) => logger.warn({ err: error }, 'an idle auth database connection was closed'));
+  return pool;
 }
 
 /** better-auth's CLI needs Node 22, so its migrations run through its programmatic API. */
-export async function migrateAuth(settings: AuthSettings): Promise<void> {
-  const pool = createAuthPool(settings.databaseUrl);
+export async function migrateAuth(settings: AuthSettings, logger: Logger): Promise<void> {
+  const pool = createAuthPool(settings.databaseUrl, logger);
   try {
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${AUTH_SCHEMA}`);
     await pool.query('SELECT pg_advisory_lock(hashtext($1))', [`migrate:${AUTH_SCHEMA}`]);

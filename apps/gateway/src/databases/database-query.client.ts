@@ -36,7 +36,7 @@ function unavailable(message: string): DomainException {
  */
 export class DatabaseQueryClient implements OnApplicationShutdown {
   constructor(
-    private readonly nats: NatsConnection,
+    readonly nats: NatsConnection,
     private readonly timeoutMs = QUERY_REPLY_TIMEOUT_MS,
   ) {}
 

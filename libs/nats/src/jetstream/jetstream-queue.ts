@@ -129,6 +129,12 @@ export class JetStreamQueue {
     return { duplicate: ack.duplicate, sequence: ack.seq };
   }
 
+  /** The jobs the stream holds (queued or being worked on); fails when JetStream does not answer for it. */
+  async storedJobs(definition: JobDefinition<unknown>): Promise<number> {
+    const manager = await this.jsm();
+    return (await manager.streams.info(definition.stream)).state.messages;
+  }
+
   /** Starts pulling jobs for `handler`; stop the returned worker on shutdown. */
   work<TPayload>(
     definition: JobDefinition<TPayload>,
