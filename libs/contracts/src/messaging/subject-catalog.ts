@@ -81,12 +81,12 @@ interface RpcOptions<TReply> {
   reply: Returns<TReply>;
 }
 
-/** A subject that acts for an organization: the message carries the caller's principal. */
-export function rpc<TRequest extends object, TReply>(
+function rpcEntry<TRequest extends object, TReply, TCaller extends Principal | null>(
   bare: string,
   request: RequestClass<TRequest>,
   { callers, reply }: RpcOptions<TReply>,
-): RpcSubject<TRequest, TReply, Principal> {
+  carriesPrincipal: TCaller extends Principal ? true : false,
+): RpcSubject<TRequest, TReply, TCaller> {
   return {
     kind: 'rpc',
     name: subject(bare),
@@ -94,27 +94,27 @@ export function rpc<TRequest extends object, TReply>(
     server: serverOf(bare),
     callers,
     request,
-    carriesPrincipal: true,
+    carriesPrincipal,
     reply,
   };
+}
+
+/** A subject that acts for an organization: the message carries the caller's principal. */
+export function rpc<TRequest extends object, TReply>(
+  bare: string,
+  request: RequestClass<TRequest>,
+  options: RpcOptions<TReply>,
+): RpcSubject<TRequest, TReply, Principal> {
+  return rpcEntry<TRequest, TReply, Principal>(bare, request, options, true);
 }
 
 /** A subject whose caller is a service or the operator, known by its NATS identity alone. */
 export function systemRpc<TRequest extends object, TReply>(
   bare: string,
   request: RequestClass<TRequest>,
-  { callers, reply }: RpcOptions<TReply>,
+  options: RpcOptions<TReply>,
 ): RpcSubject<TRequest, TReply, null> {
-  return {
-    kind: 'rpc',
-    name: subject(bare),
-    bare,
-    server: serverOf(bare),
-    callers,
-    request,
-    carriesPrincipal: false,
-    reply,
-  };
+  return rpcEntry<TRequest, TReply, null>(bare, request, options, false);
 }
 
 export function event<TPayload>(
