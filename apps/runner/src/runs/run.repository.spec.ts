@@ -44,6 +44,7 @@ function newRun(overrides: Partial<NewRun> = {}): NewRun {
     },
     timeZone: 'UTC',
     idempotencyKey: null,
+    idempotencyFingerprint: null,
     triggerOutput: { payload: '{"a":1}' },
     createdAt: new Date(),
     ...overrides,
@@ -106,11 +107,15 @@ describe('RunRepository', () => {
   });
 
   it('lets one run hold an idempotency key for its lifetime, then frees the key', async () => {
-    const first = newRun({ idempotencyKey: 'k1' });
+    const first = newRun({ idempotencyKey: 'k1', idempotencyFingerprint: 'f1' });
     expect(await runs.insert(first)).not.toBeNull();
     expect(await runs.insert(newRun({ idempotencyKey: 'k1' }))).toBeNull();
     expect(await runs.insert(newRun({ idempotencyKey: 'k1', organizationId: 'org-2' }))).not.toBeNull();
-    expect((await runs.findByIdempotencyKey('org-1', 'k1', 24))?.run.id).toBe(first.id);
+    const holder = await runs.findByIdempotencyKey('org-1', 'k1', 24);
+    expect({ id: holder?.run.run.id, fingerprint: holder?.fingerprint }).toEqual({
+      id: first.id,
+      fingerprint: 'f1',
+    });
 
     await sql(`UPDATE runner.runs SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.id]);
     expect(await runs.findByIdempotencyKey('org-1', 'k1', 24)).toBeNull();

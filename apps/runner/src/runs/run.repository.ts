@@ -23,10 +23,18 @@ export interface NewRun {
   diagram: Diagram;
   timeZone: string;
   idempotencyKey: string | null;
+  /** The request the key stands for (`requestFingerprint`); null without a key. */
+  idempotencyFingerprint: string | null;
   /** The trigger's step, done at once. */
   triggerOutput: Record<string, string>;
   /** The runner's clock, like every step's start: the run's steps never seem to start before it. */
   createdAt: Date;
+}
+
+/** The run an idempotency key names, and the fingerprint of the request that made it. */
+export interface KeyHolder {
+  run: RunWithSteps;
+  fingerprint: string | null;
 }
 
 /** A run the sweeper hands to the queue again. */
@@ -157,7 +165,7 @@ function stepsRecordset(parameter: string): string {
     attempt integer, route text, state jsonb, wake_at timestamptz)`;
 }
 
-/** $1 … $14 of both inserts. */
+/** $1 … $15 of both inserts. */
 function newRunParameters(run: NewRun): unknown[] {
   return [
     run.id,
@@ -174,6 +182,7 @@ function newRunParameters(run: NewRun): unknown[] {
     JSON.stringify(run.diagram),
     run.timeZone,
     run.idempotencyKey,
+    run.idempotencyFingerprint,
   ];
 }
 
@@ -246,20 +255,21 @@ export class RunRepository {
     organizationId: string,
     key: string,
     ttlHours: number,
-  ): Promise<RunWithSteps | null> {
-    const rows = await this.rows<RunRow>(
+  ): Promise<KeyHolder | null> {
+    const rows = await this.rows<RunRow & { idempotency_fingerprint: string | null }>(
       `WITH released AS (
          UPDATE runner.runs SET idempotency_key = NULL
          WHERE organization_id = $1 AND idempotency_key = $2
            AND created_at < now() - make_interval(hours => $3)
          RETURNING id
        )
-       SELECT ${RUN_COLUMNS}, ${STEPS_JSON} FROM runner.runs r
+       SELECT ${RUN_COLUMNS}, r.idempotency_fingerprint, ${STEPS_JSON} FROM runner.runs r
        WHERE r.organization_id = $1 AND r.idempotency_key = $2
          AND r.created_at >= now() - make_interval(hours => $3)`,
       [organizationId, key, ttlHours],
     );
-    return rows[0] ? toRunWithSteps(rows[0]) : null;
+    const row = rows[0];
+    return row ? { run: toRunWithSteps(row), fingerprint: row.idempotency_fingerprint } : null;
   }
 
   /**
@@ -271,13 +281,13 @@ export class RunRepository {
       `WITH run AS (
          INSERT INTO runner.runs (id, organization_id, workflow_id, workflow_name, project_id, version,
            trigger, trigger_node_id, status, created_by, principal, input, diagram, time_zone,
-           idempotency_key, dispatch, dispatched_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10, $11, $12, $13, $14, 0, now(), $16)
+           idempotency_key, idempotency_fingerprint, dispatch, dispatched_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10, $11, $12, $13, $14, $15, 0, now(), $17)
          ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING id, created_at
        )
        INSERT INTO runner.run_steps (run_id, node_id, position, status, via, output, ms, started_at, attempt)
-       SELECT id, $8, 0, 'done', '{}', $15::jsonb, 0, created_at, 1 FROM run
+       SELECT id, $8, 0, 'done', '{}', $16::jsonb, 0, created_at, 1 FROM run
        RETURNING started_at AS created_at`,
       [...newRunParameters(run), JSON.stringify(run.triggerOutput), run.createdAt],
     );
@@ -302,13 +312,13 @@ export class RunRepository {
       `WITH run AS (
          INSERT INTO runner.runs (id, organization_id, workflow_id, workflow_name, project_id, version,
            trigger, trigger_node_id, status, created_by, principal, input, diagram, time_zone,
-           idempotency_key, dispatch, dispatched_at, lease_token, claims, lease_expires_at, started_at,
-           created_at, reply, error, wake_at, finished_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($17, 'running'), $9, $10, $11, $12, $13, $14,
-           0, NULL, 1, 1,
-           CASE WHEN $17::text IS NULL THEN now() + make_interval(secs => $16 / 1000.0) END,
-           $15, $15, $18, $19, $20::timestamptz,
-           CASE WHEN $17 IN ('complete', 'errored') THEN now() END)
+           idempotency_key, idempotency_fingerprint, dispatch, dispatched_at, lease_token, claims,
+           lease_expires_at, started_at, created_at, reply, error, wake_at, finished_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($18, 'running'), $9, $10, $11, $12, $13, $14,
+           $15, 0, NULL, 1, 1,
+           CASE WHEN $18::text IS NULL THEN now() + make_interval(secs => $17 / 1000.0) END,
+           $16, $16, $19, $20, $21::timestamptz,
+           CASE WHEN $18 IN ('complete', 'errored') THEN now() END)
          ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING id
        ), written AS (
@@ -316,7 +326,7 @@ export class RunRepository {
            started_at, attempt, route, state, wake_at)
          SELECT run.id, s.node_id, s.position, s.status, s.via, s.input, s.output, s.error, s.ms,
            s.started_at, s.attempt, s.route, s.state, s.wake_at
-         FROM run, ${stepsRecordset('$21')}
+         FROM run, ${stepsRecordset('$22')}
          RETURNING 1
        )
        SELECT id FROM run`,

@@ -21,7 +21,8 @@ import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { toWorkflowRunDto } from '../runs/run.mapper.js';
-import { type NewRun, RunRepository } from '../runs/run.repository.js';
+import { type KeyHolder, type NewRun, RunRepository } from '../runs/run.repository.js';
+import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { chooseTrigger } from './trigger-choice.util.js';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -46,10 +47,21 @@ export class RunStarter {
 
   async start(principal: Principal, request: StartRunRequest): Promise<StartRunReply<WorkflowRunDto>> {
     const { organizationId } = principal;
-    const key = request.idempotencyKey ?? null;
+    const key: IdempotentStart | null =
+      request.idempotencyKey === undefined
+        ? null
+        : {
+            key: request.idempotencyKey,
+            workflowId: request.workflowId,
+            fingerprint: requestFingerprint(request),
+          };
     if (key !== null) {
-      const earlier = await this.runs.findByIdempotencyKey(organizationId, key, IDEMPOTENCY_KEY_TTL_HOURS);
-      if (earlier) return { run: toWorkflowRunDto(earlier), replayed: true };
+      const earlier = await this.runs.findByIdempotencyKey(
+        organizationId,
+        key.key,
+        IDEMPOTENCY_KEY_TTL_HOURS,
+      );
+      if (earlier) return replayOf(earlier, key);
     }
 
     const began = performance.now();
@@ -81,7 +93,8 @@ export class RunStarter {
       input: request.input,
       diagram: target.diagram,
       timeZone: target.timeZone,
-      idempotencyKey: key,
+      idempotencyKey: key?.key ?? null,
+      idempotencyFingerprint: key?.fingerprint ?? null,
       triggerOutput: TriggerExecutor.outputFor(request.input),
       createdAt: new Date(),
     };
@@ -123,13 +136,41 @@ export class RunStarter {
     );
   }
 
-  /** Another start with the same key won the race; answer its run. */
-  private async replay(organizationId: string, key: string | null): Promise<StartRunReply<WorkflowRunDto>> {
+  /** Another start with the same key won the race; answer its run, if it was the same request. */
+  private async replay(
+    organizationId: string,
+    key: IdempotentStart | null,
+  ): Promise<StartRunReply<WorkflowRunDto>> {
     const winner =
-      key === null
-        ? null
-        : await this.runs.findByIdempotencyKey(organizationId, key, IDEMPOTENCY_KEY_TTL_HOURS);
-    if (!winner) throw new DomainException('internal', 'The run could not be recorded; try again.');
-    return { run: toWorkflowRunDto(winner), replayed: true };
+      key && (await this.runs.findByIdempotencyKey(organizationId, key.key, IDEMPOTENCY_KEY_TTL_HOURS));
+    if (!key || !winner) throw new DomainException('internal', 'The run could not be recorded; try again.');
+    return replayOf(winner, key);
+  }
+}
+
+/** A start with an idempotency key: the key, and the request it stands for. */
+interface IdempotentStart {
+  key: string;
+  workflowId: string;
+  fingerprint: string;
+}
+
+/** The run a key already names, answered again for the same request and refused for any other. */
+function replayOf(earlier: KeyHolder, start: IdempotentStart): StartRunReply<WorkflowRunDto> {
+  switch (keyReuse({ workflowId: earlier.run.run.workflowId, fingerprint: earlier.fingerprint }, start)) {
+    case 'replay':
+      return { run: toWorkflowRunDto(earlier.run), replayed: true };
+    case 'other_workflow':
+      throw new DomainException(
+        'idempotency_key_reused',
+        'This Idempotency-Key started a run of another workflow in the last 24 hours; send a new key.',
+        { reason: 'other_workflow' },
+      );
+    case 'other_request':
+      throw new DomainException(
+        'idempotency_key_reused',
+        'This Idempotency-Key started a run with a different body in the last 24 hours; send a new key.',
+        { reason: 'other_request' },
+      );
   }
 }
