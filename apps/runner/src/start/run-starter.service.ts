@@ -15,13 +15,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 
 import { RunEngine } from '../engine/run-engine.service.js';
-import { LeaseLost } from '../engine/run-state.js';
+import { LeaseLost, WorkflowDeleted } from '../engine/run-state.js';
 import { TriggerExecutor } from '../executors/trigger.executor.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { toWorkflowRunDto } from '../runs/run.mapper.js';
-import { type KeyHolder, type NewRun, RunRepository } from '../runs/run.repository.js';
+import { type KeyHolder, type NewRun, queuedRunOf, RunRepository } from '../runs/run.repository.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { chooseTrigger } from './trigger-choice.util.js';
 
@@ -32,6 +32,8 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
  * run with its trigger step, then either executes it here (a free slot: the run was claimed in the
  * same statement) or queues its job. The run row is written first, so a run that was accepted is
  * never lost: a failed publish, or a runner that dies mid-run, leaves a row the sweeper requeues.
+ * The write is refused when the workflow was deleted after it was read: such a start answers
+ * workflow_not_found, as it would had it come a moment later.
  */
 @Injectable()
 export class RunStarter {
@@ -103,17 +105,24 @@ export class RunStarter {
       try {
         await execution.durable;
       } catch (error) {
+        if (error instanceof WorkflowDeleted) throw DomainException.notFound('workflow', request.workflowId);
         if (error instanceof LeaseLost && key !== null) return this.replay(organizationId, key);
         throw error;
       }
       this.timed(runId, began, targeted, counted, 'inline');
       return { run: toWorkflowRunDto(execution.snapshot()), replayed: false };
     }
-    const created = await this.runs.insert(run);
-    if (!created) return this.replay(organizationId, key);
+    switch (await this.runs.insert(run)) {
+      case 'workflow_deleted':
+        throw DomainException.notFound('workflow', request.workflowId);
+      case 'key_taken':
+        return this.replay(organizationId, key);
+      case 'recorded':
+        break;
+    }
     await this.jobs.publishSoon({ runId, dispatch: 0 });
     this.timed(runId, began, targeted, counted, 'queue');
-    return { run: toWorkflowRunDto(created), replayed: false };
+    return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
   }
 
   /** Where a start's time went: asking workflow, counting with catalog, recording (and queueing). */

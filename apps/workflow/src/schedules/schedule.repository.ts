@@ -45,7 +45,8 @@ export class ScheduleRepository {
   /**
    * Claims up to `limit` rows due at `now` for one transaction. SKIP LOCKED lets every replica poll
    * at once: each row is held by one of them, the others pass it by. Paused workflows have no rows;
-   * the join is a second guard against a pause that raced a rebuild.
+   * the join is a second guard against a pause that raced a rebuild, and keeps a deleted workflow's
+   * rows, which go only when it is purged, from firing.
    */
   async withDue(
     now: Date,
@@ -57,7 +58,7 @@ export class ScheduleRepository {
         .createQueryBuilder('schedule')
         .innerJoin(WorkflowEntity, 'workflow', 'workflow.id = schedule.workflow_id')
         .where('schedule.next_run_at <= :now', { now })
-        .andWhere('workflow.paused_at IS NULL')
+        .andWhere('workflow.paused_at IS NULL AND workflow.deleted_at IS NULL')
         .orderBy('schedule.next_run_at', 'ASC')
         .limit(limit)
         .setLock('pessimistic_write', undefined, ['schedule'])
