@@ -1,6 +1,6 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
 import { ServiceConfig } from '#common';
-import { IsOptional, IsString, Matches, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Min, MinLength } from 'class-validator';
 
 export class CatalogConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3101;
@@ -13,6 +13,25 @@ export class CatalogConfig extends ServiceConfig {
   /** The public address of the gateway, where browsers reach /api/auth. */
   @IsString()
   PUBLIC_URL: string = 'http://localhost:3000';
+
+  /**
+   * How long a project delete waits for the workflow service to take over the project's workflows
+   * before it answers; past it the delete still answers (the project is already gone for everyone)
+   * and the sweep finishes. Well under the gateway's own timeout of its request.
+   */
+  @IsInt()
+  @Min(100)
+  DELETE_WAIT_MS: number = 3_000;
+
+  /** How often each replica looks for deleted projects that are not finished. */
+  @IsInt()
+  @Min(50)
+  PURGE_INTERVAL_MS: number = 1_000;
+
+  /** The lease of one attempt to finish a deleted project, and so the wait after a failed one. */
+  @IsInt()
+  @Min(1_000)
+  PURGE_RETRY_MS: number = 30_000;
 
   /** The NATS password of user `catalog`. Unset, catalog connects anonymously: for development only. */
   @IsOptional()

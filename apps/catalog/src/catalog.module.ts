@@ -24,8 +24,9 @@ import { BillingService } from './billing/billing.service.js';
 import { PlanRepository } from './billing/plan.repository.js';
 import { PlanService } from './billing/plan.service.js';
 import { UsageRepository } from './billing/usage.repository.js';
-import type { CatalogConfig } from './catalog.config.js';
+import { CatalogConfig } from './catalog.config.js';
 import { catalogDataSource } from './catalog.database.js';
+import { ProjectDeletion } from './projects/project-deletion.service.js';
 import { ProjectRepository } from './projects/project.repository.js';
 import { ProjectsHandler } from './projects/projects.handler.js';
 import { ProjectsService } from './projects/projects.service.js';
@@ -55,6 +56,7 @@ export class CatalogModule {
         RateLimitHandler,
       ],
       providers: [
+        { provide: CatalogConfig, useValue: config },
         {
           provide: AUTH_POOL,
           useFactory: () => createAuthPool(config.DATABASE_URL, createLogger('catalog')),
@@ -72,7 +74,7 @@ export class CatalogModule {
           provide: NATS_CONNECTION,
           useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'catalog-publisher'),
         },
-        // Catalog asks workflow to delete a project's workflows before it deletes the project.
+        // Catalog asks workflow to take over a deleted project's workflows.
         {
           provide: RpcClient,
           inject: [NATS_CONNECTION],
@@ -95,6 +97,7 @@ export class CatalogModule {
         AdminService,
         ProjectRepository,
         ProjectsService,
+        ProjectDeletion,
         SkillRepository,
         SkillsService,
         PlanRepository,

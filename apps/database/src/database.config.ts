@@ -54,7 +54,7 @@ export class DatabaseConfig extends ServiceConfig {
   })
   DUCKDB_MEMORY_LIMIT: string = '512MB';
 
-  /** Timeout of requests this service makes to others (the plan check). */
+  /** Timeout of requests this service makes to others (the plan limits). */
   @IsInt()
   @Min(100)
   RPC_TIMEOUT_MS: number = 10_000;

@@ -400,7 +400,7 @@ describe('runs', () => {
     const first = await startRun(org.api, workflowId, { input: 'first' }, key);
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const again = await startRun(org.api, workflowId, { input: 'second' }, key);
+    const again = await startRun(org.api, workflowId, { input: 'first' }, key);
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toMatchObject({ id: first.body.id, input: 'first' });
@@ -427,6 +427,56 @@ describe('runs', () => {
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
     expect(later.body.id).not.toBe(first.body.id);
+  });
+
+  it('refuses a repeated Idempotency-Key sent with another body or to another workflow', async () => {
+    const nodes = [trigger('t'), trigger('u')];
+    const workflowId = await createWorkflow(org.api, projectId, nodes, []);
+    const otherWorkflow = await createWorkflow(org.api, projectId, nodes, []);
+    const usage = async () => (await org.api.get('/api/v1/billing')).body.usage.runs as number;
+    const key = { 'Idempotency-Key': `reused-${Date.now()}` };
+    const body = { input: '{"order": 7}', triggerNodeId: 't' };
+    const first = await startRun(org.api, workflowId, body, key);
+    expect(first.status).toBe(201);
+    const before = await usage();
+
+    const replayed = await startRun(org.api, workflowId, { ...body }, key);
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.id).toBe(first.body.id);
+
+    for (const changed of [
+      { ...body, input: '{"order": 8}' },
+      { ...body, input: '{"order":7}' },
+      { ...body, triggerNodeId: 'u' },
+      { ...body, draft: true },
+    ]) {
+      const refused = await startRun(org.api, workflowId, changed, key);
+      expect({ changed, status: refused.status, error: refused.body.error }).toEqual({
+        changed,
+        status: 422,
+        error: {
+          code: 'idempotency_key_reused',
+          message: expect.stringMatching(/different body/),
+          details: { reason: 'other_request' },
+        },
+      });
+    }
+    const elsewhere = await startRun(org.api, otherWorkflow, body, key);
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.body.error).toEqual({
+      code: 'idempotency_key_reused',
+      message: expect.stringMatching(/another workflow/),
+      details: { reason: 'other_workflow' },
+    });
+
+    // Nothing was started or counted for the refused requests, and the key still replays.
+    expect(await org.api.listAll(`/api/v1/workflows/${otherWorkflow}/runs`)).toEqual([]);
+    expect((await org.api.listAll(`/api/v1/workflows/${workflowId}/runs`)).map((run) => run.id)).toEqual([
+      first.body.id,
+    ]);
+    expect(await usage()).toBe(before);
+    expect((await startRun(org.api, workflowId, body, key)).body.id).toBe(first.body.id);
   });
 
   it('counts each run once against the plan and refuses runs past it with plan_limit_reached', async () => {

@@ -1,6 +1,8 @@
 import type { ServiceDataSourceOptions } from '#persistence';
 
 import { RunnerInitial1764000000000 } from './migrations/1764000000000-runner-initial.js';
+import { IdempotencyFingerprint1764300000000 } from './migrations/1764300000000-idempotency-fingerprint.js';
+import { TerminatedWorkflows1764400000000 } from './migrations/1764400000000-terminated-workflows.js';
 import { RunStepEntity } from './runs/run-step.entity.js';
 import { RunEntity } from './runs/run.entity.js';
 
@@ -9,7 +11,11 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
     url,
     schema: 'runner',
     entities: [RunEntity, RunStepEntity],
-    migrations: [RunnerInitial1764000000000],
+    migrations: [
+      RunnerInitial1764000000000,
+      IdempotencyFingerprint1764300000000,
+      TerminatedWorkflows1764400000000,
+    ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };
 }

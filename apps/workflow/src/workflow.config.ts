@@ -23,6 +23,29 @@ export class WorkflowConfig extends ServiceConfig {
   @Min(1_000)
   SCHEDULE_MISFIRE_GRACE_MS: number = 15 * 60_000;
 
+  /**
+   * How long a delete waits for the runner to terminate the workflow's runs before it answers; past
+   * it the delete still answers (the workflow is already gone for everyone) and the purge sweep
+   * finishes. Well under the gateway's own timeout of its request.
+   */
+  @IsInt()
+  @Min(100)
+  DELETE_WAIT_MS: number = 3_000;
+
+  /** How often each replica looks for deleted workflows whose purge is due. */
+  @IsInt()
+  @Min(50)
+  PURGE_INTERVAL_MS: number = 1_000;
+
+  /**
+   * The lease of one purge attempt, and so how long after a failed one (the runner unreachable) the
+   * next is made. Longer than an attempt can take, or two replicas may purge the same workflow at
+   * once, which is harmless but wasted.
+   */
+  @IsInt()
+  @Min(1_000)
+  PURGE_RETRY_MS: number = 30_000;
+
   /** The NATS password of user `workflow`. Unset, workflow connects anonymously: for development only. */
   @IsOptional()
   @Matches(NATS_PASSWORD_PATTERN, {

@@ -21,6 +21,7 @@ import { WorkflowConfig } from './workflow.config.js';
 import { workflowDataSource } from './workflow.database.js';
 import { PUBLISH_CHECKS, type PublishCheck } from './workflows/publish-check.js';
 import { NoTriggerActivation, TriggerActivation } from './workflows/trigger-activation.js';
+import { WorkflowDeletion } from './workflows/workflow-deletion.service.js';
 import { WorkflowVersionRepository } from './workflows/workflow-version.repository.js';
 import { WorkflowRepository } from './workflows/workflow.repository.js';
 import { WorkflowsHandler } from './workflows/workflows.handler.js';
@@ -66,6 +67,7 @@ export class WorkflowModule implements OnApplicationShutdown {
         WorkflowRepository,
         WorkflowVersionRepository,
         WorkflowsService,
+        WorkflowDeletion,
         ScheduleRepository,
         SchedulesService,
         SchedulerService,

@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   approval_not_pending: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   internal: 500,
   service_unavailable: 503,

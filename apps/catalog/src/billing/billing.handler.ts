@@ -1,4 +1,4 @@
-import { CatalogSubjects, type ConsumeRunRequest, type PlanCheckRequest, type Principal } from '#contracts';
+import { CatalogSubjects, type ConsumeRunRequest, type Principal } from '#contracts';
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
 
@@ -17,9 +17,9 @@ export class BillingHandler {
     return this.billing.get(principal.organizationId);
   }
 
-  @Handles(CatalogSubjects.planCheck)
-  check(request: PlanCheckRequest, principal: Principal) {
-    return this.plans.check(principal.organizationId, request);
+  @Handles(CatalogSubjects.planLimits)
+  limits(_request: object, principal: Principal) {
+    return this.plans.limitsOf(principal.organizationId);
   }
 
   @Handles(CatalogSubjects.usageConsumeRun)

@@ -1,5 +1,5 @@
 import { DomainException } from '#common';
-import { type Plan, type PlanCheckRequest, type PlanId, PLANS } from '#contracts';
+import { type Plan, type PlanId, type PlanLimitsReply, PLANS } from '#contracts';
 import { Injectable } from '@nestjs/common';
 
 import { PlanRepository } from './plan.repository.js';
@@ -31,10 +31,8 @@ export class PlanService {
     return this.plans.upsert(organizationId, plan, complimentary);
   }
 
-  async check(organizationId: string, { resource, current }: PlanCheckRequest): Promise<{ limit: number }> {
-    const limit = (await this.planOf(organizationId)).limits[resource];
-    if (current >= limit) throw DomainException.planLimit(resource, limit);
-    return { limit };
+  async limitsOf(organizationId: string): Promise<PlanLimitsReply> {
+    return { limits: { ...(await this.planOf(organizationId)).limits } };
   }
 
   async consumeRun(organizationId: string, runId: string): Promise<{ counted: boolean }> {

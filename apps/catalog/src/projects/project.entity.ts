@@ -23,4 +23,12 @@ export class ProjectEntity {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
+
+  /** Set by a delete: the project is gone for everyone, and waits for its workflows to be handed over. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
+
+  /** When a sweep may take the deleted project: the lease of the attempt under way. */
+  @Column({ name: 'purge_after', type: 'timestamptz', nullable: true })
+  purgeAfter!: Date | null;
 }

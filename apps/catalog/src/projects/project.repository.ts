@@ -2,7 +2,7 @@ import { newId, paginate, type PageRequest } from '#persistence';
 import type { Page } from '#common';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, IsNull, Not } from 'typeorm';
 
 import { ProjectEntity } from './project.entity.js';
 
@@ -14,6 +14,12 @@ export interface NewProject {
 }
 
 export type ProjectChanges = Partial<Pick<ProjectEntity, 'name' | 'description'>>;
+
+/** A deleted project a sweep has taken. */
+export interface DeletedProject {
+  id: string;
+  organizationId: string;
+}
 
 @Injectable()
 export class ProjectRepository {
@@ -56,7 +62,7 @@ export class ProjectRepository {
   async find(organizationId: string, id: string): Promise<ProjectEntity | null> {
     const rows: Array<Record<string, unknown>> = await this.dataSource.query(
       `SELECT id, organization_id, name, description, created_by, created_at, updated_at
-       FROM catalog.projects WHERE organization_id = $1 AND id = $2`,
+       FROM catalog.projects WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`,
       [organizationId, id],
     );
     const row = rows[0];
@@ -76,7 +82,7 @@ export class ProjectRepository {
   list(organizationId: string, page: PageRequest): Promise<Page<ProjectEntity>> {
     const query = this.repo()
       .createQueryBuilder('project')
-      .where('project.organization_id = :organizationId', {
+      .where('project.organization_id = :organizationId AND project.deleted_at IS NULL', {
         organizationId,
       });
     return paginate(query, page);
@@ -86,9 +92,22 @@ export class ProjectRepository {
     return this.repo().save(Object.assign(project, changes));
   }
 
-  async delete(organizationId: string, id: string): Promise<boolean> {
+  /**
+   * Marks the project deleted, its cascade leased to the caller for `leaseMs`, and gives its place
+   * in the plan back; false when there is no such project (or it is already deleted).
+   */
+  markDeleted(organizationId: string, id: string, leaseMs: number): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const result = await this.repo(manager).delete({ organizationId, id });
+      const result = await this.repo(manager)
+        .createQueryBuilder()
+        .update()
+        .set({ deletedAt: () => 'now()', purgeAfter: () => 'now() + make_interval(secs => :leaseSeconds)' })
+        .where('organization_id = :organizationId AND id = :id AND deleted_at IS NULL', {
+          organizationId,
+          id,
+          leaseSeconds: leaseMs / 1000,
+        })
+        .execute();
       if ((result.affected ?? 0) === 0) return false;
       await manager.query(
         'UPDATE catalog.project_counts SET projects = projects - 1 WHERE organization_id = $1',
@@ -96,5 +115,26 @@ export class ProjectRepository {
       );
       return true;
     });
+  }
+
+  /**
+   * Takes up to `limit` deleted projects whose cascade is due (never finished: its try failed or
+   * died), leasing each for `leaseMs`. The claim commits before the caller asks workflow anything.
+   */
+  async claimDeleted(limit: number, leaseMs: number): Promise<DeletedProject[]> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE catalog.projects p SET purge_after = now() + make_interval(secs => $2 / 1000.0)
+       FROM (SELECT id FROM catalog.projects WHERE deleted_at IS NOT NULL AND purge_after <= now()
+             ORDER BY purge_after LIMIT $1 FOR UPDATE SKIP LOCKED) due
+       WHERE p.id = due.id
+       RETURNING p.id, p.organization_id`,
+      [limit, leaseMs],
+    )) as [Array<{ id: string; organization_id: string }>, number];
+    return rows.map((row) => ({ id: row.id, organizationId: row.organization_id }));
+  }
+
+  /** Removes a deleted project's row, once nothing else remains to be done for it. */
+  async purge(id: string): Promise<void> {
+    await this.repo().delete({ id, deletedAt: Not(IsNull()) });
   }
 }

@@ -5,13 +5,12 @@ import {
   type Principal,
   type ProjectDto,
   type UpdateProjectDto,
-  WorkflowSubjects,
 } from '#contracts';
-import { RpcClient } from '#nats';
 import { isId, mapPage } from '#persistence';
 import { Injectable } from '@nestjs/common';
 
 import { PlanService } from '../billing/plan.service.js';
+import { ProjectDeletion } from './project-deletion.service.js';
 import type { ProjectEntity } from './project.entity.js';
 import { ProjectRepository } from './project.repository.js';
 
@@ -31,7 +30,7 @@ export class ProjectsService {
   constructor(
     private readonly projects: ProjectRepository,
     private readonly plans: PlanService,
-    private readonly rpc: RpcClient,
+    private readonly deletion: ProjectDeletion,
   ) {}
 
   async list(principal: Principal, query: PageQueryDto): Promise<Page<ProjectDto>> {
@@ -67,11 +66,9 @@ export class ProjectsService {
     return toProjectDto(await this.projects.update(project, changes));
   }
 
+  /** Answers once the project is gone for everyone; its workflows follow, durably. */
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
-    await this.findOwned(principal, id);
-    // The project's workflows go first: if the workflow service cannot delete them, the project stays.
-    await this.rpc.request(WorkflowSubjects.deleteForProject, principal, { projectId: id });
-    if (!(await this.projects.delete(principal.organizationId, id))) {
+    if (!isId(id) || !(await this.deletion.deleteOne(principal.organizationId, id))) {
       throw DomainException.notFound('project', id);
     }
     return { deleted: true };

@@ -35,15 +35,19 @@ export class DatabasesService {
 
   /**
    * The metadata row and the file are made together: the file is created inside the transaction
-   * that inserts the row, and removed again if that transaction does not commit.
+   * that inserts the row, and removed again if that transaction does not commit. The plan's limit is
+   * asked for before that transaction: no lock is held while catalog answers.
    */
   async create(principal: Principal, input: CreateDatabaseDto): Promise<DatabaseDto> {
     const { organizationId } = principal;
+    const limit = await this.plans.databaseLimit(principal);
     let fileOf: string | undefined;
     try {
       const database = await this.nameChecked(input.name, () =>
         this.databases.transactionLockedFor(organizationId, async (manager) => {
-          await this.plans.checkDatabases(principal, await this.databases.count(organizationId, manager));
+          if ((await this.databases.count(organizationId, manager)) >= limit) {
+            throw DomainException.planLimit('databases', limit);
+          }
           const inserted = await this.databases.insert(
             { organizationId, name: input.name, description: input.description ?? '' },
             manager,

@@ -44,7 +44,7 @@ export class RunsController {
     name: 'Idempotency-Key',
     required: false,
     description:
-      'The same key from the same organization within 24 hours answers the run it first created (with `Idempotent-Replayed: true`).',
+      'The same key from the same organization within 24 hours, sent again with the same workflow and body, answers the run it first created (with `Idempotent-Replayed: true`). The same key with another workflow or another body answers 422 `idempotency_key_reused`.',
   })
   @ApiCreatedResponse({
     type: WorkflowRunDto,
@@ -62,6 +62,7 @@ export class RunsController {
     'plan_limit_reached',
     'workflow_not_found',
     'not_published',
+    'idempotency_key_reused',
   )
   async start(
     @CurrentPrincipal() principal: Principal,

@@ -1,12 +1,24 @@
-import type { RunRepository } from '../runs/run.repository.js';
-import { LeaseLost, type RunSettlement, type StepRecord } from './run-state.js';
+import type { RecordOutcome, RunRepository } from '../runs/run.repository.js';
+import { LeaseLost, type RunSettlement, type StepRecord, WorkflowDeleted } from './run-state.js';
 
 /**
  * Writes a run's first checkpoint when the run row does not exist yet (a run executed by the runner
- * that accepted it): the row and the steps so far in one statement. False: the idempotency key was
- * taken, nothing was written.
+ * that accepted it): the row and the steps so far in one statement, unless the idempotency key was
+ * taken or the workflow was deleted meanwhile.
  */
-export type FirstWrite = (steps: readonly StepRecord[], settlement?: RunSettlement) => Promise<boolean>;
+export type FirstWrite = (steps: readonly StepRecord[], settlement?: RunSettlement) => Promise<RecordOutcome>;
+
+/** Why nothing was written, as the error the execution stops with; null when it was written. */
+function refusal(outcome: RecordOutcome): LeaseLost | null {
+  switch (outcome) {
+    case 'recorded':
+      return null;
+    case 'key_taken':
+      return new LeaseLost();
+    case 'workflow_deleted':
+      return new WorkflowDeleted();
+  }
+}
 
 /**
  * Collects a run's step records and writes them in as few round trips as it safely can: records
@@ -60,13 +72,14 @@ export class CheckpointWriter {
     this.firstWrite = undefined;
     const write = (
       first
-        ? first(steps, settlement)
-        : this.runs.checkpoint(this.runId, this.leaseToken, this.leaseMs, steps, settlement)
+        ? first(steps, settlement).then(refusal)
+        : this.runs
+            .checkpoint(this.runId, this.leaseToken, this.leaseMs, steps, settlement)
+            .then((held) => (held ? null : new LeaseLost()))
     ).then(
-      (held) => {
-        if (!held) {
+      (lost) => {
+        if (lost) {
           this.closed = true;
-          const lost = new LeaseLost();
           if (first) this.failDurable(lost);
           throw lost;
         }

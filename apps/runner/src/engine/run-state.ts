@@ -54,8 +54,16 @@ export type RunSettlement =
 
 /** The run was terminated or another runner took it over: nothing this runner writes counts now. */
 export class LeaseLost extends Error {
-  constructor() {
-    super('the run is no longer held by this runner');
+  constructor(message = 'the run is no longer held by this runner') {
+    super(message);
     this.name = 'LeaseLost';
+  }
+}
+
+/** The run's workflow was deleted after its start read it: the run was never recorded. */
+export class WorkflowDeleted extends LeaseLost {
+  constructor() {
+    super('the workflow was deleted before the run was recorded');
+    this.name = 'WorkflowDeleted';
   }
 }

@@ -58,6 +58,10 @@ export class RunEntity {
   @Column({ name: 'idempotency_key', type: 'text', nullable: true })
   idempotencyKey!: string | null;
 
+  /** What the key's request asked for (`requestFingerprint`); null for runs without a key. */
+  @Column({ name: 'idempotency_fingerprint', type: 'text', nullable: true })
+  idempotencyFingerprint!: string | null;
+
   @Column({ type: 'integer' })
   dispatch!: number;
 

@@ -44,6 +44,7 @@ function newRun(overrides: Partial<NewRun> = {}): NewRun {
     },
     timeZone: 'UTC',
     idempotencyKey: null,
+    idempotencyFingerprint: null,
     triggerOutput: { payload: '{"a":1}' },
     createdAt: new Date(),
     ...overrides,
@@ -90,8 +91,7 @@ describe('RunRepository', () => {
 
   it('writes a run with its trigger step and reads it back with the diagram unchanged', async () => {
     const run = newRun();
-    const created = await runs.insert(run);
-    expect(created?.run.status).toBe('queued');
+    expect(await runs.insert(run)).toBe('recorded');
     const found = await runs.find('org-1', run.id);
     expect(found?.run).toMatchObject({
       id: run.id,
@@ -106,15 +106,19 @@ describe('RunRepository', () => {
   });
 
   it('lets one run hold an idempotency key for its lifetime, then frees the key', async () => {
-    const first = newRun({ idempotencyKey: 'k1' });
-    expect(await runs.insert(first)).not.toBeNull();
-    expect(await runs.insert(newRun({ idempotencyKey: 'k1' }))).toBeNull();
-    expect(await runs.insert(newRun({ idempotencyKey: 'k1', organizationId: 'org-2' }))).not.toBeNull();
-    expect((await runs.findByIdempotencyKey('org-1', 'k1', 24))?.run.id).toBe(first.id);
+    const first = newRun({ idempotencyKey: 'k1', idempotencyFingerprint: 'f1' });
+    expect(await runs.insert(first)).toBe('recorded');
+    expect(await runs.insert(newRun({ idempotencyKey: 'k1' }))).toBe('key_taken');
+    expect(await runs.insert(newRun({ idempotencyKey: 'k1', organizationId: 'org-2' }))).toBe('recorded');
+    const holder = await runs.findByIdempotencyKey('org-1', 'k1', 24);
+    expect({ id: holder?.run.run.id, fingerprint: holder?.fingerprint }).toEqual({
+      id: first.id,
+      fingerprint: 'f1',
+    });
 
     await sql(`UPDATE runner.runs SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.id]);
     expect(await runs.findByIdempotencyKey('org-1', 'k1', 24)).toBeNull();
-    expect(await runs.insert(newRun({ idempotencyKey: 'k1' }))).not.toBeNull();
+    expect(await runs.insert(newRun({ idempotencyKey: 'k1' }))).toBe('recorded');
   });
 
   it('records a run started by its runner, settled or held, in one statement', async () => {
@@ -124,7 +128,9 @@ describe('RunRepository', () => {
       step('c'),
       step('d', { position: 2, status: 'skipped', output: null }),
     ];
-    expect(await runs.insertStarted(done, LEASE_MS, steps, { status: 'complete', reply: 'true' })).toBe(true);
+    expect(await runs.insertStarted(done, LEASE_MS, steps, { status: 'complete', reply: 'true' })).toBe(
+      'recorded',
+    );
     const found = await runs.find('org-1', done.id);
     expect(found?.run).toMatchObject({ status: 'complete', reply: 'true', leaseToken: 1, claims: 1 });
     expect(found?.run.createdAt).toEqual(done.createdAt);
@@ -135,7 +141,7 @@ describe('RunRepository', () => {
     ]);
     // The key is taken: nothing of the second run is written.
     const again = newRun({ idempotencyKey: 'started-1' });
-    expect(await runs.insertStarted(again, LEASE_MS, [triggerStepOf(again)])).toBe(false);
+    expect(await runs.insertStarted(again, LEASE_MS, [triggerStepOf(again)])).toBe('key_taken');
     expect(await runs.find('org-1', again.id)).toBeNull();
 
     // Held: the runner goes on with checkpoints under token 1; nobody else can claim it.
@@ -145,7 +151,7 @@ describe('RunRepository', () => {
         triggerStepOf(held),
         step('db', { status: 'running', output: null }),
       ]),
-    ).toBe(true);
+    ).toBe('recorded');
     expect(await runs.claim(held.id, LEASE_MS)).toBeNull();
     expect(await runs.checkpoint(held.id, 1, LEASE_MS, [step('db')], { status: 'complete', reply: '' })).toBe(
       true,
@@ -273,7 +279,7 @@ describe('RunRepository', () => {
     await runs.claim(finished.id, LEASE_MS);
     await runs.checkpoint(finished.id, 1, LEASE_MS, [], { status: 'complete', reply: '' });
 
-    expect((await runs.terminateForWorkflow('org-1', 'wf-gone')).sort()).toEqual(
+    expect((await runs.terminateForWorkflows('org-1', ['wf-gone', 'wf-other'])).sort()).toEqual(
       [running.id, queued.id].sort(),
     );
     const terminated = await runs.find('org-1', running.id);
@@ -289,5 +295,73 @@ describe('RunRepository', () => {
     expect(await runs.claim(queued.id, LEASE_MS)).toBeNull();
     expect((await runs.find('org-1', finished.id))?.run.status).toBe('complete');
     expect((await runs.find('org-2', elsewhere.id))?.run.status).toBe('queued');
+
+    // The workflow is remembered: no run of it is recorded any more, in another organization it is.
+    const late = newRun({ workflowId: 'wf-gone' });
+    expect(await runs.insert(late)).toBe('workflow_deleted');
+    expect(await runs.insertStarted(late, LEASE_MS, [triggerStepOf(late)])).toBe('workflow_deleted');
+    expect(await runs.find('org-1', late.id)).toBeNull();
+    expect(await runs.insert(newRun({ workflowId: 'wf-gone', organizationId: 'org-2' }))).toBe('recorded');
+    expect(await runs.terminateForWorkflows('org-1', ['wf-gone'])).toEqual([]);
+  });
+
+  describe('a run recorded while its workflow is being terminated', () => {
+    let other: pg.Client;
+
+    beforeEach(async () => {
+      other = new pg.Client({ connectionString: url });
+      await other.connect();
+    });
+
+    afterEach(async () => {
+      await other.end();
+    });
+
+    /** Resolves once some session waits for an advisory lock. */
+    async function someoneWaitsForTheLock(): Promise<void> {
+      for (let attempt = 0; attempt < 200; attempt += 1) {
+        const [row] = await sql(
+          `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+        );
+        if (row.waiting > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error('nobody waited for the workflow lock');
+    }
+
+    it('is refused when the termination commits while the insert waits', async () => {
+      // The termination's side, by hand: the lock taken, the workflow not yet remembered.
+      await other.query('BEGIN');
+      await other.query(`SELECT pg_advisory_xact_lock(hashtext('workflow-runs:wf-race-1'))`);
+      const run = newRun({ workflowId: 'wf-race-1' });
+      const inserting = runs.insert(run);
+      await someoneWaitsForTheLock();
+      await other.query(
+        `INSERT INTO runner.terminated_workflows (organization_id, workflow_id) VALUES ('org-1', 'wf-race-1')`,
+      );
+      await other.query('COMMIT');
+      // The look-up ran after the lock was granted: a look-up in the insert's own snapshot, taken
+      // before the termination committed, would have let the run in.
+      expect(await inserting).toBe('workflow_deleted');
+      expect(await runs.find('org-1', run.id)).toBeNull();
+    });
+
+    it('is terminated when the insert commits while the termination waits', async () => {
+      // The insert's side, by hand: the shared lock taken and the run written, not yet committed.
+      const run = newRun({ workflowId: 'wf-race-2' });
+      await other.query('BEGIN');
+      await other.query(`SELECT runner.workflow_takes_runs('org-1', 'wf-race-2')`);
+      await other.query(
+        `INSERT INTO runner.runs (id, organization_id, workflow_id, workflow_name, project_id, trigger,
+           status, principal, input, diagram, time_zone)
+         VALUES ($1, 'org-1', 'wf-race-2', 'Workflow', 'project-1', 'api', 'queued', '{}', '', '{}', 'UTC')`,
+        [run.id],
+      );
+      const terminating = runs.terminateForWorkflows('org-1', ['wf-race-2']);
+      await someoneWaitsForTheLock();
+      await other.query('COMMIT');
+      expect(await terminating).toEqual([run.id]);
+      expect((await runs.find('org-1', run.id))?.run.status).toBe('terminated');
+    });
   });
 });

@@ -23,11 +23,37 @@ export interface NewRun {
   diagram: Diagram;
   timeZone: string;
   idempotencyKey: string | null;
+  /** The request the key stands for (`requestFingerprint`); null without a key. */
+  idempotencyFingerprint: string | null;
   /** The trigger's step, done at once. */
   triggerOutput: Record<string, string>;
   /** The runner's clock, like every step's start: the run's steps never seem to start before it. */
   createdAt: Date;
 }
+
+/** The run an idempotency key names, and the fingerprint of the request that made it. */
+export interface KeyHolder {
+  run: RunWithSteps;
+  fingerprint: string | null;
+}
+
+/**
+ * What writing a new run came to: written; not written because its idempotency key is already
+ * taken; or not written because its workflow's runs were terminated (the workflow was deleted) after
+ * the start read the workflow.
+ */
+export type RecordOutcome = 'recorded' | 'key_taken' | 'workflow_deleted';
+
+/**
+ * The first CTE of both inserts: waits for any termination of the workflow under way and says whether
+ * the workflow still takes runs (see the `terminated_workflows` migration). `$2`, `$3`: organization
+ * and workflow.
+ */
+const WORKFLOW_GATE = `gate AS (SELECT runner.workflow_takes_runs($2, $3) AS open)`;
+
+/** The outcome of an insert guarded by `WORKFLOW_GATE`, from the gate and the inserted `run`. */
+const RECORD_OUTCOME = `SELECT CASE WHEN NOT (SELECT open FROM gate) THEN 'workflow_deleted'
+  WHEN EXISTS (SELECT 1 FROM run) THEN 'recorded' ELSE 'key_taken' END AS outcome`;
 
 /** A run the sweeper hands to the queue again. */
 export interface DispatchedRun {
@@ -157,7 +183,7 @@ function stepsRecordset(parameter: string): string {
     attempt integer, route text, state jsonb, wake_at timestamptz)`;
 }
 
-/** $1 … $14 of both inserts. */
+/** $1 … $15 of both inserts. */
 function newRunParameters(run: NewRun): unknown[] {
   return [
     run.id,
@@ -174,7 +200,13 @@ function newRunParameters(run: NewRun): unknown[] {
     JSON.stringify(run.diagram),
     run.timeZone,
     run.idempotencyKey,
+    run.idempotencyFingerprint,
   ];
+}
+
+/** A run just written `queued` by `insert`, with its trigger step. */
+export function queuedRunOf(run: NewRun): RunWithSteps {
+  return { run: runRecordOf(run, 'queued', 0), steps: [triggerStepOf(run)] };
 }
 
 /** The record of a run just written (nothing of it was read back). */
@@ -246,69 +278,71 @@ export class RunRepository {
     organizationId: string,
     key: string,
     ttlHours: number,
-  ): Promise<RunWithSteps | null> {
-    const rows = await this.rows<RunRow>(
+  ): Promise<KeyHolder | null> {
+    const rows = await this.rows<RunRow & { idempotency_fingerprint: string | null }>(
       `WITH released AS (
          UPDATE runner.runs SET idempotency_key = NULL
          WHERE organization_id = $1 AND idempotency_key = $2
            AND created_at < now() - make_interval(hours => $3)
          RETURNING id
        )
-       SELECT ${RUN_COLUMNS}, ${STEPS_JSON} FROM runner.runs r
+       SELECT ${RUN_COLUMNS}, r.idempotency_fingerprint, ${STEPS_JSON} FROM runner.runs r
        WHERE r.organization_id = $1 AND r.idempotency_key = $2
          AND r.created_at >= now() - make_interval(hours => $3)`,
       [organizationId, key, ttlHours],
     );
-    return rows[0] ? toRunWithSteps(rows[0]) : null;
+    const row = rows[0];
+    return row ? { run: toRunWithSteps(row), fingerprint: row.idempotency_fingerprint } : null;
   }
 
   /**
-   * Writes the run, `queued`, and its trigger step, `done`, in one statement: once this returns the
-   * run exists and its job will be executed. Null when the idempotency key is already taken.
+   * Writes the run, `queued`, and its trigger step, `done`, in one statement: once it is `recorded`
+   * the run exists and its job will be executed (`queuedRunOf` is what was written).
    */
-  async insert(run: NewRun): Promise<RunWithSteps | null> {
-    const rows = await this.rows<{ created_at: Date }>(
-      `WITH run AS (
+  async insert(run: NewRun): Promise<RecordOutcome> {
+    const rows = await this.rows<{ outcome: RecordOutcome }>(
+      `WITH ${WORKFLOW_GATE}, run AS (
          INSERT INTO runner.runs (id, organization_id, workflow_id, workflow_name, project_id, version,
            trigger, trigger_node_id, status, created_by, principal, input, diagram, time_zone,
-           idempotency_key, dispatch, dispatched_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10, $11, $12, $13, $14, 0, now(), $16)
+           idempotency_key, idempotency_fingerprint, dispatch, dispatched_at, created_at)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10, $11, $12, $13, $14, $15, 0, now(), $17
+         FROM gate WHERE gate.open
          ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING id, created_at
+       ), trigger_step AS (
+         INSERT INTO runner.run_steps (run_id, node_id, position, status, via, output, ms, started_at, attempt)
+         SELECT id, $8, 0, 'done', '{}', $16::jsonb, 0, created_at, 1 FROM run
        )
-       INSERT INTO runner.run_steps (run_id, node_id, position, status, via, output, ms, started_at, attempt)
-       SELECT id, $8, 0, 'done', '{}', $15::jsonb, 0, created_at, 1 FROM run
-       RETURNING started_at AS created_at`,
+       ${RECORD_OUTCOME}`,
       [...newRunParameters(run), JSON.stringify(run.triggerOutput), run.createdAt],
     );
-    if (rows.length === 0) return null;
-    return { run: runRecordOf(run, 'queued', 0), steps: [triggerStepOf(run)] };
+    return rows[0]?.outcome ?? 'key_taken';
   }
 
   /**
    * Writes a run this runner has already started executing, in one statement: the run row (held
    * by the writer under lease token 1, or settled when `settlement` is given) with every step
    * recorded so far. This is the run's first checkpoint, so a run whose steps have no effects
-   * elsewhere is recorded, complete, in a single round trip. False when the idempotency key is
-   * already taken: then nothing was written.
+   * elsewhere is recorded, complete, in a single round trip. Unless `recorded`, nothing was written.
    */
   async insertStarted(
     run: NewRun,
     leaseMs: number,
     steps: readonly StepRecord[],
     settlement?: RunSettlement,
-  ): Promise<boolean> {
-    const rows = await this.rows<{ id: string }>(
-      `WITH run AS (
+  ): Promise<RecordOutcome> {
+    const rows = await this.rows<{ outcome: RecordOutcome }>(
+      `WITH ${WORKFLOW_GATE}, run AS (
          INSERT INTO runner.runs (id, organization_id, workflow_id, workflow_name, project_id, version,
            trigger, trigger_node_id, status, created_by, principal, input, diagram, time_zone,
-           idempotency_key, dispatch, dispatched_at, lease_token, claims, lease_expires_at, started_at,
-           created_at, reply, error, wake_at, finished_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($17, 'running'), $9, $10, $11, $12, $13, $14,
-           0, NULL, 1, 1,
-           CASE WHEN $17::text IS NULL THEN now() + make_interval(secs => $16 / 1000.0) END,
-           $15, $15, $18, $19, $20::timestamptz,
-           CASE WHEN $17 IN ('complete', 'errored') THEN now() END)
+           idempotency_key, idempotency_fingerprint, dispatch, dispatched_at, lease_token, claims,
+           lease_expires_at, started_at, created_at, reply, error, wake_at, finished_at)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, coalesce($18, 'running'), $9, $10, $11, $12, $13, $14,
+           $15, 0, NULL, 1, 1,
+           CASE WHEN $18::text IS NULL THEN now() + make_interval(secs => $17 / 1000.0) END,
+           $16, $16, $19, $20, $21::timestamptz,
+           CASE WHEN $18 IN ('complete', 'errored') THEN now() END
+         FROM gate WHERE gate.open
          ON CONFLICT (organization_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING id
        ), written AS (
@@ -316,10 +350,9 @@ export class RunRepository {
            started_at, attempt, route, state, wake_at)
          SELECT run.id, s.node_id, s.position, s.status, s.via, s.input, s.output, s.error, s.ms,
            s.started_at, s.attempt, s.route, s.state, s.wake_at
-         FROM run, ${stepsRecordset('$21')}
-         RETURNING 1
+         FROM run, ${stepsRecordset('$22')}
        )
-       SELECT id FROM run`,
+       ${RECORD_OUTCOME}`,
       [
         ...newRunParameters(run),
         run.createdAt,
@@ -331,7 +364,7 @@ export class RunRepository {
         stepsJson(steps),
       ],
     );
-    return rows.length > 0;
+    return rows[0]?.outcome ?? 'key_taken';
   }
 
   /**
@@ -477,26 +510,41 @@ export class RunRepository {
   }
 
   /**
-   * A deleted workflow's unfinished runs become `terminated`; their token moves on, so a runner in
-   * the middle of one is refused at its next checkpoint and stops.
+   * Deleted workflows' unfinished runs become `terminated`; their token moves on, so a runner in the
+   * middle of one is refused at its next checkpoint and stops. Each workflow is remembered as
+   * terminated, under its lock taken exclusively, so a run whose start read the workflow before it
+   * was deleted is either terminated here or never recorded (see `WORKFLOW_GATE`). Idempotent.
    */
-  async terminateForWorkflow(organizationId: string, workflowId: string): Promise<string[]> {
-    const rows = await this.rows<{ id: string }>(
-      `WITH terminated AS (
-         UPDATE runner.runs SET status = 'terminated', finished_at = now(), wake_at = NULL,
-           lease_expires_at = NULL, lease_token = lease_token + 1
-         WHERE organization_id = $1 AND workflow_id = $2 AND status IN ('queued', 'running', 'waiting')
-         RETURNING id
-       ), unfinished_steps AS (
-         UPDATE runner.run_steps SET status = 'error', wake_at = NULL,
-           error = 'The run was terminated because its workflow was deleted.'
-         WHERE run_id IN (SELECT id FROM terminated) AND status IN ('running', 'waiting')
-         RETURNING 1
-       )
-       SELECT id FROM terminated`,
-      [organizationId, workflowId],
-    );
-    return rows.map((row) => row.id);
+  async terminateForWorkflows(organizationId: string, workflowIds: readonly string[]): Promise<string[]> {
+    return this.dataSource.transaction(async (manager) => {
+      // In one order, so two terminations of overlapping workflows cannot deadlock.
+      await manager.query(
+        `SELECT pg_advisory_xact_lock(hashtext('workflow-runs:' || id))
+         FROM (SELECT DISTINCT id FROM unnest($1::text[]) AS id ORDER BY id) AS sorted`,
+        [workflowIds],
+      );
+      // A statement of its own: its snapshot includes every run recorded before the locks were granted.
+      const rows = await this.rows<{ id: string }>(
+        `WITH remembered AS (
+           INSERT INTO runner.terminated_workflows (organization_id, workflow_id)
+           SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING
+         ), terminated AS (
+           UPDATE runner.runs SET status = 'terminated', finished_at = now(), wake_at = NULL,
+             lease_expires_at = NULL, lease_token = lease_token + 1
+           WHERE organization_id = $1 AND workflow_id = ANY($2::text[])
+             AND status IN ('queued', 'running', 'waiting')
+           RETURNING id
+         ), unfinished_steps AS (
+           UPDATE runner.run_steps SET status = 'error', wake_at = NULL,
+             error = 'The run was terminated because its workflow was deleted.'
+           WHERE run_id IN (SELECT id FROM terminated) AND status IN ('running', 'waiting')
+         )
+         SELECT id FROM terminated`,
+        [organizationId, workflowIds],
+        manager,
+      );
+      return rows.map((row) => row.id);
+    });
   }
 
   async find(organizationId: string, id: string): Promise<RunWithSteps | null> {

@@ -34,8 +34,8 @@ export class RunsHandler {
     return this.runs.get(principal, id);
   }
 
-  @Handles(RunnerSubjects.runsTerminateForWorkflow)
-  terminateForWorkflow({ workflowId }: TerminateRunsRequest, principal: Principal) {
-    return this.runs.terminateForWorkflow(principal, workflowId);
+  @Handles(RunnerSubjects.runsTerminateForWorkflows)
+  terminateForWorkflows({ workflowIds }: TerminateRunsRequest, principal: Principal) {
+    return this.runs.terminateForWorkflows(principal, workflowIds);
   }
 }

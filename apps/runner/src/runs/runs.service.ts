@@ -41,8 +41,8 @@ export class RunsService {
     );
   }
 
-  async terminateForWorkflow(principal: Principal, workflowId: string): Promise<TerminateRunsReply> {
-    const terminated = await this.runs.terminateForWorkflow(principal.organizationId, workflowId);
+  async terminateForWorkflows(principal: Principal, workflowIds: string[]): Promise<TerminateRunsReply> {
+    const terminated = await this.runs.terminateForWorkflows(principal.organizationId, workflowIds);
     return { terminated: terminated.length };
   }
 }

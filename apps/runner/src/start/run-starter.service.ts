@@ -15,13 +15,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 
 import { RunEngine } from '../engine/run-engine.service.js';
-import { LeaseLost } from '../engine/run-state.js';
+import { LeaseLost, WorkflowDeleted } from '../engine/run-state.js';
 import { TriggerExecutor } from '../executors/trigger.executor.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { toWorkflowRunDto } from '../runs/run.mapper.js';
-import { type NewRun, RunRepository } from '../runs/run.repository.js';
+import { type KeyHolder, type NewRun, queuedRunOf, RunRepository } from '../runs/run.repository.js';
+import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { chooseTrigger } from './trigger-choice.util.js';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -31,6 +32,8 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
  * run with its trigger step, then either executes it here (a free slot: the run was claimed in the
  * same statement) or queues its job. The run row is written first, so a run that was accepted is
  * never lost: a failed publish, or a runner that dies mid-run, leaves a row the sweeper requeues.
+ * The write is refused when the workflow was deleted after it was read: such a start answers
+ * workflow_not_found, as it would had it come a moment later.
  */
 @Injectable()
 export class RunStarter {
@@ -46,10 +49,21 @@ export class RunStarter {
 
   async start(principal: Principal, request: StartRunRequest): Promise<StartRunReply<WorkflowRunDto>> {
     const { organizationId } = principal;
-    const key = request.idempotencyKey ?? null;
+    const key: IdempotentStart | null =
+      request.idempotencyKey === undefined
+        ? null
+        : {
+            key: request.idempotencyKey,
+            workflowId: request.workflowId,
+            fingerprint: requestFingerprint(request),
+          };
     if (key !== null) {
-      const earlier = await this.runs.findByIdempotencyKey(organizationId, key, IDEMPOTENCY_KEY_TTL_HOURS);
-      if (earlier) return { run: toWorkflowRunDto(earlier), replayed: true };
+      const earlier = await this.runs.findByIdempotencyKey(
+        organizationId,
+        key.key,
+        IDEMPOTENCY_KEY_TTL_HOURS,
+      );
+      if (earlier) return replayOf(earlier, key);
     }
 
     const began = performance.now();
@@ -81,7 +95,8 @@ export class RunStarter {
       input: request.input,
       diagram: target.diagram,
       timeZone: target.timeZone,
-      idempotencyKey: key,
+      idempotencyKey: key?.key ?? null,
+      idempotencyFingerprint: key?.fingerprint ?? null,
       triggerOutput: TriggerExecutor.outputFor(request.input),
       createdAt: new Date(),
     };
@@ -90,17 +105,24 @@ export class RunStarter {
       try {
         await execution.durable;
       } catch (error) {
+        if (error instanceof WorkflowDeleted) throw DomainException.notFound('workflow', request.workflowId);
         if (error instanceof LeaseLost && key !== null) return this.replay(organizationId, key);
         throw error;
       }
       this.timed(runId, began, targeted, counted, 'inline');
       return { run: toWorkflowRunDto(execution.snapshot()), replayed: false };
     }
-    const created = await this.runs.insert(run);
-    if (!created) return this.replay(organizationId, key);
+    switch (await this.runs.insert(run)) {
+      case 'workflow_deleted':
+        throw DomainException.notFound('workflow', request.workflowId);
+      case 'key_taken':
+        return this.replay(organizationId, key);
+      case 'recorded':
+        break;
+    }
     await this.jobs.publishSoon({ runId, dispatch: 0 });
     this.timed(runId, began, targeted, counted, 'queue');
-    return { run: toWorkflowRunDto(created), replayed: false };
+    return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
   }
 
   /** Where a start's time went: asking workflow, counting with catalog, recording (and queueing). */
@@ -123,13 +145,41 @@ export class RunStarter {
     );
   }
 
-  /** Another start with the same key won the race; answer its run. */
-  private async replay(organizationId: string, key: string | null): Promise<StartRunReply<WorkflowRunDto>> {
+  /** Another start with the same key won the race; answer its run, if it was the same request. */
+  private async replay(
+    organizationId: string,
+    key: IdempotentStart | null,
+  ): Promise<StartRunReply<WorkflowRunDto>> {
     const winner =
-      key === null
-        ? null
-        : await this.runs.findByIdempotencyKey(organizationId, key, IDEMPOTENCY_KEY_TTL_HOURS);
-    if (!winner) throw new DomainException('internal', 'The run could not be recorded; try again.');
-    return { run: toWorkflowRunDto(winner), replayed: true };
+      key && (await this.runs.findByIdempotencyKey(organizationId, key.key, IDEMPOTENCY_KEY_TTL_HOURS));
+    if (!key || !winner) throw new DomainException('internal', 'The run could not be recorded; try again.');
+    return replayOf(winner, key);
+  }
+}
+
+/** A start with an idempotency key: the key, and the request it stands for. */
+interface IdempotentStart {
+  key: string;
+  workflowId: string;
+  fingerprint: string;
+}
+
+/** The run a key already names, answered again for the same request and refused for any other. */
+function replayOf(earlier: KeyHolder, start: IdempotentStart): StartRunReply<WorkflowRunDto> {
+  switch (keyReuse({ workflowId: earlier.run.run.workflowId, fingerprint: earlier.fingerprint }, start)) {
+    case 'replay':
+      return { run: toWorkflowRunDto(earlier.run), replayed: true };
+    case 'other_workflow':
+      throw new DomainException(
+        'idempotency_key_reused',
+        'This Idempotency-Key started a run of another workflow in the last 24 hours; send a new key.',
+        { reason: 'other_workflow' },
+      );
+    case 'other_request':
+      throw new DomainException(
+        'idempotency_key_reused',
+        'This Idempotency-Key started a run with a different body in the last 24 hours; send a new key.',
+        { reason: 'other_request' },
+      );
   }
 }

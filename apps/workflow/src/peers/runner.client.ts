@@ -11,11 +11,11 @@ export class RunnerClient {
   }
 
   /**
-   * Marks the workflow's unfinished runs `terminated`. Any failure, an unreachable or slow runner
-   * included, fails the caller's delete (which rolls back and can be retried) rather than leaving runs
-   * going for a workflow that no longer exists.
+   * Terminates the unfinished runs of deleted workflows, and keeps any run of them from being
+   * recorded afterwards. Throws when the runner does not answer within `timeoutMs` (the client's
+   * own timeout by default).
    */
-  async terminateRunsOf(principal: Principal, workflowId: string): Promise<void> {
-    await this.rpc.request(RunnerSubjects.runsTerminateForWorkflow, principal, { workflowId });
+  async terminateRunsOf(principal: Principal, workflowIds: string[], timeoutMs?: number): Promise<void> {
+    await this.rpc.request(RunnerSubjects.runsTerminateForWorkflows, principal, { workflowIds }, timeoutMs);
   }
 }

@@ -23,4 +23,8 @@ export class ScheduleEntity {
 
   @Column({ name: 'next_run_at', type: 'timestamptz' })
   nextRunAt!: Date;
+
+  /** A scheduler is sending the run due at `nextRunAt` until then (or died doing it). */
+  @Column({ name: 'claimed_until', type: 'timestamptz', nullable: true })
+  claimedUntil!: Date | null;
 }

@@ -1,5 +1,5 @@
-import { DomainException } from '#common';
-import { nextScheduleTime, type Principal } from '#contracts';
+import { DomainException, PeriodicTask } from '#common';
+import { nextScheduleTime, servicePrincipal } from '#contracts';
 import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 
 import { RunnerClient } from '../peers/runner.client.js';
@@ -9,67 +9,62 @@ import type { ScheduleEntity } from './schedule.entity.js';
 import { ScheduleRepository } from './schedule.repository.js';
 import { isStale, scheduleIdempotencyKey } from './schedule.util.js';
 
-/** Rows claimed per transaction; their runs are started in parallel. */
+/** Rows claimed at a time; their runs are started in parallel. */
 const BATCH_SIZE = 20;
 
 type Outcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
 /**
- * Starts scheduled runs. Every replica polls; each due row is claimed by one of them, its run is
- * sent to the runner with an idempotency key made of the due time, and the row moves to its next due
- * time in the same transaction. A crash between the send and the commit re-sends the same key,
- * which the runner answers with the run it already started.
+ * Starts scheduled runs. Every replica polls. A due row is claimed in a short transaction of its own
+ * (a lease, committed before anything is sent), its run is sent to the runner with an idempotency key
+ * made of the due time, and only then does the row move to its next due time. A due time whose run
+ * could not be sent (no runner) stays due for the next tick; a replica that dies after claiming leaves
+ * a lease that runs out, and the due time is sent again, with the same key, which the runner answers
+ * with the run it may already have started. So a due time is neither lost nor run twice.
  */
 @Injectable()
 export class SchedulerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly poller: PeriodicTask;
+  private stopping = false;
 
   constructor(
     private readonly schedules: ScheduleRepository,
     private readonly runner: RunnerClient,
     private readonly config: WorkflowConfig,
-  ) {}
+  ) {
+    this.poller = new PeriodicTask(
+      config.SCHEDULER_INTERVAL_MS,
+      () => this.tick(),
+      (error) => logger.error({ err: error }, 'scheduler tick failed'),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.poller.start();
   }
 
-  /** Before the database and NATS connections close, so a claimed batch finishes or rolls back cleanly. */
+  /** Before the database and NATS connections close, so the claimed due times are settled. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    this.stopping = true;
+    await this.poller.stop();
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick()
-        .catch((error: unknown) => logger.error({ err: error }, 'scheduler tick failed'))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.config.SCHEDULER_INTERVAL_MS);
-  }
-
-  /** Fires everything due now, a batch per transaction, until nothing due is left unclaimed. */
+  /** Fires everything due now, a claimed batch at a time, until nothing due is left unclaimed. */
   async tick(now = new Date()): Promise<void> {
-    let more = true;
-    while (more && !this.stopped) {
-      let retrying = false;
-      const claimed = await this.schedules.withDue(now, BATCH_SIZE, async (due, manager) => {
-        const outcomes = await Promise.all(due.map((row) => this.fire(row, now)));
-        for (const [index, row] of due.entries()) {
-          // A run the runner could not take yet stays due and is tried again on the next tick.
-          if (outcomes[index] === 'retry') retrying = true;
-          else await this.schedules.advance(row, nextScheduleTime(row.cron, row.timeZone, now), manager);
-        }
-      });
-      // Rows left due for a retry would be claimed again at once; they wait for the next tick.
-      more = claimed === BATCH_SIZE && !retrying;
+    // A claim outlives the longest send (one request timeout) with room to spare.
+    const leaseMs = 2 * this.config.RPC_TIMEOUT_MS;
+    for (;;) {
+      const due = await this.schedules.claimDue(now, BATCH_SIZE, leaseMs);
+      const outcomes = await Promise.all(due.map((row) => this.fire(row, now)));
+      await Promise.all(
+        due.map((row, index) =>
+          outcomes[index] === 'retry'
+            ? this.schedules.release(row)
+            : this.schedules.advance(row, nextScheduleTime(row.cron, row.timeZone, now)),
+        ),
+      );
+      // Released rows would be claimed again at once; they wait for the next tick.
+      if (due.length < BATCH_SIZE || outcomes.includes('retry') || this.stopping) return;
     }
   }
 
@@ -83,14 +78,8 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       logger.warn(context, 'scheduled run skipped: its time passed too long ago');
       return 'skipped';
     }
-    const principal: Principal = {
-      organizationId: row.organizationId,
-      userId: null,
-      keyId: null,
-      role: 'admin',
-    };
     try {
-      await this.runner.startRun(principal, {
+      await this.runner.startRun(servicePrincipal(row.organizationId), {
         workflowId: row.workflowId,
         input: '',
         draft: false,

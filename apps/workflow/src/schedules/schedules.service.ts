@@ -42,6 +42,8 @@ export class SchedulesService {
           cron: trigger.cron,
           timeZone: live.timeZone,
           nextRunAt,
+          // A scheduler sending this due time keeps its claim, so no other replica sends it too.
+          claimedUntil: kept?.claimedUntil ?? null,
         },
       ];
     });

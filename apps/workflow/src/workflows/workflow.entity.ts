@@ -38,4 +38,12 @@ export class WorkflowEntity {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
+
+  /** Set by a delete: the workflow is gone for everyone, and waits for its runs to be terminated. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
+
+  /** When a purge sweep may take the deleted workflow: the lease of the purge under way. */
+  @Column({ name: 'purge_after', type: 'timestamptz', nullable: true })
+  purgeAfter!: Date | null;
 }

@@ -3,7 +3,7 @@ import { newId, paginate, type PageRequest } from '#persistence';
 import type { Page } from '#common';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { type DataSource, IsNull } from 'typeorm';
 
 import type { Transaction } from '../transaction.js';
 
@@ -16,6 +16,12 @@ export interface NewWorkflow {
   description: string | null;
   diagram: Diagram;
   createdBy: string | null;
+}
+
+/** A deleted workflow a purge sweep has taken. */
+export interface DeletedWorkflow {
+  id: string;
+  organizationId: string;
 }
 
 export type WorkflowChanges = Partial<
@@ -34,13 +40,38 @@ export class WorkflowRepository {
     return this.dataSource.transaction(work);
   }
 
-  insert(workflow: NewWorkflow): Promise<WorkflowEntity> {
-    const repo = this.repo();
-    return repo.save(repo.create({ id: newId(), publishedVersion: null, pausedAt: null, ...workflow }));
+  /**
+   * Inserts the workflow unless its project was deleted (null). The project's lock is shared with
+   * other creates and exclusive against the project's deletion (`markProjectDeleted`): either this
+   * insert commits first and the deletion marks the workflow, or the deletion does and the look-up,
+   * a statement after the lock, sees it.
+   */
+  insert(workflow: NewWorkflow): Promise<WorkflowEntity | null> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock_shared(hashtext('project-workflows:' || $1))`, [
+        workflow.projectId,
+      ]);
+      const deleted: unknown[] = await manager.query(
+        'SELECT 1 FROM workflow.deleted_projects WHERE organization_id = $1 AND project_id = $2',
+        [workflow.organizationId, workflow.projectId],
+      );
+      if (deleted.length > 0) return null;
+      const repo = this.repo(manager);
+      return repo.save(
+        repo.create({
+          id: newId(),
+          publishedVersion: null,
+          pausedAt: null,
+          deletedAt: null,
+          purgeAfter: null,
+          ...workflow,
+        }),
+      );
+    });
   }
 
   find(organizationId: string, id: string, manager?: Transaction): Promise<WorkflowEntity | null> {
-    return this.repo(manager).findOneBy({ organizationId, id });
+    return this.repo(manager).findOneBy({ organizationId, id, deletedAt: IsNull() });
   }
 
   /** Reads the row and holds it until the transaction ends: publish, pause and resume take turns. */
@@ -49,6 +80,7 @@ export class WorkflowRepository {
       .createQueryBuilder('workflow')
       .setLock('pessimistic_write')
       .where('workflow.organization_id = :organizationId AND workflow.id = :id', { organizationId, id })
+      .andWhere('workflow.deleted_at IS NULL')
       .getOne();
   }
 
@@ -58,13 +90,9 @@ export class WorkflowRepository {
       .where('workflow.organization_id = :organizationId AND workflow.project_id = :projectId', {
         organizationId,
         projectId,
-      });
+      })
+      .andWhere('workflow.deleted_at IS NULL');
     return paginate(query, page);
-  }
-
-  async idsInProject(organizationId: string, projectId: string): Promise<string[]> {
-    const rows = await this.repo().find({ select: { id: true }, where: { organizationId, projectId } });
-    return rows.map((row) => row.id);
   }
 
   /**
@@ -79,13 +107,81 @@ export class WorkflowRepository {
   ): Promise<WorkflowEntity | null> {
     if (Object.keys(changes).length > 0) {
       // TypeORM's deep-partial type cannot follow the diagram's open index signatures.
-      await this.repo(manager).update({ organizationId, id }, changes as Record<string, unknown>);
+      await this.repo(manager).update(
+        { organizationId, id, deletedAt: IsNull() },
+        changes as Record<string, unknown>,
+      );
     }
     return this.find(organizationId, id, manager);
   }
 
-  async delete(organizationId: string, id: string, manager?: Transaction): Promise<boolean> {
-    const result = await this.repo(manager).delete({ organizationId, id });
+  /**
+   * Marks the workflow deleted, with its purge leased to the caller for `leaseMs`; false when there
+   * is no such workflow (or it is already deleted).
+   */
+  async markDeleted(organizationId: string, id: string, leaseMs: number): Promise<boolean> {
+    const result = await this.repo()
+      .createQueryBuilder()
+      .update()
+      .set({ deletedAt: () => 'now()', purgeAfter: () => 'now() + make_interval(secs => :leaseSeconds)' })
+      .where('organization_id = :organizationId AND id = :id AND deleted_at IS NULL', {
+        organizationId,
+        id,
+        leaseSeconds: leaseMs / 1000,
+      })
+      .execute();
     return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Remembers the project as deleted and marks all its workflows deleted, due for the purge sweep at
+   * once; answers how many were marked. Idempotent. The project's lock is taken exclusively, so no
+   * create of a workflow in it is half done (see `insert`).
+   */
+  markProjectDeleted(organizationId: string, projectId: string): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext('project-workflows:' || $1))`, [projectId]);
+      await manager.query(
+        `INSERT INTO workflow.deleted_projects (organization_id, project_id) VALUES ($1, $2)
+         ON CONFLICT DO NOTHING`,
+        [organizationId, projectId],
+      );
+      const result = await this.repo(manager)
+        .createQueryBuilder()
+        .update()
+        .set({ deletedAt: () => 'now()', purgeAfter: () => 'now()' })
+        .where('organization_id = :organizationId AND project_id = :projectId AND deleted_at IS NULL', {
+          organizationId,
+          projectId,
+        })
+        .execute();
+      return result.affected ?? 0;
+    });
+  }
+
+  /**
+   * Takes up to `limit` deleted workflows whose purge is due (never tried, or a try that failed or
+   * died), leasing each for `leaseMs`. The claim commits before the caller asks the runner anything;
+   * SKIP LOCKED lets every replica's sweep take its own rows.
+   */
+  async claimDeleted(limit: number, leaseMs: number): Promise<DeletedWorkflow[]> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE workflow.workflows w SET purge_after = now() + make_interval(secs => $2 / 1000.0)
+       FROM (SELECT id FROM workflow.workflows WHERE deleted_at IS NOT NULL AND purge_after <= now()
+             ORDER BY purge_after LIMIT $1 FOR UPDATE SKIP LOCKED) due
+       WHERE w.id = due.id
+       RETURNING w.id, w.organization_id`,
+      [limit, leaseMs],
+    )) as [Array<{ id: string; organization_id: string }>, number];
+    return rows.map((row) => ({ id: row.id, organizationId: row.organization_id }));
+  }
+
+  /** Removes deleted workflows with their versions and schedules (foreign keys cascade). */
+  async purge(ids: readonly string[]): Promise<void> {
+    await this.repo()
+      .createQueryBuilder()
+      .delete()
+      .where('id IN (:...ids) AND deleted_at IS NOT NULL', { ids })
+      .execute();
   }
 }

@@ -21,11 +21,11 @@ import { isId, mapPage } from '#persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
 import { CatalogClient } from '../peers/catalog.client.js';
-import { RunnerClient } from '../peers/runner.client.js';
 import { SchedulesService } from '../schedules/schedules.service.js';
 import type { Transaction } from '../transaction.js';
 import { PUBLISH_CHECKS, type PublishCheck } from './publish-check.js';
 import { TriggerActivation } from './trigger-activation.js';
+import { WorkflowDeletion } from './workflow-deletion.service.js';
 import {
   toWorkflowDetailDto,
   toWorkflowDto,
@@ -46,7 +46,7 @@ export class WorkflowsService {
     private readonly versions: WorkflowVersionRepository,
     private readonly schedules: SchedulesService,
     private readonly catalog: CatalogClient,
-    private readonly runner: RunnerClient,
+    private readonly deletion: WorkflowDeletion,
     private readonly triggers: TriggerActivation,
     @Inject(PUBLISH_CHECKS) private readonly publishChecks: PublishCheck[],
   ) {}
@@ -67,6 +67,7 @@ export class WorkflowsService {
     const diagram = input.diagram ?? EMPTY_DIAGRAM;
     assertDiagramShape(diagram);
     await this.catalog.assertProjectExists(principal, projectId);
+    // Null when the project was deleted since catalog answered.
     const workflow = await this.workflows.insert({
       organizationId: principal.organizationId,
       projectId,
@@ -75,6 +76,7 @@ export class WorkflowsService {
       diagram,
       createdBy: principal.userId,
     });
+    if (!workflow) throw DomainException.notFound('project', projectId);
     return toWorkflowDto(workflow);
   }
 
@@ -97,16 +99,19 @@ export class WorkflowsService {
     return toWorkflowDto(workflow);
   }
 
+  /** Answers once the workflow is gone for everyone; its runs are terminated before, or soon after. */
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
-    if (!isId(id) || !(await this.deleteOne(principal, id))) throw DomainException.notFound('workflow', id);
+    if (!isId(id) || !(await this.deletion.deleteOne(principal.organizationId, id))) {
+      throw DomainException.notFound('workflow', id);
+    }
     return { deleted: true };
   }
 
-  /** Catalog asks this before it deletes a project. */
+  /** Catalog asks this once it has marked a project deleted; asking again is harmless. */
   async deleteForProject(principal: Principal, projectId: string): Promise<{ deleted: number }> {
-    const ids = isId(projectId) ? await this.workflows.idsInProject(principal.organizationId, projectId) : [];
-    let deleted = 0;
-    for (const id of ids) if (await this.deleteOne(principal, id)) deleted += 1;
+    const deleted = isId(projectId)
+      ? await this.deletion.deleteProject(principal.organizationId, projectId)
+      : 0;
     return { deleted };
   }
 
@@ -247,18 +252,6 @@ export class WorkflowsService {
         { issues },
       );
     }
-  }
-
-  /** Deletes the workflow with its versions and schedules, and ends its unfinished runs. */
-  private async deleteOne(principal: Principal, id: string): Promise<boolean> {
-    const deleted = await this.workflows.transaction(async (manager) => {
-      if (!(await this.workflows.delete(principal.organizationId, id, manager))) return false;
-      // Inside the transaction: if the runner fails, the workflow stays and the delete can be retried.
-      await this.runner.terminateRunsOf(principal, id);
-      return true;
-    });
-    if (deleted) await this.triggers.deactivate(principal, id);
-    return deleted;
   }
 
   private liveVersion(

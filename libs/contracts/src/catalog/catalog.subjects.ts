@@ -16,7 +16,7 @@ import {
   type ResolvedCredential,
 } from '../auth/auth.messages.js';
 import type { BillingDto } from '../billing/billing.dto.js';
-import { ConsumeRunRequest, PlanCheckRequest } from '../billing/plan-check.js';
+import { ConsumeRunRequest, type PlanLimitsReply } from '../billing/plan.messages.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import { EmptyRequest, IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
@@ -91,10 +91,13 @@ export const CatalogSubjects = {
     callers: ['gateway'],
     reply: returns<BillingDto>(),
   }),
-  /** Checks a plan limit for another service: answers the limit, or plan_limit_reached. */
-  planCheck: rpc('catalog.plan.check', PlanCheckRequest, {
+  /**
+   * The organization's plan limits, for a service that counts what it holds itself (databases): it
+   * asks first, then counts and inserts under its own lock, so no lock waits on this request.
+   */
+  planLimits: rpc('catalog.plan.limits', EmptyRequest, {
     callers: ['database'],
-    reply: returns<{ limit: number }>(),
+    reply: returns<PlanLimitsReply>(),
   }),
   /** Counts one run against the monthly quota, or refuses it with plan_limit_reached. */
   usageConsumeRun: rpc('catalog.usage.consume-run', ConsumeRunRequest, {

@@ -11,6 +11,14 @@ export interface Principal {
   role: MemberRole;
 }
 
+/**
+ * A service acting for an organization on its own initiative (a schedule falling due, a clean-up
+ * after a delete), with no member or key behind it.
+ */
+export function servicePrincipal(organizationId: string): Principal {
+  return { organizationId, userId: null, keyId: null, role: 'admin' };
+}
+
 export interface RpcErrorBody {
   status: number;
   code: string;

@@ -1,5 +1,13 @@
 import { Type } from 'class-transformer';
-import { IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsObject,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 
 import { PageQueryDto } from '../common/page.dto.js';
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
@@ -17,11 +25,17 @@ export class ListRunsRequest {
   query!: PageQueryDto;
 }
 
-/** `RunnerSubjects.runsTerminateForWorkflow`, sent by workflow when it deletes a workflow. */
+/** Workflows one termination request may name: a project's deleted workflows go in batches of it. */
+export const TERMINATE_BATCH_MAX = 500;
+
+/** `RunnerSubjects.runsTerminateForWorkflows`, sent by workflow once it has deleted workflows. */
 export class TerminateRunsRequest {
-  @IsString()
-  @MaxLength(MESSAGE_ID_MAX_LENGTH)
-  workflowId!: string;
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(TERMINATE_BATCH_MAX)
+  @IsString({ each: true })
+  @MaxLength(MESSAGE_ID_MAX_LENGTH, { each: true })
+  workflowIds!: string[];
 }
 
 export interface TerminateRunsReply {

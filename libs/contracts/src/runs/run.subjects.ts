@@ -24,8 +24,11 @@ export const RunnerSubjects = {
     reply: returns<Page<WorkflowRunSummaryDto>>(),
   }),
   runsGet: rpc('runner.runs.get', IdRequest, { callers: ['gateway'], reply: returns<WorkflowRunDto>() }),
-  /** A workflow was deleted: its unfinished runs become `terminated`. */
-  runsTerminateForWorkflow: rpc('runner.runs.terminate-for-workflow', TerminateRunsRequest, {
+  /**
+   * Workflows were deleted: their unfinished runs become `terminated`, and no run of them is recorded
+   * any more, even by a start that read them before the delete. Idempotent.
+   */
+  runsTerminateForWorkflows: rpc('runner.runs.terminate-for-workflows', TerminateRunsRequest, {
     callers: ['workflow'],
     reply: returns<TerminateRunsReply>(),
   }),

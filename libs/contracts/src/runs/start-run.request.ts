@@ -31,7 +31,8 @@ export class StartRunRequest {
 
   /**
    * Makes starting idempotent within the organization for 24 hours: the `Idempotency-Key` header of
-   * an API start, or `schedule:<workflowId>:<triggerNodeId>:<due ISO time>` for a scheduled one.
+   * an API start, or `schedule:<workflowId>:<triggerNodeId>:<due ISO time>` for a scheduled one. The
+   * key stands for this workflow and this body: sent again with others, it is `idempotency_key_reused`.
    */
   @IsOptional()
   @IsString()

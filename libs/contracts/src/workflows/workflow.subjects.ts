@@ -48,7 +48,10 @@ export const WorkflowSubjects = {
     callers: ['runner'],
     reply: returns<RunTarget>(),
   }),
-  /** Catalog deletes a project's workflows before the project. */
+  /**
+   * Catalog, once it has marked a project deleted: every workflow of the project is marked deleted
+   * (purged with its runs later, durably) and no workflow is created in it any more. Idempotent.
+   */
   deleteForProject: rpc('workflow.workflows.delete-for-project', ProjectScopedRequest, {
     callers: ['catalog'],
     reply: returns<{ deleted: number }>(),

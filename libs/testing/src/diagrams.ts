@@ -1,0 +1,48 @@
+/** Builders for workflow diagrams in tests: the node types of DESIGN.md, section 3. */
+export interface TestNode {
+  id: string;
+  data: { type: string; properties: Record<string, unknown> };
+}
+
+export interface TestEdge {
+  id: string;
+  source: string;
+  target: string;
+  sourceHandle?: string;
+}
+
+export interface TestDiagram {
+  nodes: TestNode[];
+  edges: TestEdge[];
+}
+
+const node = (id: string, type: string, properties: Record<string, unknown>): TestNode => ({
+  id,
+  data: { type, properties },
+});
+
+export const nodes = {
+  trigger: (id: string, properties: Record<string, unknown> = { kind: 'api' }) =>
+    node(id, 'trigger', properties),
+  schedule: (id: string, cron: string) => node(id, 'trigger', { kind: 'schedule', cron }),
+  /** A condition that always holds. */
+  alwaysTrue: (id: string) =>
+    node(id, 'condition', { conditions: [{ left: '1', operator: 'equals', right: '1' }] }),
+  delay: (id: string, seconds: number) => node(id, 'delay', { seconds }),
+};
+
+/**
+ * The nodes joined one after another; an edge out of a condition leaves by its `true` handle.
+ */
+export function chainOf(...chained: TestNode[]): TestDiagram {
+  const edges = chained.slice(1).map((target, index) => {
+    const source = chained[index]!;
+    return {
+      id: `e${index}`,
+      source: source.id,
+      target: target.id,
+      ...(source.data.type === 'condition' ? { sourceHandle: 'true' } : {}),
+    };
+  });
+  return { nodes: chained, edges };
+}
