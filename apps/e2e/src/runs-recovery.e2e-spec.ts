@@ -224,10 +224,11 @@ describe('run recovery', () => {
 
   it('shares the queue between two replicas without executing a run twice', async () => {
     await runners[0]!.stop();
-    const replicas = [
-      await startRunner('replica-a', { RUNNER_CONCURRENCY: '4', LOG_LEVEL: 'debug' }),
-      await startRunner('replica-b', { RUNNER_CONCURRENCY: '4', LOG_LEVEL: 'debug' }),
-    ];
+    // A lease long enough that no holder loses a run it is executing, even on a loaded machine: a
+    // takeover re-runs the step that was running (at least once, by design), and this test is about
+    // duplicate jobs meeting a held run, not about takeovers.
+    const replicaEnv = { RUNNER_CONCURRENCY: '4', LOG_LEVEL: 'debug', RUNNER_LEASE_MS: '10000' };
+    const replicas = [await startRunner('replica-a', replicaEnv), await startRunner('replica-b', replicaEnv)];
     const workflowId = await workflow(
       [node('t', 'trigger', { kind: 'api' }), insert('one'), insert('two')],
       chain('t', 'one', 'two'),
