@@ -80,5 +80,13 @@ function toUnavailable(subject: string, error: unknown): DomainException {
       `The service behind ${subject} did not answer in time.`,
     );
   }
+  if (error instanceof Error && /Permissions Violation/i.test(error.message)) {
+    // A subject missing from this identity's permissions: the catalog and the server's rendered
+    // configuration disagree (docs/architecture.md, "Adding a subject").
+    return new DomainException(
+      'internal',
+      `The message bus refused ${subject}: this service's NATS permissions do not allow it.`,
+    );
+  }
   return new DomainException('internal', 'The message bus failed to carry the request.');
 }
