@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   event_not_found: 404,
   method_not_allowed: 405,
   not_published: 409,
+  /** Internal: an app event or schedule reached a paused workflow (becomes the `no_listener` outcome). */
+  workflow_paused: 409,
   skill_name_taken: 409,
   database_name_taken: 409,
   agent_name_taken: 409,

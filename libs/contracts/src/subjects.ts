@@ -18,4 +18,5 @@ export const QueueGroups = {
   workflow: subject('workflow'),
   runner: subject('runner'),
   database: subject('database'),
+  events: subject('events'),
 } as const;

@@ -92,11 +92,12 @@ export const CatalogSubjects = {
     reply: returns<BillingDto>(),
   }),
   /**
-   * The organization's plan limits, for a service that counts what it holds itself (databases): it
+   * The organization's plan limits, for a service that counts what it holds itself (databases, app
+   * subscriptions): it
    * asks first, then counts and inserts under its own lock, so no lock waits on this request.
    */
   planLimits: rpc('catalog.plan.limits', EmptyRequest, {
-    callers: ['database'],
+    callers: ['database', 'events'],
     reply: returns<PlanLimitsReply>(),
   }),
   /** Counts one run against the monthly quota, or refuses it with plan_limit_reached. */

@@ -1,5 +1,6 @@
 import { CatalogSubjects } from '../catalog/catalog.subjects.js';
 import { DatabaseSubjects } from '../databases/database.subjects.js';
+import { EventJobsStream, EventsSubjects } from '../events/event.subjects.js';
 import { RunJobsStream, RunnerSubjects } from '../runs/run.subjects.js';
 import { WorkflowSubjects } from '../workflows/workflow.subjects.js';
 import type { CatalogEntry, JetStreamEntry } from './subject-catalog.js';
@@ -13,6 +14,7 @@ export const SUBJECT_CATALOG: readonly CatalogEntry[] = [
   ...Object.values(WorkflowSubjects),
   ...Object.values(RunnerSubjects),
   ...Object.values(DatabaseSubjects),
+  ...Object.values(EventsSubjects),
 ];
 
-export const JETSTREAM_CATALOG: readonly JetStreamEntry[] = [RunJobsStream];
+export const JETSTREAM_CATALOG: readonly JetStreamEntry[] = [RunJobsStream, EventJobsStream];

@@ -5,7 +5,15 @@ import { streamName, subject } from '../subjects.js';
  * The NATS identities: one per app, plus the operator's admin CLI. Each connects as its own NATS user,
  * and the server lets it publish and subscribe only where the catalog below says it may.
  */
-export const NATS_IDENTITIES = ['gateway', 'catalog', 'workflow', 'runner', 'database', 'admin'] as const;
+export const NATS_IDENTITIES = [
+  'gateway',
+  'catalog',
+  'workflow',
+  'runner',
+  'database',
+  'events',
+  'admin',
+] as const;
 export type NatsIdentity = (typeof NATS_IDENTITIES)[number];
 
 /** The identities that serve subjects: a subject `catalog.…` is served by `catalog`. */
@@ -72,7 +80,14 @@ export type CatalogEntry = AnyRpcSubject | EventSubject<unknown> | StreamProtoco
 
 function serverOf(bare: string): ServiceIdentity {
   const owner = bare.split('.')[0];
-  if (owner === 'catalog' || owner === 'workflow' || owner === 'runner' || owner === 'database') return owner;
+  if (
+    owner === 'catalog' ||
+    owner === 'workflow' ||
+    owner === 'runner' ||
+    owner === 'database' ||
+    owner === 'events'
+  )
+    return owner;
   throw new Error(`${bare}: a subject starts with the name of the service that serves it`);
 }
 

@@ -13,9 +13,9 @@ import type { WorkflowRunSummaryDto } from './workflow-run-summary.dto.js';
 import type { WorkflowRunDto } from './workflow-run.dto.js';
 
 export const RunnerSubjects = {
-  /** Starts a run: the gateway for API runs, workflow for scheduled ones. */
+  /** Starts a run: the gateway for API runs, workflow for scheduled ones, events for app events. */
   runsStart: rpc('runner.runs.start', StartRunRequest, {
-    callers: ['gateway', 'workflow'],
+    callers: ['gateway', 'workflow', 'events'],
     reply: returns<StartRunReply<WorkflowRunDto>>(),
   }),
   /** Newest first. */

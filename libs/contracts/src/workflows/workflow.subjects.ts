@@ -45,7 +45,7 @@ export const WorkflowSubjects = {
   }),
   /** What a run executes; the runner asks before every start, and to check a workflow exists. */
   runTarget: rpc('workflow.workflows.run-target', RunTargetRequest, {
-    callers: ['runner'],
+    callers: ['runner', 'events'],
     reply: returns<RunTarget>(),
   }),
   /**

@@ -1,0 +1,187 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+
+import { PageQueryDto } from '../common/page.dto.js';
+import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+import { IsStringRecord } from '../messaging/string-record.decorator.js';
+import { DIAGRAM_ID_MAX_LENGTH } from '../workflows/diagram.js';
+import type { ConnectionHealth } from './connection.dto.js';
+import { INTEGRATION_IDS, type IntegrationId } from './integrations.js';
+
+export const SUBSCRIPTION_STATUSES = ['active', 'error', 'stopped'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** An action may run this long at most; its step waits a little longer for the answer. */
+export const ACTION_DEFAULT_TIMEOUT_MS = 30_000;
+export const ACTION_MAX_TIMEOUT_MS = 120_000;
+
+/** A webhook delivery's body; larger ones are refused with 413 at the gateway. */
+export const HOOK_BODY_MAX_BYTES = 256 * 1024;
+
+/** One App event trigger of a live version: what to subscribe it to. */
+export class EventTriggerBinding {
+  @IsString()
+  @MaxLength(DIAGRAM_ID_MAX_LENGTH)
+  triggerNodeId!: string;
+
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  connectionId!: string;
+
+  /** `<provider>/<trigger-name>`. */
+  @IsString()
+  @MaxLength(200)
+  trigger!: string;
+
+  /** Payload path → expected value; absent matches every event. */
+  @IsOptional()
+  @IsObject()
+  filter?: Record<string, unknown>;
+}
+
+/**
+ * `EventsSubjects.activate`: the workflow's App event triggers become exactly these (publish of an
+ * unpaused workflow, resume). Refused whole with plan_limit_reached or subscription_failed.
+ */
+export class ActivateTriggersRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  workflowId!: string;
+
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => EventTriggerBinding)
+  triggers!: EventTriggerBinding[];
+}
+
+export class WorkflowScopedRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  workflowId!: string;
+}
+
+/** `EventsSubjects.actionsExecute`: one attempt of an app action, with the connection already chosen. */
+export class ExecuteActionRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  connectionId!: string;
+
+  /** `<provider>__<action>`. */
+  @IsString()
+  @Matches(/^[a-z][a-z0-9_-]*__[a-z][a-z0-9_]*$/, { message: 'action must be <provider>__<action>' })
+  action!: string;
+
+  @IsObject()
+  input!: Record<string, unknown>;
+
+  /** `<runId>:<nodeId>:<attempt>`: sent to the app (as `Idempotency-Key` over HTTP) with every attempt. */
+  @IsString()
+  @MinLength(1)
+  @MaxLength(400)
+  idempotencyKey!: string;
+
+  @IsInt()
+  @Min(100)
+  @Max(ACTION_MAX_TIMEOUT_MS)
+  timeoutMs!: number;
+}
+
+/** What an action did: `status` (the HTTP status for HTTP-based actions) and its result, as JSON. */
+export interface ActionResult {
+  status: string;
+  result: unknown;
+}
+
+/** A webhook delivery as the gateway received it, for `EventsSubjects.hooksReceive`. */
+export class ReceiveHookRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  connectionId!: string;
+
+  /** The `webhook-id`, `webhook-timestamp` and `webhook-signature` headers (and only those). */
+  @IsStringRecord(10)
+  headers!: Record<string, string>;
+
+  /** The body exactly as it arrived: the signature covers these bytes. */
+  @IsString()
+  @MaxLength(HOOK_BODY_MAX_BYTES)
+  body!: string;
+}
+
+export class ListWorkflowEventsRequest extends WorkflowScopedRequest {
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PageQueryDto)
+  query!: PageQueryDto;
+}
+
+export class ReplayEventRequest extends WorkflowScopedRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  eventId!: string;
+
+  @IsString()
+  @MaxLength(DIAGRAM_ID_MAX_LENGTH)
+  triggerNodeId!: string;
+}
+
+/** `npm run admin -- connection create`. */
+export class AdminConnectionCreate {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  organizationId!: string;
+
+  @IsIn(INTEGRATION_IDS)
+  integrationId!: IntegrationId;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  name!: string;
+
+  @IsOptional()
+  @IsObject()
+  config?: Record<string, unknown>;
+}
+
+export interface AdminConnectionCreated {
+  connectionId: string;
+  /** The `whsec_…` signing secret of a `webhook` connection. */
+  secret?: string;
+}
+
+/** An App event trigger whose subscription or connection is unhealthy (the dashboard's `triggers`). */
+export interface UnhealthyTrigger {
+  triggerNodeId: string;
+  connectionId: string;
+  status: SubscriptionStatus;
+  error: string | null;
+  /** The connection's health; null when the connection is gone. */
+  health: ConnectionHealth | null;
+  workflowId: string;
+}
+
+/** A JetStream job of the events service: fan an event out to its listeners, or replay it for one trigger. */
+export interface EventJob {
+  eventId: string;
+  /** Only for a replay: the one trigger to deliver to. */
+  workflowId?: string;
+  triggerNodeId?: string;
+  /** Tells replays apart, so a second replay of the same trigger is not dropped as a duplicate. */
+  replayId?: string;
+}

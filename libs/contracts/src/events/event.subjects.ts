@@ -1,0 +1,93 @@
+import type { Page } from '#common';
+
+import type { DeletedDto } from '../common/deleted.dto.js';
+import { PageQueryDto } from '../common/page.dto.js';
+import { EmptyRequest, IdRequest } from '../messaging/common-requests.js';
+import { jetStream, returns, rpc, systemRpc } from '../messaging/subject-catalog.js';
+import type { AppEventDto } from './app-event.dto.js';
+import { type ConnectionDto, CreateConnectionDto, type CreatedConnectionDto } from './connection.dto.js';
+import {
+  type ActionResult,
+  ActivateTriggersRequest,
+  AdminConnectionCreate,
+  type AdminConnectionCreated,
+  ExecuteActionRequest,
+  ListWorkflowEventsRequest,
+  ReceiveHookRequest,
+  ReplayEventRequest,
+  type UnhealthyTrigger,
+  WorkflowScopedRequest,
+} from './event.messages.js';
+import type { ConnectionSummary } from './integrations.js';
+
+export const EventsSubjects = {
+  /** The browser routes under /app/connections (sessions only; the gateway refuses keys). */
+  connectionsList: rpc('events.connections.list', PageQueryDto, {
+    callers: ['gateway'],
+    reply: returns<Page<ConnectionDto>>(),
+  }),
+  connectionsCreate: rpc('events.connections.create', CreateConnectionDto, {
+    callers: ['gateway'],
+    reply: returns<CreatedConnectionDto>(),
+  }),
+  /** Stops the connection's subscriptions; their triggers report `dead` from then on. */
+  connectionsDelete: rpc('events.connections.delete', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<DeletedDto>(),
+  }),
+  /** Every connection of the organization, without credentials: publish rule 4 and the action step. */
+  connectionsSummary: rpc('events.connections.summary', EmptyRequest, {
+    callers: ['workflow', 'runner'],
+    reply: returns<{ connections: ConnectionSummary[] }>(),
+  }),
+  adminConnectionCreate: systemRpc('events.admin.connection.create', AdminConnectionCreate, {
+    callers: ['admin'],
+    reply: returns<AdminConnectionCreated>(),
+  }),
+
+  /** A delivery to `POST /hooks/{connectionId}`: verified, stored, then answered. */
+  hooksReceive: systemRpc('events.hooks.receive', ReceiveHookRequest, {
+    callers: ['gateway'],
+    reply: returns<{ received: true }>(),
+  }),
+
+  /** Publish and resume: the workflow's App event triggers become exactly the ones sent. */
+  subscriptionsActivate: rpc('events.subscriptions.activate', ActivateTriggersRequest, {
+    callers: ['workflow'],
+    reply: returns<{ active: number }>(),
+  }),
+  /** Pause and delete: the workflow's triggers stop listening. */
+  subscriptionsDeactivate: rpc('events.subscriptions.deactivate', WorkflowScopedRequest, {
+    callers: ['workflow'],
+    reply: returns<{ stopped: number }>(),
+  }),
+
+  /** One attempt of an app action (the runner's `action` step; the agent's tools later). */
+  actionsExecute: rpc('events.actions.execute', ExecuteActionRequest, {
+    callers: ['runner'],
+    reply: returns<ActionResult>(),
+  }),
+
+  /** A workflow's app events, newest first, with the outcome for each of its triggers. */
+  eventsList: rpc('events.events.list', ListWorkflowEventsRequest, {
+    callers: ['gateway'],
+    reply: returns<Page<AppEventDto>>(),
+  }),
+  eventsReplay: rpc('events.events.replay', ReplayEventRequest, {
+    callers: ['gateway'],
+    reply: returns<{ queued: true }>(),
+  }),
+
+  /** The dashboard's `triggers`: App event triggers whose subscription or connection is unhealthy. */
+  triggersUnhealthy: rpc('events.triggers.unhealthy', EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<{ triggers: UnhealthyTrigger[] }>(),
+  }),
+} as const;
+
+/** Events to fan out and replays to deliver: stored first, then worked through by the events service. */
+export const EventJobsStream = jetStream('EVENTS', {
+  subject: 'events.jobs.deliver',
+  consumer: 'events',
+  publishers: ['events'],
+});

@@ -1,0 +1,69 @@
+/**
+ * The built-in integrations of the events service (DESIGN.md section 4): what each can be triggered by
+ * and what it can do. Refs are what diagrams name: a trigger `<provider>/<trigger>`, an action
+ * `<provider>__<action>`. An external app-connection service would add its own under the same rules.
+ */
+export const INTEGRATIONS = {
+  http: { triggers: [], actions: ['request'] },
+  webhook: { triggers: ['received'], actions: ['send'] },
+  slack: { triggers: [], actions: ['post_message'] },
+} as const satisfies Record<string, { triggers: readonly string[]; actions: readonly string[] }>;
+
+export type IntegrationId = keyof typeof INTEGRATIONS;
+export const INTEGRATION_IDS = Object.keys(INTEGRATIONS) as IntegrationId[];
+
+export function isIntegrationId(value: unknown): value is IntegrationId {
+  return typeof value === 'string' && Object.hasOwn(INTEGRATIONS, value);
+}
+
+/** `http__request` → `{provider: 'http', action: 'request'}`; null when it is not an action ref. */
+export function parseActionRef(ref: string): { provider: string; action: string } | null {
+  const match = /^([a-z][a-z0-9_-]*)__([a-z][a-z0-9_]*)$/.exec(ref);
+  return match ? { provider: match[1] ?? '', action: match[2] ?? '' } : null;
+}
+
+/** `webhook/received` → `{provider: 'webhook', trigger: 'received'}`; null when it is not a trigger ref. */
+export function parseTriggerRef(ref: string): { provider: string; trigger: string } | null {
+  const match = /^([a-z][a-z0-9_-]*)\/([a-z][a-z0-9_.-]*)$/.exec(ref);
+  return match ? { provider: match[1] ?? '', trigger: match[2] ?? '' } : null;
+}
+
+/** Whether the built-in integration `provider` has the action `action`. */
+export function hasAction(provider: string, action: string): boolean {
+  return isIntegrationId(provider) && (INTEGRATIONS[provider].actions as readonly string[]).includes(action);
+}
+
+/** Whether the built-in integration `provider` has the trigger `trigger`. */
+export function hasTrigger(provider: string, trigger: string): boolean {
+  return (
+    isIntegrationId(provider) && (INTEGRATIONS[provider].triggers as readonly string[]).includes(trigger)
+  );
+}
+
+export interface ConnectionSummary {
+  id: string;
+  integrationId: string;
+}
+
+/**
+ * Publish rule 4, and the runner's choice at run time: the connection an Action uses. Its own
+ * `connectionId` when it names one; else the connection of the trigger the run started from when that
+ * trigger is the same app's; else the organization's only connection of the app. Null when none fits
+ * (no connection of the app, or several and nothing to choose between them).
+ */
+export function resolveActionConnection(
+  provider: string,
+  named: string | undefined,
+  triggerConnection: ConnectionSummary | undefined,
+  connections: readonly ConnectionSummary[],
+): ConnectionSummary | null {
+  if (named !== undefined && named !== '') {
+    return (
+      connections.find((connection) => connection.id === named && connection.integrationId === provider) ??
+      null
+    );
+  }
+  if (triggerConnection?.integrationId === provider) return triggerConnection;
+  const ofApp = connections.filter((connection) => connection.integrationId === provider);
+  return ofApp.length === 1 ? (ofApp[0] ?? null) : null;
+}
