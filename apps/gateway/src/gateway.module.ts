@@ -15,6 +15,9 @@ import { AuthGuard } from './auth/auth.guard.js';
 import { AuthProxyController } from './auth/auth-proxy.controller.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { BillingController } from './billing/billing.controller.js';
+import { ConnectionsController } from './connections/connections.controller.js';
+import { EventsController } from './events/events.controller.js';
+import { HooksController } from './hooks/hooks.controller.js';
 import { DatabaseQueryClient } from './databases/database-query.client.js';
 import { DatabasesController } from './databases/databases.controller.js';
 import { GatewayConfig } from './gateway.config.js';
@@ -46,6 +49,9 @@ export class GatewayModule implements OnApplicationShutdown {
         ProjectsController,
         SkillsController,
         BillingController,
+        ConnectionsController,
+        EventsController,
+        HooksController,
         DatabasesController,
         RunsController,
         WorkflowsController,

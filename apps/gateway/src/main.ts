@@ -12,6 +12,7 @@ import { GatewayConfig } from './gateway.config.js';
 import { GatewayModule } from './gateway.module.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
 import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
+import { isHookRoute, limitHookBodies, type RawBodyRequest } from './hooks/raw-body.js';
 import { RouteTable } from './http/route-table.js';
 
 const config = loadConfig(GatewayConfig);
@@ -31,7 +32,10 @@ const adapter = new FastifyAdapter({
   },
 });
 const fastify = adapter.getInstance();
-fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+fastify.addHook('onRoute', (route) => {
+  routes.add(route.method, route.url);
+  limitHookBodies(route);
+});
 fastify.addHook('onRequest', (request, reply, done) => {
   void reply.header(REQUEST_ID_HEADER, request.id);
   requestContext.run({ requestId: request.id }, done);
@@ -54,7 +58,11 @@ const defaultJsonParser = fastify.getDefaultJsonParser('error', 'error');
 fastify.removeContentTypeParser('application/json');
 fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
   const text = body.toString();
-  if (text.trim() === '') done(null, undefined);
+  if (isHookRoute(request.routeOptions.url)) {
+    // A webhook's body is the events service's to read, once its signature is checked.
+    (request as RawBodyRequest).rawBody = text;
+    done(null, undefined);
+  } else if (text.trim() === '') done(null, undefined);
   else void defaultJsonParser(request, text, done);
 });
 

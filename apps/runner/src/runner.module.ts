@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
 import { RunEngine } from './engine/run-engine.service.js';
 import { ConditionExecutor } from './executors/condition.executor.js';
+import { ActionExecutor } from './executors/action.executor.js';
 import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
@@ -38,7 +39,7 @@ import { RunStarter } from './start/run-starter.service.js';
 import { RunSweeper } from './sweeper/run-sweeper.service.js';
 
 /** Node executors of this service. The agent and action executors join this list. */
-const NODE_EXECUTORS = [TriggerExecutor, ConditionExecutor, DelayExecutor, DatabaseExecutor];
+const NODE_EXECUTORS = [TriggerExecutor, ConditionExecutor, DelayExecutor, DatabaseExecutor, ActionExecutor];
 
 @Module({})
 export class RunnerModule implements OnApplicationShutdown {

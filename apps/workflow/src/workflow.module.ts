@@ -13,6 +13,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { CatalogClient } from './peers/catalog.client.js';
+import { EventsClient } from './peers/events.client.js';
 import { RunnerClient } from './peers/runner.client.js';
 import { ScheduleRepository } from './schedules/schedule.repository.js';
 import { SchedulerService } from './schedules/scheduler.service.js';
@@ -20,7 +21,9 @@ import { SchedulesService } from './schedules/schedules.service.js';
 import { WorkflowConfig } from './workflow.config.js';
 import { workflowDataSource } from './workflow.database.js';
 import { PUBLISH_CHECKS, type PublishCheck } from './workflows/publish-check.js';
-import { NoTriggerActivation, TriggerActivation } from './workflows/trigger-activation.js';
+import { ActionConnectionsCheck } from './workflows/action-connections.check.js';
+import { EventTriggerActivation } from './workflows/event-trigger-activation.js';
+import { TriggerActivation } from './workflows/trigger-activation.js';
 import { WorkflowDeletion } from './workflows/workflow-deletion.service.js';
 import { WorkflowVersionRepository } from './workflows/workflow-version.repository.js';
 import { WorkflowRepository } from './workflows/workflow.repository.js';
@@ -59,10 +62,16 @@ export class WorkflowModule implements OnApplicationShutdown {
               () => nats.pingCheck('nats_client', client),
             ]),
         },
-        // Publish rules 4 and 5 (connections, agents) join this list with the apps and agents issues.
-        { provide: PUBLISH_CHECKS, useValue: [] satisfies PublishCheck[] },
-        { provide: TriggerActivation, useClass: NoTriggerActivation },
+        // Publish rule 5 (agents) joins this list with the agents issue.
+        {
+          provide: PUBLISH_CHECKS,
+          inject: [ActionConnectionsCheck],
+          useFactory: (actions: ActionConnectionsCheck): PublishCheck[] => [actions],
+        },
+        ActionConnectionsCheck,
+        { provide: TriggerActivation, useClass: EventTriggerActivation },
         CatalogClient,
+        EventsClient,
         RunnerClient,
         WorkflowRepository,
         WorkflowVersionRepository,

@@ -37,6 +37,7 @@ export * from './databases/sql-value.js';
 export * from './databases/update-database.dto.js';
 export * from './events/app-event.dto.js';
 export * from './events/connection.dto.js';
+export * from './events/diagram-apps.js';
 export * from './events/event.messages.js';
 export * from './events/event.subjects.js';
 export * from './events/integrations.js';

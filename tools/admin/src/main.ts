@@ -7,6 +7,10 @@ import {
   PLAN_IDS,
   type PlanId,
   type RpcEnvelope,
+  EventsSubjects,
+  INTEGRATION_IDS,
+  type IntegrationId,
+  isIntegrationId,
 } from '#contracts';
 import { connectNats, passwordVariableOf, RpcClient } from '#nats';
 
@@ -16,6 +20,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   org set-plan --org ORG_ID --plan PLAN [--json]
   key create --org ORG_ID [--name NAME] [--json]                 → {"apiKey"}
   user create --org ORG_ID --email E --password P --role owner|admin|member [--json] → {"userId"}
+  connection create --org ORG_ID --integration http|webhook|slack --name NAME [--config JSON] [--json]
+                                                                 → {"connectionId", "secret"?}
 
 Talks to the catalog service over NATS (NATS_URL, default nats://127.0.0.1:4222) as the NATS user
 admin, with the password in NATS_ADMIN_PASSWORD.`;
@@ -64,9 +70,37 @@ function toCommand(words: string[], values: Record<string, string | boolean | un
       };
       return (rpc) => rpc.requestEnvelope(CatalogSubjects.adminUserCreate, null, request);
     }
+    case 'connection create': {
+      const request = {
+        organizationId: required(values, 'org'),
+        integrationId: integration(required(values, 'integration')),
+        name: required(values, 'name'),
+        ...(typeof values.config === 'string' ? { config: jsonObject(values.config, '--config') } : {}),
+      };
+      return (rpc) => rpc.requestEnvelope(EventsSubjects.adminConnectionCreate, null, request);
+    }
     default:
       throw new UsageError(`Unknown command: ${words.join(' ') || '(none)'}`);
   }
+}
+
+function integration(value: string): IntegrationId {
+  if (!isIntegrationId(value))
+    throw new UsageError(`--integration must be one of ${INTEGRATION_IDS.join(', ')}`);
+  return value;
+}
+
+function jsonObject(text: string, option: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${option} must be JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`${option} must be a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
 }
 
 function memberRole(value: string): MemberRole {
@@ -85,6 +119,8 @@ async function main(): Promise<number> {
       email: { type: 'string' },
       password: { type: 'string' },
       role: { type: 'string' },
+      integration: { type: 'string' },
+      config: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },

@@ -8,6 +8,7 @@ import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { CredentialCache } from './credential-cache.js';
 import type { AuthenticatedRequest } from './principal.decorator.js';
 import { IS_PUBLIC } from './public.decorator.js';
+import { IS_SESSION_ONLY } from './session-only.decorator.js';
 
 const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?better-auth\.session_token=/;
 
@@ -35,6 +36,15 @@ export class AuthGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<AuthenticatedRequest>();
     const principal = await this.authenticate(request);
+    if (
+      principal.keyId !== null &&
+      this.reflector.getAllAndOverride<boolean>(IS_SESSION_ONLY, [context.getHandler(), context.getClass()])
+    ) {
+      throw new DomainException(
+        'forbidden',
+        'This route is for signed-in members; organization keys cannot use it.',
+      );
+    }
     await this.limit(principal, http.getResponse<FastifyReply>());
     request.principal = principal;
     return true;

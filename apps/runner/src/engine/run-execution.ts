@@ -93,6 +93,7 @@ export class RunExecution {
       principal: run.principal,
       input: run.input,
       timeZone: run.timeZone,
+      triggerNode: run.diagram.nodes.find((node) => node.id === run.triggerNodeId) ?? null,
     };
   }
 

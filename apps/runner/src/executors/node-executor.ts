@@ -13,6 +13,8 @@ export interface StepRun {
   principal: Principal;
   input: string;
   timeZone: string;
+  /** The Trigger node the run started from (an action may use its app connection). */
+  triggerNode: DiagramNode | null;
 }
 
 export interface StepContext {

@@ -71,6 +71,10 @@ export class RunStarter {
       workflowId: request.workflowId,
       draft: request.draft,
     });
+    if (request.trigger === 'event' && target.pausedAt !== null) {
+      // Events that happen while a workflow is paused never run (contract: resume rules).
+      throw new DomainException('workflow_paused', 'The workflow is paused: app events start no runs.');
+    }
     const issues = validateDiagram(target.diagram);
     if (issues.length > 0) {
       throw new DomainException('invalid_workflow', 'The workflow cannot run as it is.', { issues });

@@ -1,5 +1,4 @@
 import type { Diagram, Principal } from '#contracts';
-import { Injectable } from '@nestjs/common';
 
 export interface ActivatedWorkflow {
   workflowId: string;
@@ -19,16 +18,4 @@ export interface ActivatedWorkflow {
 export abstract class TriggerActivation {
   abstract activate(principal: Principal, workflow: ActivatedWorkflow): Promise<void>;
   abstract deactivate(principal: Principal, workflowId: string): Promise<void>;
-}
-
-/** Until app event triggers exist there is nothing to subscribe and no subscription to count. */
-@Injectable()
-export class NoTriggerActivation extends TriggerActivation {
-  activate(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  deactivate(): Promise<void> {
-    return Promise.resolve();
-  }
 }

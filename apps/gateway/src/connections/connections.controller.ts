@@ -1,0 +1,34 @@
+import { CreateConnectionDto, EventsSubjects, PageQueryDto, type Principal } from '#contracts';
+import { RpcClient } from '#nats';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { SessionOnly } from '../auth/session-only.decorator.js';
+
+/**
+ * Connecting apps, for signed-in members in the browser (the contract keeps it out of the API, so it
+ * is not in the reference and organization keys are refused). Credentials go in, never come out.
+ */
+@ApiExcludeController()
+@SessionOnly()
+@Controller('app/connections')
+export class ConnectionsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get()
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
+    return this.rpc.request(EventsSubjects.connectionsList, principal, query);
+  }
+
+  @Post()
+  @HttpCode(201)
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateConnectionDto) {
+    return this.rpc.request(EventsSubjects.connectionsCreate, principal, body);
+  }
+
+  @Delete(':id')
+  delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(EventsSubjects.connectionsDelete, principal, { id });
+  }
+}

@@ -1,0 +1,58 @@
+import {
+  AppEventDto,
+  EventsSubjects,
+  PageOf,
+  PageQueryDto,
+  type Principal,
+  QueuedDto,
+  ReplayEventDto,
+} from '#contracts';
+import { RpcClient } from '#nats';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import { CurrentPrincipal } from '../auth/principal.decorator.js';
+import { ApiErrors } from '../http/api-errors.decorator.js';
+
+@ApiTags('workflows')
+@Controller('api/v1/workflows')
+export class EventsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get(':id/events')
+  @ApiOperation({
+    summary: "List a workflow's app events",
+    description: "Newest first, kept 30 days, each with what every one of the workflow's triggers did.",
+  })
+  @ApiOkResponse({ type: PageOf(AppEventDto) })
+  @ApiErrors('invalid_request', 'workflow_not_found')
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') workflowId: string,
+    @Query() query: PageQueryDto,
+  ) {
+    return this.rpc.request(EventsSubjects.eventsList, principal, { workflowId, query });
+  }
+
+  @Post(':id/events/:eventId/replay')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Replay an app event for one trigger',
+    description:
+      'Queues the stored event again for the trigger, which starts a run of the live version. A trigger that already started a run for the event starts nothing new; a trigger no longer live records no_listener.',
+  })
+  @ApiOkResponse({ type: QueuedDto })
+  @ApiErrors('invalid_request', 'event_not_found')
+  replay(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') workflowId: string,
+    @Param('eventId') eventId: string,
+    @Body() body: ReplayEventDto,
+  ) {
+    return this.rpc.request(EventsSubjects.eventsReplay, principal, {
+      workflowId,
+      eventId,
+      triggerNodeId: body.triggerNodeId,
+    });
+  }
+}

@@ -1,0 +1,31 @@
+import {
+  type ConnectionSummary,
+  type Diagram,
+  eventTriggerBindings,
+  EventsSubjects,
+  type Principal,
+} from '#contracts';
+import { RpcClient } from '#nats';
+import { Injectable } from '@nestjs/common';
+
+/** App connections and event subscriptions belong to the events service. */
+@Injectable()
+export class EventsClient {
+  constructor(private readonly rpc: RpcClient) {}
+
+  /** The workflow's App event triggers become exactly the diagram's (none for a diagram without any). */
+  async subscribe(principal: Principal, workflowId: string, diagram: Diagram): Promise<void> {
+    await this.rpc.request(EventsSubjects.subscriptionsActivate, principal, {
+      workflowId,
+      triggers: eventTriggerBindings(diagram),
+    });
+  }
+
+  async unsubscribe(principal: Principal, workflowId: string): Promise<void> {
+    await this.rpc.request(EventsSubjects.subscriptionsDeactivate, principal, { workflowId });
+  }
+
+  async connections(principal: Principal): Promise<ConnectionSummary[]> {
+    return (await this.rpc.request(EventsSubjects.connectionsSummary, principal, {})).connections;
+  }
+}
