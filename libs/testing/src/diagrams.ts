@@ -29,6 +29,20 @@ export const nodes = {
   alwaysTrue: (id: string) =>
     node(id, 'condition', { conditions: [{ left: '1', operator: 'equals', right: '1' }] }),
   delay: (id: string, seconds: number) => node(id, 'delay', { seconds }),
+  /** An App event trigger on a webhook connection. */
+  webhook: (id: string, connectionId: string, filter?: Record<string, unknown>) =>
+    node(id, 'trigger', {
+      kind: 'event',
+      connectionId,
+      trigger: 'webhook/received',
+      ...(filter === undefined ? {} : { filter }),
+    }),
+  action: (
+    id: string,
+    action: string,
+    input: Record<string, unknown>,
+    extra: { connectionId?: string; retry?: { attempts: number; backoffSeconds: number } } = {},
+  ) => node(id, 'action', { action, input, ...extra }),
 };
 
 /**

@@ -1,0 +1,583 @@
+import {
+  type ApiClient,
+  chainOf,
+  createConnection,
+  createMember,
+  createOrganization,
+  deliver,
+  HttpTarget,
+  nodes,
+  type OrganizationFixture,
+  runningStack,
+  signedDelivery,
+  type TestDiagram,
+  waitFor,
+} from '#testing';
+import pg from 'pg';
+
+/**
+ * Apps and events through the HTTP API, as a member and as an app would use them: webhook
+ * deliveries into workflows, their outcomes and replays, subscriptions at publish, pause and resume,
+ * and app actions against a real local HTTP server (the stack allows private networks for it).
+ */
+const stack = runningStack();
+
+const FINAL = ['complete', 'errored', 'terminated'];
+
+interface Outcome {
+  triggerNodeId: string;
+  outcome: string;
+  runId: string | null;
+  error: string | null;
+}
+
+describe('apps and events', () => {
+  let org: OrganizationFixture;
+  let projectId: string;
+  let hook: { connectionId: string; secret: string };
+  let db: pg.Client;
+
+  async function workflow(api: ApiClient, diagram: TestDiagram, publish = true): Promise<string> {
+    const created = await api.post(`/api/v1/projects/${projectId}/workflows`, {
+      name: 'Events test',
+      diagram,
+    });
+    expect(created.status).toBe(201);
+    if (publish) {
+      const published = await api.post(`/api/v1/workflows/${created.body.id}/publish`, {});
+      expect({ status: published.status, error: published.body.error }).toEqual({
+        status: 201,
+        error: undefined,
+      });
+    }
+    return created.body.id as string;
+  }
+
+  const eventsOf = (api: ApiClient, workflowId: string) =>
+    api.listAll(`/api/v1/workflows/${workflowId}/events`);
+
+  /** Waits until the workflow has the event of `deliveryId`'s body with an outcome for every trigger named. */
+  async function outcomesOf(
+    api: ApiClient,
+    workflowId: string,
+    marker: string,
+    triggers: string[],
+  ): Promise<Outcome[]> {
+    return waitFor(
+      async () => {
+        const event = (await eventsOf(api, workflowId)).find((candidate) =>
+          candidate.preview.includes(marker),
+        );
+        const outcomes = (event?.outcomes ?? []) as Outcome[];
+        return triggers.every((trigger) => outcomes.some((outcome) => outcome.triggerNodeId === trigger))
+          ? outcomes
+          : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: `outcomes of ${marker} for ${triggers.join(', ')}` },
+    );
+  }
+
+  const finished = (api: ApiClient, runId: string) =>
+    waitFor(
+      async () => {
+        const run = await api.get(`/api/v1/runs/${runId}`);
+        return FINAL.includes(run.body.status) ? run.body : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: `run ${runId} to finish` },
+    );
+
+  const runsOf = (api: ApiClient, workflowId: string) => api.listAll(`/api/v1/workflows/${workflowId}/runs`);
+
+  const send = (
+    connectionId: string,
+    secret: string,
+    payload: unknown,
+    options?: { id?: string; at?: Date },
+  ) => deliver(stack.baseUrl, connectionId, signedDelivery(secret, payload, options));
+
+  beforeAll(async () => {
+    org = await createOrganization(stack);
+    projectId = (await org.api.post('/api/v1/projects', { name: 'Events' })).body.id;
+    const created = await createConnection(stack, org.organizationId, 'webhook');
+    expect(created.secret).toMatch(/^whsec_/);
+    hook = { connectionId: created.connectionId, secret: created.secret! };
+    db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    await db?.end();
+  });
+
+  describe('webhook ingress', () => {
+    it('refuses unsigned, badly signed and stale deliveries and unknown connections, and stores nothing', async () => {
+      const workflowId = await workflow(org.api, {
+        nodes: [nodes.webhook('hook', hook.connectionId)],
+        edges: [],
+      });
+      const good = signedDelivery(hook.secret, { marker: 'refused-1' });
+      const cases = [
+        { ...good, headers: { 'content-type': 'application/json' } },
+        {
+          ...good,
+          headers: {
+            ...good.headers,
+            'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+          },
+        },
+        { ...good, body: JSON.stringify({ marker: 'refused-1', tampered: true }) },
+        signedDelivery('whsec_' + Buffer.from('another secret of 32 bytes ....').toString('base64'), {
+          marker: 'refused-1',
+        }),
+        signedDelivery(hook.secret, { marker: 'refused-1' }, { at: new Date(Date.now() - 10 * 60_000) }),
+      ];
+      for (const delivery of cases) {
+        const answer = await deliver(stack.baseUrl, hook.connectionId, delivery);
+        expect({ status: answer.status, code: (answer.body as any)?.error?.code }).toEqual({
+          status: 401,
+          code: 'unauthorized',
+        });
+      }
+      for (const connectionId of ['01900000-0000-7000-8000-000000000000', 'not-an-id']) {
+        expect((await deliver(stack.baseUrl, connectionId, good)).status).toBe(401);
+      }
+      // A delivery that is accepted afterwards is the only event: nothing refused was kept.
+      expect((await send(hook.connectionId, hook.secret, { marker: 'refused-2' })).status).toBe(202);
+      await outcomesOf(org.api, workflowId, 'refused-2', ['hook']);
+      const events = await eventsOf(org.api, workflowId);
+      expect(events.map((event) => JSON.parse(event.preview).marker)).toEqual(['refused-2']);
+    });
+
+    it('stores a delivery before answering 202, starts one event run, and starts nothing for a redelivery', async () => {
+      const workflowId = await workflow(
+        org.api,
+        chainOf(nodes.webhook('hook', hook.connectionId), nodes.alwaysTrue('c')),
+      );
+      const payload = { marker: 'once', customer: { name: 'Ada' } };
+      const delivery = signedDelivery(hook.secret, payload);
+      const accepted = await deliver(stack.baseUrl, hook.connectionId, delivery);
+      expect(accepted).toEqual({ status: 202, body: { received: true } });
+
+      const [outcome] = await outcomesOf(org.api, workflowId, 'once', ['hook']);
+      expect(outcome).toMatchObject({ triggerNodeId: 'hook', outcome: 'started', error: null });
+      const run = await finished(org.api, outcome!.runId!);
+      expect(run).toMatchObject({ trigger: 'event', triggerNodeId: 'hook', status: 'complete', version: 1 });
+      expect(JSON.parse(run.input)).toEqual(payload);
+
+      expect(await deliver(stack.baseUrl, hook.connectionId, delivery)).toMatchObject({ status: 202 });
+      const [event, ...others] = await eventsOf(org.api, workflowId);
+      expect(others).toEqual([]);
+      expect(event).toMatchObject({
+        triggerId: 'webhook/received',
+        preview: delivery.body.slice(0, 300),
+        outcomes: [expect.objectContaining({ outcome: 'started', runId: outcome!.runId })],
+      });
+      expect(Date.parse(event.firedAt)).toBeLessThanOrEqual(Date.parse(event.receivedAt));
+      expect(await runsOf(org.api, workflowId)).toHaveLength(1);
+    });
+
+    it('previews the first 300 characters of the payload', async () => {
+      const workflowId = await workflow(org.api, {
+        nodes: [nodes.webhook('hook', hook.connectionId)],
+        edges: [],
+      });
+      const delivery = signedDelivery(hook.secret, { marker: 'long', text: 'x'.repeat(1_000) });
+      expect((await deliver(stack.baseUrl, hook.connectionId, delivery)).status).toBe(202);
+      await outcomesOf(org.api, workflowId, 'long', ['hook']);
+      const [event] = await eventsOf(org.api, workflowId);
+      expect(event.preview).toBe(delivery.body.slice(0, 300));
+    });
+
+    it('delivers to the triggers whose filter matches', async () => {
+      const workflowId = await workflow(org.api, {
+        nodes: [
+          nodes.webhook('orders', hook.connectionId, { type: 'order', 'order.paid': true }),
+          nodes.webhook('refunds', hook.connectionId, { type: 'refund' }),
+          nodes.webhook('all', hook.connectionId),
+        ],
+        edges: [],
+      });
+      await send(hook.connectionId, hook.secret, {
+        marker: 'filter-order',
+        type: 'order',
+        order: { paid: true },
+      });
+      await send(hook.connectionId, hook.secret, {
+        marker: 'filter-unpaid',
+        type: 'order',
+        order: { paid: false },
+      });
+      const paid = await outcomesOf(org.api, workflowId, 'filter-order', ['orders', 'all']);
+      const unpaid = await outcomesOf(org.api, workflowId, 'filter-unpaid', ['all']);
+      expect(paid.map((outcome) => outcome.triggerNodeId).sort()).toEqual(['all', 'orders']);
+      expect(unpaid.map((outcome) => outcome.triggerNodeId)).toEqual(['all']);
+    });
+
+    it('records error for an event that cannot start a run, and limit_reached when monthly runs are used up', async () => {
+      const workflowId = await workflow(org.api, {
+        nodes: [nodes.webhook('hook', hook.connectionId)],
+        edges: [],
+      });
+      // Over the run input limit, within the delivery limit.
+      await send(hook.connectionId, hook.secret, { marker: 'too-long', text: 'x'.repeat(100_001) });
+      const [failed] = await outcomesOf(org.api, workflowId, 'too-long', ['hook']);
+      expect(failed).toMatchObject({ outcome: 'error', runId: null, error: expect.stringMatching(/input/) });
+
+      const free = await createOrganization(stack, { plan: 'free' });
+      const freeProject = (await free.api.post('/api/v1/projects', { name: 'Free' })).body.id;
+      const freeHook = await createConnection(stack, free.organizationId, 'webhook');
+      const created = await free.api.post(`/api/v1/projects/${freeProject}/workflows`, {
+        name: 'Quota',
+        diagram: { nodes: [nodes.webhook('hook', freeHook.connectionId)], edges: [] },
+      });
+      expect((await free.api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
+      const limit = (await free.api.get('/api/v1/billing')).body.limits.runs as number;
+      await db.query(
+        `INSERT INTO catalog.run_usage (organization_id, period, runs)
+         VALUES ($1, to_char(date_trunc('month', now() AT TIME ZONE 'UTC'), 'YYYY-MM-DD'), $2)
+         ON CONFLICT (organization_id, period) DO UPDATE SET runs = $2`,
+        [free.organizationId, limit],
+      );
+      await send(freeHook.connectionId, freeHook.secret!, { marker: 'quota' });
+      const [refused] = await outcomesOf(free.api, created.body.id, 'quota', ['hook']);
+      expect(refused).toMatchObject({ outcome: 'limit_reached', runId: null });
+    });
+  });
+
+  describe('subscriptions', () => {
+    it('shares one subscription per connection, trigger and filter, and answers 402 past the plan', async () => {
+      const free = await createOrganization(stack, { plan: 'free' });
+      const freeProject = (await free.api.post('/api/v1/projects', { name: 'Subscriptions' })).body.id;
+      const freeHook = await createConnection(stack, free.organizationId, 'webhook');
+      const limit = (await free.api.get('/api/v1/billing')).body.limits.subscriptions as number;
+      const triggers = (prefix: string, count: number, offset = 0) =>
+        Array.from({ length: count }, (_, index) =>
+          nodes.webhook(`${prefix}${index}`, freeHook.connectionId, { n: index + offset }),
+        );
+      const create = async (diagram: TestDiagram) =>
+        (await free.api.post(`/api/v1/projects/${freeProject}/workflows`, { name: 'Subs', diagram })).body
+          .id as string;
+
+      const full = await create({ nodes: triggers('t', limit), edges: [] });
+      expect((await free.api.post(`/api/v1/workflows/${full}/publish`, {})).status).toBe(201);
+      // The same connection, trigger and filter as one of the first workflow's: no new subscription.
+      const shared = await create({ nodes: triggers('s', 1), edges: [] });
+      expect((await free.api.post(`/api/v1/workflows/${shared}/publish`, {})).status).toBe(201);
+      const over = await create({ nodes: triggers('o', 1, limit), edges: [] });
+      const refused = await free.api.post(`/api/v1/workflows/${over}/publish`, {});
+      expect(refused.status).toBe(402);
+      expect(refused.body.error).toMatchObject({
+        code: 'plan_limit_reached',
+        details: { resource: 'subscriptions', limit },
+      });
+      expect((await free.api.get(`/api/v1/workflows/${over}`)).body.publishedVersion).toBeNull();
+
+      // Both listeners of the shared subscription hear one delivery.
+      await deliver(
+        stack.baseUrl,
+        freeHook.connectionId,
+        signedDelivery(freeHook.secret!, { marker: 'shared', n: 0 }),
+      );
+      await outcomesOf(free.api, full, 'shared', ['t0']);
+      await outcomesOf(free.api, shared, 'shared', ['s0']);
+
+      // Pausing frees the places its subscriptions held; resuming past the limit is refused the same way.
+      expect((await free.api.post(`/api/v1/workflows/${full}/pause`)).status).toBe(200);
+      expect((await free.api.post(`/api/v1/workflows/${over}/publish`, {})).status).toBe(201);
+      const resumed = await free.api.post(`/api/v1/workflows/${full}/resume`);
+      expect(resumed.status).toBe(402);
+      expect(resumed.body.error.details).toMatchObject({ resource: 'subscriptions' });
+      expect((await free.api.get(`/api/v1/workflows/${full}`)).body.pausedAt).not.toBeNull();
+    });
+
+    it('answers subscription_failed for a connection or trigger it cannot subscribe, and saves nothing', async () => {
+      const http = await createConnection(stack, org.organizationId, 'http');
+      for (const trigger of [
+        nodes.webhook('hook', '01900000-0000-7000-8000-000000000000'),
+        nodes.webhook('hook', http.connectionId),
+        {
+          id: 'hook',
+          data: {
+            type: 'trigger',
+            properties: { kind: 'event', connectionId: hook.connectionId, trigger: 'webhook/exploded' },
+          },
+        },
+      ]) {
+        const workflowId = await workflow(org.api, { nodes: [trigger], edges: [] }, false);
+        const refused = await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {});
+        expect({ status: refused.status, code: refused.body.error?.code }).toEqual({
+          status: 400,
+          code: 'subscription_failed',
+        });
+        expect((await org.api.get(`/api/v1/workflows/${workflowId}`)).body.publishedVersion).toBeNull();
+        expect((await org.api.get(`/api/v1/workflows/${workflowId}/versions`)).body.data).toEqual([]);
+      }
+    });
+
+    it('runs nothing while paused, not even after resume, and replaces the triggers of a new version', async () => {
+      const workflowId = await workflow(org.api, {
+        nodes: [nodes.webhook('first', hook.connectionId, { w: 'pause' })],
+        edges: [],
+      });
+      expect((await org.api.post(`/api/v1/workflows/${workflowId}/pause`)).status).toBe(200);
+      await send(hook.connectionId, hook.secret, { marker: 'while-paused', w: 'pause' });
+      const [paused] = await outcomesOf(org.api, workflowId, 'while-paused', ['first']);
+      expect(paused).toMatchObject({ outcome: 'no_listener', runId: null });
+
+      expect((await org.api.post(`/api/v1/workflows/${workflowId}/resume`)).status).toBe(200);
+      await send(hook.connectionId, hook.secret, { marker: 'after-resume', w: 'pause' });
+      const [resumed] = await outcomesOf(org.api, workflowId, 'after-resume', ['first']);
+      expect(resumed).toMatchObject({ outcome: 'started' });
+      await finished(org.api, resumed!.runId!);
+      expect((await runsOf(org.api, workflowId)).map((run) => run.id)).toEqual([resumed!.runId]);
+
+      // Version 2 listens with another trigger; version 1's stops at once.
+      await org.api.patch(`/api/v1/workflows/${workflowId}`, {
+        diagram: { nodes: [nodes.webhook('second', hook.connectionId, { w: 'pause' })], edges: [] },
+      });
+      expect((await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {})).status).toBe(201);
+      await send(hook.connectionId, hook.secret, { marker: 'version-two', w: 'pause' });
+      const outcomes = await outcomesOf(org.api, workflowId, 'version-two', ['second']);
+      expect(outcomes.map((outcome) => outcome.triggerNodeId)).toEqual(['second']);
+    });
+  });
+
+  describe('replay', () => {
+    it('starts nothing new for a trigger that started a run, starts the others, and answers 404 and 400', async () => {
+      const workflowId = await workflow(org.api, {
+        nodes: [nodes.webhook('hook', hook.connectionId, { r: 1 }), nodes.trigger('api')],
+        edges: [],
+      });
+      expect((await org.api.post(`/api/v1/workflows/${workflowId}/pause`)).status).toBe(200);
+      await send(hook.connectionId, hook.secret, { marker: 'replayed', r: 1 });
+      await outcomesOf(org.api, workflowId, 'replayed', ['hook']);
+      expect((await org.api.post(`/api/v1/workflows/${workflowId}/resume`)).status).toBe(200);
+      const [event] = await eventsOf(org.api, workflowId);
+
+      const replay = (body: unknown, eventId = event.id as string) =>
+        org.api.post(`/api/v1/workflows/${workflowId}/events/${eventId}/replay`, body);
+      expect(await replay({ triggerNodeId: 'hook' })).toMatchObject({ status: 200, body: { queued: true } });
+      const started = await waitFor(async () => {
+        const [current] = await eventsOf(org.api, workflowId);
+        return current.outcomes.find((outcome: Outcome) => outcome.outcome === 'started');
+      });
+      await finished(org.api, started.runId);
+
+      // Started once: a second replay starts nothing new.
+      expect((await replay({ triggerNodeId: 'hook' })).status).toBe(200);
+      // The api trigger is not an App event trigger of this event: it records no_listener.
+      expect((await replay({ triggerNodeId: 'api' })).status).toBe(200);
+      await outcomesOf(org.api, workflowId, 'replayed', ['api']);
+      const [after] = await eventsOf(org.api, workflowId);
+      expect(after.outcomes.find((outcome: Outcome) => outcome.triggerNodeId === 'api')).toMatchObject({
+        outcome: 'no_listener',
+      });
+      expect(after.outcomes.find((outcome: Outcome) => outcome.triggerNodeId === 'hook')).toMatchObject({
+        outcome: 'started',
+        runId: started.runId,
+      });
+      expect(await runsOf(org.api, workflowId)).toHaveLength(1);
+
+      expect(
+        (await replay({ triggerNodeId: 'hook' }, '01900000-0000-7000-8000-000000000000')).body.error.code,
+      ).toBe('event_not_found');
+      const invalid = await replay({});
+      expect(invalid.status).toBe(400);
+      expect(invalid.body.error.details.issues).toEqual([expect.objectContaining({ path: 'triggerNodeId' })]);
+    });
+
+    it('records dead for a replay whose connection is gone', async () => {
+      const member = await createMember(stack, org.organizationId, 'admin');
+      const doomed = await createConnection(stack, org.organizationId, 'webhook');
+      const workflowId = await workflow(org.api, {
+        nodes: [nodes.webhook('hook', doomed.connectionId)],
+        edges: [],
+      });
+      expect((await org.api.post(`/api/v1/workflows/${workflowId}/pause`)).status).toBe(200);
+      await send(doomed.connectionId, doomed.secret!, { marker: 'dead' });
+      await outcomesOf(org.api, workflowId, 'dead', ['hook']);
+      expect((await org.api.post(`/api/v1/workflows/${workflowId}/resume`)).status).toBe(200);
+      expect((await member.api.delete(`/app/connections/${doomed.connectionId}`)).status).toBe(200);
+
+      const [event] = await eventsOf(org.api, workflowId);
+      expect(
+        (
+          await org.api.post(`/api/v1/workflows/${workflowId}/events/${event.id}/replay`, {
+            triggerNodeId: 'hook',
+          })
+        ).status,
+      ).toBe(200);
+      const dead = await waitFor(async () => {
+        const [current] = await eventsOf(org.api, workflowId);
+        return current.outcomes.find((outcome: Outcome) => outcome.outcome === 'dead');
+      });
+      expect(dead).toMatchObject({ triggerNodeId: 'hook', runId: null });
+      // A delivery to the deleted connection is refused.
+      expect((await send(doomed.connectionId, doomed.secret!, { marker: 'after-delete' })).status).toBe(401);
+    });
+  });
+
+  describe('actions', () => {
+    let target: HttpTarget;
+
+    beforeAll(async () => {
+      target = await HttpTarget.start();
+      await createConnection(stack, org.organizationId, 'http', {
+        config: { headers: { 'x-app-token': 'secret-token' } },
+      });
+    });
+
+    afterAll(async () => {
+      await target?.stop();
+    });
+
+    async function runOf(workflowId: string, input: unknown) {
+      const started = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {
+        input: JSON.stringify(input),
+      });
+      expect(started.status).toBe(201);
+      return finished(org.api, started.body.id);
+    }
+
+    it('calls http__request with its idempotency key, and retries a failed attempt with the next key', async () => {
+      target.respond(
+        '/flaky',
+        { status: 500, body: { error: 'try again' } },
+        { status: 201, body: { id: 42 } },
+      );
+      const workflowId = await workflow(
+        org.api,
+        chainOf(
+          nodes.trigger('t'),
+          nodes.action(
+            'call',
+            'http__request',
+            { method: 'POST', url: `${target.url}/flaky`, body: { name: '{{trigger.name}}' } },
+            { retry: { attempts: 1, backoffSeconds: 1 } },
+          ),
+        ),
+      );
+      const run = await runOf(workflowId, { name: 'Ada' });
+      expect(run.status).toBe('complete');
+      const step = run.steps.find((candidate: any) => candidate.nodeId === 'call');
+      expect(step.output.status).toBe('201');
+      expect(JSON.parse(step.output.result)).toMatchObject({ status: 201, body: { id: 42 } });
+
+      const calls = target.requestsTo('/flaky');
+      expect(calls.map((call) => call.headers['idempotency-key'])).toEqual([
+        `${run.id}:call:1`,
+        `${run.id}:call:2`,
+      ]);
+      expect(calls.map((call) => JSON.parse(call.body))).toEqual([{ name: 'Ada' }, { name: 'Ada' }]);
+      expect(calls[0]!.headers['x-app-token']).toBe('secret-token');
+    });
+
+    it('fails the step when the app does not answer within timeoutMs', async () => {
+      target.respond('/slow', { delayMs: 3_000 });
+      const workflowId = await workflow(
+        org.api,
+        chainOf(
+          nodes.trigger('t'),
+          nodes.action('call', 'http__request', { method: 'GET', url: `${target.url}/slow`, timeoutMs: 300 }),
+        ),
+      );
+      const run = await runOf(workflowId, {});
+      expect(run.status).toBe('errored');
+      expect(run.steps.find((step: any) => step.nodeId === 'call')).toMatchObject({
+        status: 'error',
+        error: expect.stringMatching(/time/i),
+      });
+    });
+
+    it('sends webhook__send with the event connection the run started from', async () => {
+      const other = await createConnection(stack, org.organizationId, 'webhook');
+      const workflowId = await workflow(
+        org.api,
+        chainOf(
+          nodes.webhook('hook', other.connectionId),
+          nodes.action('send', 'webhook__send', {
+            url: `${target.url}/sent`,
+            body: { hello: '{{trigger.who}}' },
+          }),
+        ),
+      );
+      await send(other.connectionId, other.secret!, { marker: 'send', who: 'world' });
+      const [outcome] = await outcomesOf(org.api, workflowId, 'send', ['hook']);
+      const run = await finished(org.api, outcome!.runId!);
+      expect(run.status).toBe('complete');
+      const [sent] = target.requestsTo('/sent');
+      expect(sent).toMatchObject({ method: 'POST' });
+      expect(JSON.parse(sent!.body)).toEqual({ hello: 'world' });
+      expect(sent!.headers['idempotency-key']).toBe(`${run.id}:send:1`);
+    });
+
+    it('refuses to publish an action with no connection to use (publish rule 4)', async () => {
+      const lonely = await createOrganization(stack);
+      const lonelyProject = (await lonely.api.post('/api/v1/projects', { name: 'Lonely' })).body.id;
+      const created = await lonely.api.post(`/api/v1/projects/${lonelyProject}/workflows`, {
+        name: 'No connection',
+        diagram: chainOf(
+          nodes.trigger('t'),
+          nodes.action('call', 'http__request', { method: 'GET', url: 'https://example.com' }),
+        ),
+      });
+      const refused = await lonely.api.post(`/api/v1/workflows/${created.body.id}/publish`, {});
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        code: 'invalid_workflow',
+        details: { issues: [expect.objectContaining({ nodeId: 'call' })] },
+      });
+    });
+  });
+
+  describe('tenant isolation and browser routes', () => {
+    it('keeps connections, events and replays to their organization, and connections to members', async () => {
+      const workflowId = await workflow(org.api, {
+        nodes: [nodes.webhook('hook', hook.connectionId, { iso: 1 })],
+        edges: [],
+      });
+      await send(hook.connectionId, hook.secret, { marker: 'isolation', iso: 1 });
+      await outcomesOf(org.api, workflowId, 'isolation', ['hook']);
+      const [event] = await eventsOf(org.api, workflowId);
+
+      const other = await createOrganization(stack);
+      expect((await other.api.get(`/api/v1/workflows/${workflowId}/events`)).body.error.code).toBe(
+        'workflow_not_found',
+      );
+      expect(
+        (
+          await other.api.post(`/api/v1/workflows/${workflowId}/events/${event.id}/replay`, {
+            triggerNodeId: 'hook',
+          })
+        ).body.error.code,
+      ).toMatch(/^(workflow|event)_not_found$/);
+
+      // Connecting apps is for signed-in members: keys are refused.
+      expect((await org.api.get('/app/connections')).body.error.code).toBe('forbidden');
+      const member = await createMember(stack, org.organizationId);
+      const outsider = await createMember(stack, other.organizationId);
+      const mine = await member.api.listAll('/app/connections');
+      expect(mine.map((connection) => connection.id)).toContain(hook.connectionId);
+      expect(JSON.stringify(mine)).not.toMatch(/whsec_|secret-token/);
+      expect(
+        (await outsider.api.listAll('/app/connections')).map((connection) => connection.id),
+      ).not.toContain(hook.connectionId);
+      expect((await outsider.api.delete(`/app/connections/${hook.connectionId}`)).status).toBe(404);
+
+      const made = await member.api.post('/app/connections', {
+        integrationId: 'webhook',
+        name: 'From the browser',
+      });
+      expect(made.status).toBe(201);
+      expect(made.body).toMatchObject({
+        integrationId: 'webhook',
+        name: 'From the browser',
+        health: 'healthy',
+      });
+      expect(made.body.secret).toMatch(/^whsec_/);
+      expect(
+        (await member.api.post('/app/connections', { integrationId: 'carrier-pigeon', name: 'x' })).status,
+      ).toBe(400);
+    });
+  });
+});

@@ -1,0 +1,76 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface TargetResponse {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Answers only after this long: a slow app. */
+  delayMs?: number;
+}
+
+/**
+ * A real local HTTP server for actions to call: it records every request, and answers each path with
+ * the responses queued for it, in order (the last one repeats), or 200 `{ok: true}`.
+ */
+export class HttpTarget {
+  readonly received: ReceivedRequest[] = [];
+  private readonly scripts = new Map<string, TargetResponse[]>();
+
+  private readonly server: Server;
+
+  private constructor() {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const path = request.url ?? '/';
+        this.received.push({
+          method: request.method ?? 'GET',
+          path,
+          headers: request.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        const script = this.scripts.get(path.split('?')[0] ?? path) ?? [];
+        const next = script.length > 1 ? script.shift() : script[0];
+        const answer = () => {
+          response.writeHead(next?.status ?? 200, { 'content-type': 'application/json', ...next?.headers });
+          response.end(JSON.stringify(next?.body ?? { ok: true }));
+        };
+        if (next?.delayMs) setTimeout(answer, next.delayMs);
+        else answer();
+      });
+    });
+  }
+
+  static async start(): Promise<HttpTarget> {
+    const target = new HttpTarget();
+    await new Promise<void>((resolve) => target.server.listen(0, '127.0.0.1', resolve));
+    return target;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Queues the answers for `path`. */
+  respond(path: string, ...responses: TargetResponse[]): void {
+    this.scripts.set(path, responses);
+  }
+
+  requestsTo(path: string): ReceivedRequest[] {
+    return this.received.filter((request) => request.path.split('?')[0] === path);
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+
+import { adminCli } from './admin-cli.js';
+import type { StackDescription } from './test-stack.js';
+
+export interface Connection {
+  connectionId: string;
+  /** The `whsec_…` secret of a webhook connection. */
+  secret?: string;
+}
+
+/** An app connection made with the admin CLI, as an operator would. */
+export function createConnection(
+  stack: StackDescription,
+  organizationId: string,
+  integration: 'http' | 'webhook' | 'slack',
+  { name = `${integration}-${randomUUID().slice(0, 8)}`, config }: { name?: string; config?: object } = {},
+): Promise<Connection> {
+  return adminCli<Connection>(
+    [
+      'connection',
+      'create',
+      '--org',
+      organizationId,
+      '--integration',
+      integration,
+      '--name',
+      name,
+      ...(config === undefined ? [] : ['--config', JSON.stringify(config)]),
+    ],
+    stack.env,
+  );
+}
+
+export interface Delivery {
+  id: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** A delivery signed the Standard Webhooks way with `secret`, as an app would send it. */
+export function signedDelivery(
+  secret: string,
+  payload: unknown,
+  { id = `msg_${randomUUID()}`, at = new Date() }: { id?: string; at?: Date } = {},
+): Delivery {
+  const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const signature = new Webhook(secret).sign(id, at, body);
+  return {
+    id,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signature,
+    },
+  };
+}
+
+/** Posts a delivery to `POST /hooks/{connectionId}`. */
+export async function deliver(
+  baseUrl: string,
+  connectionId: string,
+  delivery: Pick<Delivery, 'body' | 'headers'>,
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${baseUrl}/hooks/${connectionId}`, {
+    method: 'POST',
+    headers: delivery.headers,
+    body: delivery.body,
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // the test sees the text
+  }
+  return { status: response.status, body };
+}
