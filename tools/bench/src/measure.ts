@@ -8,6 +8,8 @@ export interface LoadResult {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Requests answered 2xx over the whole run. */
+  succeeded: number;
   errors: number;
   /** The load generator's own CPU, as a share of the whole machine. */
   generatorCpu: number;
@@ -42,6 +44,7 @@ export async function load(options: autocannon.Options & { connections: number }
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    succeeded: result['2xx'],
     errors: result.errors,
     generatorCpu: (cpu.user + cpu.system) / wallMicros / cores,
     machineCpu: (ticksAfter.busy - ticksBefore.busy) / Math.max(1, ticksAfter.total - ticksBefore.total),
