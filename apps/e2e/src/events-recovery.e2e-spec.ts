@@ -59,10 +59,13 @@ describe('events: private networks and crashes', () => {
           ),
         );
         const started = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {});
-        const run = await waitFor(async () => {
-          const current = await org.api.get(`/api/v1/runs/${started.body.id}`);
-          return current.body.status === 'errored' ? current.body : undefined;
-        });
+        const run = await waitFor(
+          async () => {
+            const current = await org.api.get(`/api/v1/runs/${started.body.id}`);
+            return current.body.status === 'errored' ? current.body : undefined;
+          },
+          { what: `run of ${url} to fail`, timeoutMs: 15_000 },
+        );
         expect(run.steps.find((step: any) => step.nodeId === 'call').error).toMatch(
           /private|not allowed|refus/i,
         );

@@ -6,6 +6,7 @@ import {
   type Principal,
   QueuedDto,
   ReplayEventDto,
+  WorkflowSubjects,
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
@@ -26,11 +27,12 @@ export class EventsController {
   })
   @ApiOkResponse({ type: PageOf(AppEventDto) })
   @ApiErrors('invalid_request', 'workflow_not_found')
-  list(
+  async list(
     @CurrentPrincipal() principal: Principal,
     @Param('id') workflowId: string,
     @Query() query: PageQueryDto,
   ) {
+    await this.assertWorkflow(principal, workflowId);
     return this.rpc.request(EventsSubjects.eventsList, principal, { workflowId, query });
   }
 
@@ -42,17 +44,23 @@ export class EventsController {
       'Queues the stored event again for the trigger, which starts a run of the live version. A trigger that already started a run for the event starts nothing new; a trigger no longer live records no_listener.',
   })
   @ApiOkResponse({ type: QueuedDto })
-  @ApiErrors('invalid_request', 'event_not_found')
-  replay(
+  @ApiErrors('invalid_request', 'workflow_not_found', 'event_not_found')
+  async replay(
     @CurrentPrincipal() principal: Principal,
     @Param('id') workflowId: string,
     @Param('eventId') eventId: string,
     @Body() body: ReplayEventDto,
   ) {
+    await this.assertWorkflow(principal, workflowId);
     return this.rpc.request(EventsSubjects.eventsReplay, principal, {
       workflowId,
       eventId,
       triggerNodeId: body.triggerNodeId,
     });
+  }
+
+  /** The events service keeps events, not workflows: workflow says whether this one is the caller's. */
+  private async assertWorkflow(principal: Principal, workflowId: string): Promise<void> {
+    await this.rpc.request(WorkflowSubjects.get, principal, { id: workflowId });
   }
 }

@@ -21,8 +21,8 @@ export class EventsClient {
     });
   }
 
-  async unsubscribe(principal: Principal, workflowId: string): Promise<void> {
-    await this.rpc.request(EventsSubjects.subscriptionsDeactivate, principal, { workflowId });
+  async unsubscribe(principal: Principal, workflowId: string, deleted: boolean): Promise<void> {
+    await this.rpc.request(EventsSubjects.subscriptionsDeactivate, principal, { workflowId, deleted });
   }
 
   async connections(principal: Principal): Promise<ConnectionSummary[]> {

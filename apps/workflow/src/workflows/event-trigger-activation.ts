@@ -18,7 +18,7 @@ export class EventTriggerActivation extends TriggerActivation {
     return this.events.subscribe(principal, workflowId, diagram);
   }
 
-  deactivate(principal: Principal, workflowId: string): Promise<void> {
-    return this.events.unsubscribe(principal, workflowId);
+  deactivate(principal: Principal, workflowId: string, { deleted = false } = {}): Promise<void> {
+    return this.events.unsubscribe(principal, workflowId, deleted);
   }
 }

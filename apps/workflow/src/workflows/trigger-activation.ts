@@ -17,5 +17,10 @@ export interface ActivatedWorkflow {
  */
 export abstract class TriggerActivation {
   abstract activate(principal: Principal, workflow: ActivatedWorkflow): Promise<void>;
-  abstract deactivate(principal: Principal, workflowId: string): Promise<void>;
+  /** `deleted`: the workflow is being purged, so its triggers are forgotten rather than stopped. */
+  abstract deactivate(
+    principal: Principal,
+    workflowId: string,
+    options?: { deleted?: boolean },
+  ): Promise<void>;
 }

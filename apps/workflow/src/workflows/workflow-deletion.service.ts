@@ -89,7 +89,7 @@ export class WorkflowDeletion implements OnApplicationBootstrap, BeforeApplicati
 
   private async purge(organizationId: string, ids: string[], timeoutMs?: number): Promise<void> {
     const principal = servicePrincipal(organizationId);
-    await Promise.all(ids.map((id) => this.triggers.deactivate(principal, id)));
+    await Promise.all(ids.map((id) => this.triggers.deactivate(principal, id, { deleted: true })));
     await this.runner.terminateRunsOf(principal, ids, timeoutMs);
     await this.workflows.purge(ids);
   }

@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsObject,
@@ -73,6 +74,13 @@ export class WorkflowScopedRequest {
   @IsString()
   @MaxLength(MESSAGE_ID_MAX_LENGTH)
   workflowId!: string;
+}
+
+/** `EventsSubjects.subscriptionsDeactivate`: pause stops the triggers; a purged workflow's are removed. */
+export class DeactivateTriggersRequest extends WorkflowScopedRequest {
+  @IsOptional()
+  @IsBoolean()
+  deleted?: boolean;
 }
 
 /** `EventsSubjects.actionsExecute`: one attempt of an app action, with the connection already chosen. */
@@ -184,4 +192,6 @@ export interface EventJob {
   triggerNodeId?: string;
   /** Tells replays apart, so a second replay of the same trigger is not dropped as a duplicate. */
   replayId?: string;
+  /** Numbers the sweeper's re-queueing of an event whose fan-out did not finish. */
+  sweep?: number;
 }

@@ -10,13 +10,13 @@ import {
   type ActionResult,
   ActivateTriggersRequest,
   AdminConnectionCreate,
+  DeactivateTriggersRequest,
   type AdminConnectionCreated,
   ExecuteActionRequest,
   ListWorkflowEventsRequest,
   ReceiveHookRequest,
   ReplayEventRequest,
   type UnhealthyTrigger,
-  WorkflowScopedRequest,
 } from './event.messages.js';
 import type { ConnectionSummary } from './integrations.js';
 
@@ -56,8 +56,8 @@ export const EventsSubjects = {
     callers: ['workflow'],
     reply: returns<{ active: number }>(),
   }),
-  /** Pause and delete: the workflow's triggers stop listening. */
-  subscriptionsDeactivate: rpc('events.subscriptions.deactivate', WorkflowScopedRequest, {
+  /** Pause (triggers stopped: events reaching them are `no_listener`) and purge (triggers removed). */
+  subscriptionsDeactivate: rpc('events.subscriptions.deactivate', DeactivateTriggersRequest, {
     callers: ['workflow'],
     reply: returns<{ stopped: number }>(),
   }),

@@ -1,0 +1,49 @@
+import { DomainException } from '#common';
+import {
+  type ActionResult,
+  type ExecuteActionRequest,
+  hasAction,
+  parseActionRef,
+  type Principal,
+} from '#contracts';
+import { Injectable } from '@nestjs/common';
+
+import { ConnectionsService } from '../connections/connections.service.js';
+import { ConnectionRefused } from '../integrations/app-provider.js';
+import { AppProviders } from '../integrations/app-providers.js';
+
+/** One attempt of an app action with the organization's connection; its credentials stay here. */
+@Injectable()
+export class ActionsService {
+  constructor(
+    private readonly connections: ConnectionsService,
+    private readonly providers: AppProviders,
+  ) {}
+
+  async execute(principal: Principal, request: ExecuteActionRequest): Promise<ActionResult> {
+    const connection = await this.connections.openOwned(principal.organizationId, request.connectionId);
+    const ref = parseActionRef(request.action);
+    if (!ref || ref.provider !== connection.integrationId || !hasAction(ref.provider, ref.action)) {
+      throw DomainException.invalidRequest([
+        {
+          path: 'action',
+          message: `a ${connection.integrationId} connection has no action ${request.action}`,
+        },
+      ]);
+    }
+    try {
+      const { status, result, health } = await this.providers.get(connection.integrationId).execute({
+        connection,
+        action: ref.action,
+        input: request.input,
+        idempotencyKey: request.idempotencyKey,
+        timeoutMs: request.timeoutMs,
+      });
+      if (health) await this.connections.setHealth(connection, health);
+      return { status, result };
+    } catch (error) {
+      if (error instanceof ConnectionRefused) await this.connections.setHealth(connection, 'unhealthy');
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+
+import { DomainException } from '#common';
+import { type EventJob, IDEMPOTENCY_KEY_MAX_LENGTH, RunnerSubjects, servicePrincipal } from '#contracts';
+import { type JobDelivery, type JobOutcome, JobOutcomes, redeliveryDelayMs, RpcClient } from '#nats';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+
+import { ConnectionsService } from '../connections/connections.service.js';
+import { LOGGER } from '../events.tokens.js';
+import type { AppEventEntity } from '../events/app-event.entity.js';
+import { AppEventRepository, type DecidedOutcome } from '../events/app-event.repository.js';
+import { type Binding, BindingRepository } from '../subscriptions/binding.repository.js';
+import { matchesFilter, parsePayload } from '../subscriptions/event-filter.js';
+
+/** Listeners of one event decided at once: each may wait on the runner. */
+const DECISIONS_AT_ONCE = 8;
+
+/** Run-start refusals that mean "nobody is listening any more" rather than a failure. */
+const NOT_LISTENING = new Set(['workflow_paused', 'workflow_not_found', 'not_published']);
+
+/** Failures worth another delivery of the job: the runner or the bus, not the event. */
+const TRANSIENT = new Set(['service_unavailable', 'internal']);
+
+/** Something went wrong that a later delivery of the job may not hit. */
+class TryAgain extends Error {}
+
+/**
+ * The run an event starts for a trigger has this key, so however often the event is fanned out or
+ * replayed (a crash, a redelivered job, two sweeps), the runner starts it once.
+ */
+export function eventRunKey(eventId: string, workflowId: string, triggerNodeId: string): string {
+  const key = `event:${eventId}:${workflowId}:${triggerNodeId}`;
+  if (key.length <= IDEMPOTENCY_KEY_MAX_LENGTH) return key;
+  return `event:${eventId}:${workflowId}:#${createHash('sha256').update(triggerNodeId).digest('hex')}`;
+}
+
+function describe(error: DomainException): string {
+  const issues = (error.details?.issues ?? []) as Array<{ path?: string; message?: string }>;
+  const detail = issues.map((issue) => [issue.path, issue.message].filter(Boolean).join(': ')).join('; ');
+  return detail ? `${error.message} ${detail}` : error.message;
+}
+
+/**
+ * Works through event jobs. A fan-out records, once, which triggers the event reaches (each with a
+ * pending outcome), then decides each pending one: start a run, or say why not. A replay decides
+ * one trigger again. Every decision is recorded when made, so a crash repeats only the undecided.
+ */
+@Injectable()
+export class EventDelivery {
+  constructor(
+    private readonly events: AppEventRepository,
+    private readonly bindings: BindingRepository,
+    private readonly connections: ConnectionsService,
+    private readonly rpc: RpcClient,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async handle(job: EventJob, delivery: JobDelivery): Promise<JobOutcome> {
+    const event = await this.events.find(job.eventId);
+    if (!event) return JobOutcomes.ack; // past retention
+    try {
+      if (job.replayId !== undefined && job.workflowId !== undefined && job.triggerNodeId !== undefined) {
+        await this.replay(event, job.workflowId, job.triggerNodeId, delivery);
+      } else {
+        await this.fanOut(event, delivery);
+      }
+      return JobOutcomes.ack;
+    } catch (error) {
+      if (!(error instanceof TryAgain)) throw error;
+      this.logger.warn({ eventId: event.id, reason: error.message }, 'event delivery deferred');
+      return JobOutcomes.retry(redeliveryDelayMs(delivery.deliveryCount));
+    }
+  }
+
+  private async fanOut(event: AppEventEntity, delivery: JobDelivery): Promise<void> {
+    const payload = parsePayload(event.payload);
+    const listening = (await this.bindings.listeningTo(event.connectionId, event.trigger)).filter((binding) =>
+      matchesFilter(binding.filter, payload),
+    );
+    await this.events.resolveListeners(event.id, event.organizationId, listening);
+    const current = new Map(
+      listening.map((binding) => [`${binding.workflowId}\u0000${binding.triggerNodeId}`, binding]),
+    );
+    const pending = await this.events.pendingOutcomes(event.id);
+    let deferred: TryAgain | undefined;
+    for (let start = 0; start < pending.length; start += DECISIONS_AT_ONCE) {
+      await Promise.all(
+        pending.slice(start, start + DECISIONS_AT_ONCE).map(async ({ workflowId, triggerNodeId }) => {
+          const binding = current.get(`${workflowId}\u0000${triggerNodeId}`);
+          try {
+            const decided = await this.decide(event, payload, workflowId, triggerNodeId, binding, delivery);
+            await this.events.record(event.id, event.organizationId, decided);
+          } catch (error) {
+            if (!(error instanceof TryAgain)) throw error;
+            deferred = error;
+          }
+        }),
+      );
+    }
+    if (deferred) throw deferred;
+    await this.events.markFannedOut(event.id);
+  }
+
+  private async replay(
+    event: AppEventEntity,
+    workflowId: string,
+    triggerNodeId: string,
+    delivery: JobDelivery,
+  ): Promise<void> {
+    const earlier = await this.events.outcomeOf(event.id, workflowId, triggerNodeId);
+    if (earlier?.outcome === 'started') return;
+    const [binding] = await this.bindings.find(event.organizationId, workflowId, [triggerNodeId]);
+    const decided = await this.decide(
+      event,
+      parsePayload(event.payload),
+      workflowId,
+      triggerNodeId,
+      binding,
+      delivery,
+    );
+    await this.events.record(event.id, event.organizationId, decided);
+  }
+
+  /** What the event does for one trigger: start its run, or the reason it does not. */
+  private async decide(
+    event: AppEventEntity,
+    payload: unknown,
+    workflowId: string,
+    triggerNodeId: string,
+    binding: Binding | undefined,
+    delivery: JobDelivery,
+  ): Promise<DecidedOutcome> {
+    const listener = { workflowId, triggerNodeId };
+    const listens =
+      binding !== undefined &&
+      binding.connectionId === event.connectionId &&
+      binding.trigger === event.trigger &&
+      matchesFilter(binding.filter, payload);
+    if (!listens || binding.status === 'stopped') return { ...listener, outcome: 'no_listener' };
+    if (binding.status === 'error') return { ...listener, outcome: 'dead', error: binding.error };
+    const connection = await this.connections.open(event.connectionId);
+    if (!connection) return { ...listener, outcome: 'dead', error: 'The connection was deleted.' };
+    if (connection.health !== 'healthy') {
+      return { ...listener, outcome: 'dead', error: 'The connection is unhealthy.' };
+    }
+    try {
+      const { run } = await this.rpc.request(
+        RunnerSubjects.runsStart,
+        servicePrincipal(event.organizationId),
+        {
+          workflowId,
+          input: event.payload,
+          draft: false,
+          triggerNodeId,
+          trigger: 'event',
+          idempotencyKey: eventRunKey(event.id, workflowId, triggerNodeId),
+        },
+      );
+      return { ...listener, outcome: 'started', runId: run.id };
+    } catch (error) {
+      if (!(error instanceof DomainException)) throw error;
+      if (error.code === 'plan_limit_reached') return { ...listener, outcome: 'limit_reached' };
+      if (NOT_LISTENING.has(error.code)) return { ...listener, outcome: 'no_listener' };
+      if (TRANSIENT.has(error.code) && !delivery.lastDelivery) throw new TryAgain(error.message);
+      return { ...listener, outcome: 'error', error: `The run could not be started: ${describe(error)}` };
+    }
+  }
+}

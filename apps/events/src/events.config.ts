@@ -1,0 +1,75 @@
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
+import { ServiceConfig } from '#common';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+
+export class EventsConfig extends ServiceConfig {
+  override HEALTH_PORT: number = 3105;
+
+  /** Postgres connections of this process: ingress, fan-out and the routes share them. */
+  @IsInt()
+  @Min(2)
+  DATABASE_POOL_SIZE: number = 16;
+
+  /**
+   * The key connection credentials are encrypted with (AES-256-GCM): 32 bytes as base64 or 64 hex
+   * digits. Unset, a fixed development key is used and a warning logged: never in production.
+   */
+  @IsOptional()
+  @IsString()
+  CONNECTIONS_ENCRYPTION_KEY?: string;
+
+  /** Lets actions call loopback, private and link-local addresses: for tests and closed networks only. */
+  // Read from the raw variable: implicit conversion would make the text "false" true.
+  @Transform(({ obj, key }) => {
+    const raw: unknown = (obj as Record<string, unknown>)[key];
+    return raw === true || raw === 'true' || raw === '1';
+  })
+  @IsBoolean()
+  ACTIONS_ALLOW_PRIVATE_NETWORKS: boolean = false;
+
+  /** An app's answer to an action may be this long at most; a longer one fails the attempt. */
+  @IsInt()
+  @Min(1024)
+  @Max(16 * 1024 * 1024)
+  ACTION_RESPONSE_MAX_BYTES: number = 1024 * 1024;
+
+  /** Event fan-outs and replays this process works on at once. */
+  @IsInt()
+  @Min(1)
+  EVENTS_CONCURRENCY: number = 32;
+
+  /** Deliveries of one fan-out job before JetStream gives up on it (the sweeper still finds its event). */
+  @IsInt()
+  @Min(2)
+  EVENTS_MAX_DELIVER: number = 20;
+
+  /**
+   * How often stored events whose fan-out did not finish (a lost publish, a crash) are queued
+   * again, and how old such an event must be before it is.
+   */
+  @IsInt()
+  @Min(100)
+  EVENTS_SWEEP_INTERVAL_MS: number = 5_000;
+
+  /** How often events past the 30 days of the contract are deleted. */
+  @IsInt()
+  @Min(1_000)
+  EVENTS_RETENTION_INTERVAL_MS: number = 60 * 60_000;
+
+  /** How long a request to another service (catalog, runner) may take before it fails. */
+  @IsInt()
+  @Min(100)
+  RPC_TIMEOUT_MS: number = 10_000;
+
+  /** The NATS password of user `events`. Unset, events connects anonymously: for development only. */
+  @IsOptional()
+  @Matches(NATS_PASSWORD_PATTERN, {
+    message: 'NATS_EVENTS_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
+  })
+  NATS_EVENTS_PASSWORD?: string;
+
+  get natsEndpoint(): NatsEndpoint {
+    return { url: this.NATS_URL, identity: 'events', password: this.NATS_EVENTS_PASSWORD };
+  }
+}

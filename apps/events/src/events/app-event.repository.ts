@@ -1,0 +1,237 @@
+import type { Page } from '#common';
+import { EVENT_RETENTION_DAYS, type EventOutcome } from '#contracts';
+import { paginate, type PageRequest } from '#persistence';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+
+import { AppEventEntity } from './app-event.entity.js';
+
+export interface NewAppEvent {
+  id: string;
+  organizationId: string;
+  connectionId: string;
+  trigger: string;
+  deliveryId: string;
+  payload: string;
+  firedAt: Date;
+}
+
+/** One trigger an event reached, and what it did (null while its fan-out has not decided yet). */
+export interface OutcomeRow {
+  eventId: string;
+  workflowId: string;
+  triggerNodeId: string;
+  outcome: EventOutcome | null;
+  runId: string | null;
+  error: string | null;
+  at: Date;
+}
+
+interface RawOutcome {
+  event_id: string;
+  workflow_id: string;
+  trigger_node_id: string;
+  outcome: EventOutcome | null;
+  run_id: string | null;
+  error: string | null;
+  at: Date;
+}
+
+const toOutcome = (row: RawOutcome): OutcomeRow => ({
+  eventId: row.event_id,
+  workflowId: row.workflow_id,
+  triggerNodeId: row.trigger_node_id,
+  outcome: row.outcome,
+  runId: row.run_id,
+  error: row.error,
+  at: row.at,
+});
+
+export interface Listener {
+  workflowId: string;
+  triggerNodeId: string;
+}
+
+export interface DecidedOutcome extends Listener {
+  outcome: EventOutcome;
+  runId?: string | null;
+  error?: string | null;
+}
+
+@Injectable()
+export class AppEventRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get repo() {
+    return this.dataSource.getRepository(AppEventEntity);
+  }
+
+  /** Stores a delivery; false when this connection already has one with the same delivery id. */
+  async insert(event: NewAppEvent): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO events.app_events (id, organization_id, connection_id, trigger, delivery_id, payload, fired_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (connection_id, delivery_id) DO NOTHING
+       RETURNING id`,
+      [
+        event.id,
+        event.organizationId,
+        event.connectionId,
+        event.trigger,
+        event.deliveryId,
+        event.payload,
+        event.firedAt,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  find(id: string): Promise<AppEventEntity | null> {
+    return this.repo.findOneBy({ id });
+  }
+
+  findOwned(organizationId: string, id: string): Promise<AppEventEntity | null> {
+    return this.repo.findOneBy({ organizationId, id });
+  }
+
+  /**
+   * Records who an event reaches, once: the first fan-out to get here writes a pending outcome for
+   * each listener; a fan-out after a crash finds them written and goes on with the pending ones.
+   */
+  async resolveListeners(eventId: string, organizationId: string, found: Listener[]): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const claimed: [unknown[], number] = await manager.query(
+        `UPDATE events.app_events SET listeners_resolved = true WHERE id = $1 AND NOT listeners_resolved`,
+        [eventId],
+      );
+      if (claimed[1] === 0 || found.length === 0) return;
+      await manager.query(
+        `INSERT INTO events.event_outcomes (event_id, workflow_id, trigger_node_id, organization_id)
+         SELECT $1, w, n, $2 FROM unnest($3::text[], $4::text[]) AS l(w, n)
+         ON CONFLICT DO NOTHING`,
+        [
+          eventId,
+          organizationId,
+          found.map((listener) => listener.workflowId),
+          found.map((listener) => listener.triggerNodeId),
+        ],
+      );
+    });
+  }
+
+  async pendingOutcomes(eventId: string): Promise<OutcomeRow[]> {
+    const rows: RawOutcome[] = await this.dataSource.query(
+      `SELECT * FROM events.event_outcomes WHERE event_id = $1 AND outcome IS NULL`,
+      [eventId],
+    );
+    return rows.map(toOutcome);
+  }
+
+  async outcomeOf(eventId: string, workflowId: string, triggerNodeId: string): Promise<OutcomeRow | null> {
+    const rows: RawOutcome[] = await this.dataSource.query(
+      `SELECT * FROM events.event_outcomes WHERE event_id = $1 AND workflow_id = $2 AND trigger_node_id = $3`,
+      [eventId, workflowId, triggerNodeId],
+    );
+    return rows[0] ? toOutcome(rows[0]) : null;
+  }
+
+  /** Whether the event reached the workflow at all (it has an outcome row for it). */
+  async reached(eventId: string, workflowId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM events.event_outcomes WHERE event_id = $1 AND workflow_id = $2 LIMIT 1`,
+      [eventId, workflowId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Records an outcome. A trigger that started a run keeps that outcome: a replay or a second
+   * fan-out of the same event never overwrites it.
+   */
+  async record(eventId: string, organizationId: string, decided: DecidedOutcome): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO events.event_outcomes (event_id, workflow_id, trigger_node_id, organization_id, outcome, run_id, error, at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+       ON CONFLICT (event_id, workflow_id, trigger_node_id) DO UPDATE
+         SET outcome = EXCLUDED.outcome, run_id = EXCLUDED.run_id, error = EXCLUDED.error, at = EXCLUDED.at
+         WHERE event_outcomes.outcome IS DISTINCT FROM 'started'`,
+      [
+        eventId,
+        decided.workflowId,
+        decided.triggerNodeId,
+        organizationId,
+        decided.outcome,
+        decided.runId ?? null,
+        decided.error ?? null,
+      ],
+    );
+  }
+
+  /** The event's fan-out is over when none of its outcomes is pending any more. */
+  async markFannedOut(eventId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE events.app_events SET fanned_out_at = now()
+        WHERE id = $1 AND fanned_out_at IS NULL AND listeners_resolved
+          AND NOT EXISTS (SELECT 1 FROM events.event_outcomes WHERE event_id = $1 AND outcome IS NULL)`,
+      [eventId],
+    );
+  }
+
+  /**
+   * Claims stored events whose fan-out has not finished after `olderThanMs` (a lost publish, a
+   * crash) and was not swept in that time either; each claim numbers its sweep so its job is new.
+   */
+  async claimUnfinished(olderThanMs: number, limit: number): Promise<Array<{ id: string; sweeps: number }>> {
+    const [rows]: [Array<{ id: string; sweeps: number }>, number] = await this.dataSource.query(
+      `UPDATE events.app_events SET swept_at = now(), sweeps = sweeps + 1
+        WHERE id IN (
+          SELECT id FROM events.app_events
+           WHERE fanned_out_at IS NULL
+             AND received_at < now() - make_interval(secs => $1 / 1000.0)
+             AND (swept_at IS NULL OR swept_at < now() - make_interval(secs => $1 / 1000.0))
+           ORDER BY received_at
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+        RETURNING id, sweeps`,
+      [olderThanMs, limit],
+    );
+    return rows;
+  }
+
+  /** Deletes events past the contract's retention, a batch at a time; returns how many went. */
+  async deleteExpired(batch: number): Promise<number> {
+    const [, count]: [unknown, number] = await this.dataSource.query(
+      `DELETE FROM events.app_events WHERE id IN (
+         SELECT id FROM events.app_events
+          WHERE received_at < now() - make_interval(days => $1)
+          LIMIT $2)`,
+      [EVENT_RETENTION_DAYS, batch],
+    );
+    return count;
+  }
+
+  /** The workflow's events, newest first, and the decided outcomes of its triggers for each. */
+  async listForWorkflow(
+    organizationId: string,
+    workflowId: string,
+    page: PageRequest,
+  ): Promise<{ page: Page<AppEventEntity>; outcomes: OutcomeRow[] }> {
+    const query = this.repo
+      .createQueryBuilder('event')
+      .where('event.organization_id = :organizationId', { organizationId })
+      .andWhere(
+        'EXISTS (SELECT 1 FROM events.event_outcomes o WHERE o.event_id = event.id AND o.workflow_id = :workflowId)',
+        { workflowId },
+      );
+    const events = await paginate(query, page);
+    if (events.data.length === 0) return { page: events, outcomes: [] };
+    const rows: RawOutcome[] = await this.dataSource.query(
+      `SELECT * FROM events.event_outcomes
+        WHERE event_id = ANY($1::uuid[]) AND workflow_id = $2 AND outcome IS NOT NULL
+        ORDER BY trigger_node_id`,
+      [events.data.map((event) => event.id), workflowId],
+    );
+    return { page: events, outcomes: rows.map(toOutcome) };
+  }
+}

@@ -1,0 +1,79 @@
+import { DomainException, type Page } from '#common';
+import {
+  type AppEventDto,
+  EVENT_PREVIEW_LENGTH,
+  type EventOutcome,
+  type ListWorkflowEventsRequest,
+  type OutcomeDto,
+  type Principal,
+  type ReplayEventRequest,
+} from '#contracts';
+import { isId, newId } from '#persistence';
+import { Injectable } from '@nestjs/common';
+
+import { EventJobs } from '../delivery/event-jobs.service.js';
+import type { AppEventEntity } from './app-event.entity.js';
+import { AppEventRepository, type OutcomeRow } from './app-event.repository.js';
+
+/** The first characters of a payload, counted in code points so no character is cut in half. */
+export function previewOf(payload: string): string {
+  return Array.from(payload.slice(0, EVENT_PREVIEW_LENGTH * 2))
+    .slice(0, EVENT_PREVIEW_LENGTH)
+    .join('');
+}
+
+/** Only decided outcomes are listed (`row.outcome` is set). */
+const toOutcomeDto = (row: OutcomeRow & { outcome: EventOutcome }): OutcomeDto => ({
+  triggerNodeId: row.triggerNodeId,
+  outcome: row.outcome,
+  runId: row.runId,
+  error: row.error,
+  at: row.at.toISOString(),
+});
+
+const toAppEventDto = (event: AppEventEntity, outcomes: OutcomeRow[]): AppEventDto => ({
+  id: event.id,
+  triggerId: event.trigger,
+  preview: previewOf(event.payload),
+  firedAt: event.firedAt.toISOString(),
+  receivedAt: event.receivedAt.toISOString(),
+  outcomes: outcomes.flatMap((row) =>
+    row.outcome === null ? [] : [toOutcomeDto({ ...row, outcome: row.outcome })],
+  ),
+});
+
+/** The Workflow app events routes. The gateway has checked that the workflow is the caller's. */
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly events: AppEventRepository,
+    private readonly jobs: EventJobs,
+  ) {}
+
+  async list(
+    principal: Principal,
+    { workflowId, query }: ListWorkflowEventsRequest,
+  ): Promise<Page<AppEventDto>> {
+    const { page, outcomes } = await this.events.listForWorkflow(principal.organizationId, workflowId, query);
+    const byEvent = new Map<string, OutcomeRow[]>();
+    for (const outcome of outcomes)
+      byEvent.set(outcome.eventId, [...(byEvent.get(outcome.eventId) ?? []), outcome]);
+    return {
+      data: page.data.map((event) => toAppEventDto(event, byEvent.get(event.id) ?? [])),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  /** Queues the event for one trigger; what it does is recorded as that trigger's outcome. */
+  async replay(
+    principal: Principal,
+    { workflowId, eventId, triggerNodeId }: ReplayEventRequest,
+  ): Promise<{ queued: true }> {
+    const event = isId(eventId) ? await this.events.findOwned(principal.organizationId, eventId) : null;
+    if (!event || !(await this.events.reached(event.id, workflowId))) {
+      throw DomainException.notFound('event', eventId);
+    }
+    await this.jobs.publish({ eventId, workflowId, triggerNodeId, replayId: newId() });
+    return { queued: true };
+  }
+}

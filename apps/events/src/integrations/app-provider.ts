@@ -1,0 +1,68 @@
+import { DomainException } from '#common';
+import type { ActionResult, ConnectionHealth, IntegrationId } from '#contracts';
+
+/** A connection with its credentials opened: only ever held in this service's memory. */
+export interface OpenConnection {
+  id: string;
+  organizationId: string;
+  integrationId: IntegrationId;
+  health: ConnectionHealth;
+  credentials: Record<string, unknown>;
+}
+
+export interface ActionCall {
+  connection: OpenConnection;
+  /** The action's own name, without the provider: `request` for `http__request`. */
+  action: string;
+  input: Record<string, unknown>;
+  idempotencyKey: string;
+  timeoutMs: number;
+}
+
+export interface ActionDone extends ActionResult {
+  /** What the answer says about the connection, when it says something (a gone webhook URL). */
+  health?: ConnectionHealth;
+}
+
+/** An app's event as it arrived, verified. */
+export interface InboundEvent {
+  /** The app's id of the delivery: a redelivery carries the same one. */
+  deliveryId: string;
+  /** `<provider>/<trigger-name>`. */
+  trigger: string;
+  firedAt: Date;
+  payload: string;
+}
+
+/** What becomes of a connection being made: the credentials to keep, and a secret to show once. */
+export interface Connected {
+  credentials: Record<string, unknown>;
+  secret?: string;
+}
+
+/**
+ * One app integration. The built-in ones live in this service; an external app-connection service
+ * would implement the same four operations behind NATS. Each throws a DomainException whose message
+ * a member can act on.
+ */
+export interface AppProvider {
+  readonly id: IntegrationId;
+  /** Checks a member's `config` and turns it into the credentials to keep (invalid_request). */
+  connect(config: Record<string, unknown>): Connected;
+  /**
+   * Starts listening for `trigger` on the connection, or refuses with the reason (answered as
+   * subscription_failed). Built-in triggers arrive by webhook, so there is nothing to call.
+   */
+  subscribe(connection: OpenConnection, trigger: string): void;
+  /** One attempt of an action (already known to be one of this provider's). */
+  execute(call: ActionCall): Promise<ActionDone>;
+  /** Verifies a delivery to `/hooks/{connectionId}`; throws unauthorized when it is not the app's. */
+  receive?(connection: OpenConnection, headers: Record<string, string>, body: string): InboundEvent;
+}
+
+/** The app refused the connection itself (revoked credentials, a gone URL): it becomes unhealthy. */
+export class ConnectionRefused extends DomainException {
+  constructor(message: string) {
+    super('service_unavailable', message);
+  }
+}

@@ -1,0 +1,191 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+
+import { DomainException } from '#common';
+import ipaddr from 'ipaddr.js';
+import { Agent, errors as undiciErrors, request } from 'undici';
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+export interface OutboundRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Where a request was refused before any byte left: an address the service may not call. */
+export class ForbiddenAddress extends Error {}
+
+/** Only ordinary public addresses: no loopback, private, link-local, unique-local or reserved ones. */
+export function isPublicAddress(address: string): boolean {
+  try {
+    return ipaddr.process(address).range() === 'unicast';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A DNS lookup that refuses a name when any of its addresses is not public, so the address checked
+ * is the address connected to (no window for a second, different answer).
+ */
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    const refused = addresses.find((candidate) => !isPublicAddress(candidate.address));
+    const [first] = addresses;
+    if (refused || !first) {
+      return callback(
+        new ForbiddenAddress(`${hostname} resolves to ${refused?.address ?? 'nothing'}, a private address`),
+        '',
+        0,
+      );
+    }
+    if (options.all) return (callback as (e: null, a: LookupAddress[]) => void)(null, addresses);
+    callback(null, first.address, first.family);
+  });
+};
+
+/**
+ * HTTP for app actions. Every request goes through one connection pool whose DNS lookups refuse
+ * non-public addresses (unless private networks are allowed), redirects are followed here hop by
+ * hop so each hop is checked the same way, and an answer is read up to a size limit within the
+ * request's time limit.
+ */
+export class OutboundHttp {
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly allowPrivateNetworks: boolean,
+    private readonly maxResponseBytes: number,
+  ) {
+    this.agent = new Agent({
+      connections: 64,
+      keepAliveTimeout: 10_000,
+      ...(allowPrivateNetworks ? {} : { connect: { lookup: publicOnlyLookup } }),
+    });
+  }
+
+  async send(outbound: OutboundRequest): Promise<OutboundResponse> {
+    const signal = AbortSignal.timeout(outbound.timeoutMs);
+    let { method, body } = outbound;
+    let url = this.checkedUrl(outbound.url);
+    try {
+      for (let hop = 0; ; hop += 1) {
+        const response = await request(url, {
+          method: method as 'GET',
+          headers: outbound.headers,
+          body,
+          signal,
+          dispatcher: this.agent,
+        });
+        const location = response.headers.location;
+        if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
+          await response.body.dump();
+          if (hop >= MAX_REDIRECTS) throw appFailure(`More than ${MAX_REDIRECTS} redirects.`);
+          url = this.checkedUrl(new URL(location, url).toString());
+          if (response.statusCode === 303 || (response.statusCode <= 302 && method === 'POST')) {
+            method = 'GET';
+            body = undefined;
+          }
+          continue;
+        }
+        return {
+          status: response.statusCode,
+          headers: flatHeaders(response.headers),
+          body: await this.readBounded(response.body),
+        };
+      }
+    } catch (error) {
+      throw this.explain(error, outbound.timeoutMs);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private checkedUrl(raw: string): URL {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw DomainException.invalidRequest([{ path: 'url', message: 'url must be an absolute URL' }]);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw DomainException.invalidRequest([{ path: 'url', message: 'url must be http or https' }]);
+    }
+    if (url.username || url.password) {
+      throw DomainException.invalidRequest([
+        { path: 'url', message: 'url must not carry credentials; use headers' },
+      ]);
+    }
+    // A literal address is never looked up, so it is checked here.
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!this.allowPrivateNetworks && isIP(host) !== 0 && !isPublicAddress(host)) {
+      throw forbidden(`${host} is a private address`);
+    }
+    return url;
+  }
+
+  private async readBounded(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > this.maxResponseBytes) {
+        body.destroy();
+        throw appFailure(`The app answered with more than ${this.maxResponseBytes} bytes.`);
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private explain(error: unknown, timeoutMs: number): DomainException {
+    if (error instanceof DomainException) return error;
+    const cause = (error as { cause?: unknown }).cause;
+    if (error instanceof ForbiddenAddress || cause instanceof ForbiddenAddress) {
+      return forbidden((cause instanceof ForbiddenAddress ? cause : (error as Error)).message);
+    }
+    const name = (error as { name?: string }).name;
+    if (
+      name === 'TimeoutError' ||
+      name === 'AbortError' ||
+      error instanceof undiciErrors.RequestAbortedError
+    ) {
+      return appFailure(`The app did not answer within ${timeoutMs} ms (timed out).`);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return appFailure(`The request failed: ${message}`);
+  }
+}
+
+function forbidden(reason: string): DomainException {
+  return DomainException.invalidRequest(
+    [{ path: 'url', message: `${reason}: requests to private networks are not allowed` }],
+    `Refused: ${reason}; requests to private networks are not allowed.`,
+  );
+}
+
+/** The app failed the request (an error answer, no answer in time): the step fails, and may retry. */
+export function appFailure(message: string): DomainException {
+  return new DomainException('service_unavailable', message);
+}
+
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
