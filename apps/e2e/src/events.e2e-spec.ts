@@ -1,6 +1,7 @@
 import {
   type ApiClient,
   chainOf,
+  connectAs,
   createConnection,
   createMember,
   createOrganization,
@@ -13,7 +14,12 @@ import {
   type TestDiagram,
   waitFor,
 } from '#testing';
+import { randomUUID } from 'node:crypto';
+
+import { EventsSubjects, type Principal, servicePrincipal } from '#contracts';
+import type { NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
 
 /**
  * Apps and events through the HTTP API, as a member and as an app would use them: webhook
@@ -36,6 +42,22 @@ describe('apps and events', () => {
   let projectId: string;
   let hook: { connectionId: string; secret: string };
   let db: pg.Client;
+  let gateway: NatsConnection;
+
+  /** Asks the events service over NATS as the gateway does (the dashboard's `triggers`). */
+  async function askEvents<T>(bare: string, principal: Principal, data: object): Promise<T> {
+    const packet = JSON.stringify({
+      pattern: `${stack.env.NATS_SUBJECT_PREFIX}${bare}`,
+      data: { principal, data },
+      id: randomUUID(),
+    });
+    const answer = await gateway.request(`${stack.env.NATS_SUBJECT_PREFIX}${bare}`, packet, {
+      timeout: 10_000,
+    });
+    const { response } = answer.json<{ response: { ok: boolean; data: T } }>();
+    expect(response.ok).toBe(true);
+    return response.data;
+  }
 
   async function workflow(api: ApiClient, diagram: TestDiagram, publish = true): Promise<string> {
     const created = await api.post(`/api/v1/projects/${projectId}/workflows`, {
@@ -103,9 +125,11 @@ describe('apps and events', () => {
     hook = { connectionId: created.connectionId, secret: created.secret! };
     db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
     await db.connect();
+    gateway = await connectAs(stack, 'gateway');
   });
 
   afterAll(async () => {
+    await gateway?.close();
     await db?.end();
   });
 
@@ -244,7 +268,90 @@ describe('apps and events', () => {
     });
   });
 
+  describe('stored events', () => {
+    it('fans out an event whose queueing was lost, from the sweep', async () => {
+      const workflowId = await workflow(org.api, {
+        nodes: [nodes.webhook('hook', hook.connectionId, { lost: true })],
+        edges: [],
+      });
+      // Stored as ingress stores it, but its job never reached JetStream (a crash right after the insert).
+      await db.query(
+        `INSERT INTO events.app_events (id, organization_id, connection_id, trigger, delivery_id, payload, fired_at, received_at)
+         VALUES ($1, $2, $3, 'webhook/received', $4, $5, now(), now() - interval '1 minute')`,
+        [
+          randomUUID(),
+          org.organizationId,
+          hook.connectionId,
+          `msg_${randomUUID()}`,
+          JSON.stringify({ marker: 'swept', lost: true }),
+        ],
+      );
+      const [outcome] = await outcomesOf(org.api, workflowId, 'swept', ['hook']);
+      expect(outcome).toMatchObject({ outcome: 'started' });
+    });
+
+    it('deletes events after 30 days, with their outcomes', async () => {
+      const workflowId = await workflow(org.api, {
+        nodes: [nodes.webhook('hook', hook.connectionId, { kept: true })],
+        edges: [],
+      });
+      await send(hook.connectionId, hook.secret, { marker: 'recent', kept: true });
+      await outcomesOf(org.api, workflowId, 'recent', ['hook']);
+      const old = randomUUID();
+      await db.query(
+        `INSERT INTO events.app_events
+           (id, organization_id, connection_id, trigger, delivery_id, payload, fired_at, received_at, listeners_resolved, fanned_out_at)
+         VALUES ($1, $2, $3, 'webhook/received', $4, '{"marker":"old"}', now() - interval '31 days', now() - interval '31 days', true, now())`,
+        [old, org.organizationId, hook.connectionId, `msg_${randomUUID()}`],
+      );
+      await db.query(
+        `INSERT INTO events.event_outcomes (event_id, workflow_id, trigger_node_id, organization_id, outcome)
+         VALUES ($1, $2, 'hook', $3, 'no_listener')`,
+        [old, workflowId, org.organizationId],
+      );
+      // The shared stack runs retention every second (global-setup).
+      await waitFor(
+        async () => {
+          const { rows } = await db.query(
+            `SELECT count(*)::int AS n FROM events.event_outcomes WHERE event_id = $1`,
+            [old],
+          );
+          return rows[0].n === 0 ? true : undefined;
+        },
+        { what: 'the 31-day-old event to be deleted' },
+      );
+      const kept = await eventsOf(org.api, workflowId);
+      expect(kept.map((event) => JSON.parse(event.preview).marker)).toEqual(['recent']);
+    });
+  });
+
   describe('subscriptions', () => {
+    it('lets exactly one of two publishes racing for the last subscription win', async () => {
+      const free = await createOrganization(stack, { plan: 'free' });
+      const freeProject = (await free.api.post('/api/v1/projects', { name: 'Race' })).body.id;
+      const freeHook = await createConnection(stack, free.organizationId, 'webhook');
+      const limit = (await free.api.get('/api/v1/billing')).body.limits.subscriptions as number;
+      const create = async (diagram: TestDiagram) =>
+        (await free.api.post(`/api/v1/projects/${freeProject}/workflows`, { name: 'Race', diagram })).body
+          .id as string;
+      const filler = await create({
+        nodes: Array.from({ length: limit - 1 }, (_, index) =>
+          nodes.webhook(`f${index}`, freeHook.connectionId, { f: index }),
+        ),
+        edges: [],
+      });
+      expect((await free.api.post(`/api/v1/workflows/${filler}/publish`, {})).status).toBe(201);
+      const racers = await Promise.all(
+        ['a', 'b'].map((name) =>
+          create({ nodes: [nodes.webhook(name, freeHook.connectionId, { racer: name })], edges: [] }),
+        ),
+      );
+      const answers = await Promise.all(
+        racers.map((id) => free.api.post(`/api/v1/workflows/${id}/publish`, {})),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 402]);
+    });
+
     it('shares one subscription per connection, trigger and filter, and answers 402 past the plan', async () => {
       const free = await createOrganization(stack, { plan: 'free' });
       const freeProject = (await free.api.post('/api/v1/projects', { name: 'Subscriptions' })).body.id;
@@ -414,6 +521,20 @@ describe('apps and events', () => {
         return current.outcomes.find((outcome: Outcome) => outcome.outcome === 'dead');
       });
       expect(dead).toMatchObject({ triggerNodeId: 'hook', runId: null });
+      // The dashboard hears of the broken trigger, its connection gone.
+      const { triggers } = await askEvents<{ triggers: unknown[] }>(
+        EventsSubjects.triggersUnhealthy.bare,
+        servicePrincipal(org.organizationId),
+        {},
+      );
+      expect(triggers).toContainEqual({
+        workflowId,
+        triggerNodeId: 'hook',
+        connectionId: doomed.connectionId,
+        status: 'error',
+        error: expect.stringMatching(/deleted/),
+        health: null,
+      });
       // A delivery to the deleted connection is refused.
       expect((await send(doomed.connectionId, doomed.secret!, { marker: 'after-delete' })).status).toBe(401);
     });
@@ -518,6 +639,45 @@ describe('apps and events', () => {
       expect(sent).toMatchObject({ method: 'POST' });
       expect(JSON.parse(sent!.body)).toEqual({ hello: 'world' });
       expect(sent!.headers['idempotency-key']).toBe(`${run.id}:send:1`);
+      // Signed with the connection's secret, so the receiver can check where it came from.
+      expect(() =>
+        new Webhook(other.secret!).verify(sent!.body, sent!.headers as Record<string, string>),
+      ).not.toThrow();
+    });
+
+    it('posts slack__post_message through the connection, and marks it unhealthy when Slack refuses it', async () => {
+      const slackOrg = await createOrganization(stack);
+      const slackProject = (await slackOrg.api.post('/api/v1/projects', { name: 'Slack' })).body.id;
+      const slack = await createConnection(stack, slackOrg.organizationId, 'slack', {
+        config: { webhookUrl: `${target.url}/slack/T000/B000` },
+      });
+      target.respond('/slack/T000/B000', { status: 200, body: 'ok' }, { status: 410, body: 'no_service' });
+      const created = await slackOrg.api.post(`/api/v1/projects/${slackProject}/workflows`, {
+        name: 'Slack',
+        diagram: chainOf(
+          nodes.trigger('t'),
+          nodes.action('post', 'slack__post_message', { text: 'Hi {{trigger.name}}' }),
+        ),
+      });
+      expect((await slackOrg.api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
+      const runWith = async (name: string) => {
+        const started = await slackOrg.api.post(`/api/v1/workflows/${created.body.id}/runs`, {
+          input: JSON.stringify({ name }),
+        });
+        return finished(slackOrg.api, started.body.id);
+      };
+      expect((await runWith('Ada')).status).toBe('complete');
+      expect(JSON.parse(target.requestsTo('/slack/T000/B000')[0]!.body)).toEqual({ text: 'Hi Ada' });
+      const refused = await runWith('Bob');
+      expect(refused.status).toBe('errored');
+      expect(refused.steps.find((step: any) => step.nodeId === 'post').error).toMatch(/410/);
+      const member = await createMember(stack, slackOrg.organizationId);
+      const [connection] = await member.api.listAll('/app/connections');
+      expect(connection).toMatchObject({
+        id: slack.connectionId,
+        integrationId: 'slack',
+        health: 'unhealthy',
+      });
     });
 
     it('refuses to publish an action with no connection to use (publish rule 4)', async () => {

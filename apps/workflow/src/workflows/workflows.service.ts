@@ -243,8 +243,12 @@ export class WorkflowsService {
 
   private async assertPublishable(principal: Principal, diagram: Diagram): Promise<void> {
     const issues = validateDiagram(diagram);
-    const checked = await Promise.all(this.publishChecks.map((rule) => rule.check(principal, diagram)));
-    issues.push(...checked.flat());
+    // Checks against other services read nodes as their schema says; a malformed diagram is answered
+    // with its own issues first, rather than also with what follows from them.
+    if (issues.length === 0) {
+      const checked = await Promise.all(this.publishChecks.map((rule) => rule.check(principal, diagram)));
+      issues.push(...checked.flat());
+    }
     if (issues.length > 0) {
       throw new DomainException(
         'invalid_workflow',
