@@ -78,11 +78,13 @@ export class EventDelivery {
     const listening = (await this.bindings.listeningTo(event.connectionId, event.trigger)).filter((binding) =>
       matchesFilter(binding.filter, payload),
     );
-    await this.events.resolveListeners(event.id, event.organizationId, listening);
+    const recorded = await this.events.resolveListeners(event.id, event.organizationId, listening);
+    if (recorded && listening.length === 0) return;
     const current = new Map(
       listening.map((binding) => [`${binding.workflowId}\u0000${binding.triggerNodeId}`, binding]),
     );
-    const pending = await this.events.pendingOutcomes(event.id);
+    // Just recorded, every listener is pending; otherwise an earlier delivery decided some already.
+    const pending = recorded ? listening : await this.events.pendingOutcomes(event.id);
     let deferred: TryAgain | undefined;
     for (let start = 0; start < pending.length; start += DECISIONS_AT_ONCE) {
       await Promise.all(

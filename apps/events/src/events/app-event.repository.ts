@@ -97,27 +97,30 @@ export class AppEventRepository {
 
   /**
    * Records who an event reaches, once: the first fan-out to get here writes a pending outcome for
-   * each listener; a fan-out after a crash finds them written and goes on with the pending ones.
+   * each listener (an event nobody listens to is finished at once); a fan-out after a crash finds
+   * them written and goes on with the pending ones. True when this call recorded them.
    */
-  async resolveListeners(eventId: string, organizationId: string, found: Listener[]): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const claimed: [unknown[], number] = await manager.query(
-        `UPDATE events.app_events SET listeners_resolved = true WHERE id = $1 AND NOT listeners_resolved`,
-        [eventId],
-      );
-      if (claimed[1] === 0 || found.length === 0) return;
-      await manager.query(
-        `INSERT INTO events.event_outcomes (event_id, workflow_id, trigger_node_id, organization_id)
-         SELECT $1, w, n, $2 FROM unnest($3::text[], $4::text[]) AS l(w, n)
-         ON CONFLICT DO NOTHING`,
-        [
-          eventId,
-          organizationId,
-          found.map((listener) => listener.workflowId),
-          found.map((listener) => listener.triggerNodeId),
-        ],
-      );
-    });
+  async resolveListeners(eventId: string, organizationId: string, found: Listener[]): Promise<boolean> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `WITH claimed AS (
+         UPDATE events.app_events
+            SET listeners_resolved = true, fanned_out_at = CASE WHEN $4::int = 0 THEN now() END
+          WHERE id = $1 AND NOT listeners_resolved
+          RETURNING id),
+       pending AS (
+         INSERT INTO events.event_outcomes (event_id, workflow_id, trigger_node_id, organization_id)
+         SELECT claimed.id, l.w, l.n, $2 FROM claimed, unnest($3::text[], $5::text[]) AS l(w, n)
+         ON CONFLICT DO NOTHING)
+       SELECT id FROM claimed`,
+      [
+        eventId,
+        organizationId,
+        found.map((listener) => listener.workflowId),
+        found.length,
+        found.map((listener) => listener.triggerNodeId),
+      ],
+    );
+    return rows.length === 1;
   }
 
   async pendingOutcomes(eventId: string): Promise<OutcomeRow[]> {
