@@ -9,7 +9,13 @@ import type { Logger } from 'pino';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { LOGGER } from '../events.tokens.js';
 import type { AppEventEntity } from '../events/app-event.entity.js';
-import { AppEventRepository, type DecidedOutcome } from '../events/app-event.repository.js';
+import {
+  AppEventRepository,
+  type DecidedOutcome,
+  type EventToFanOut,
+  type Listener,
+  type UndecidedOutcome,
+} from '../events/app-event.repository.js';
 import { type Binding, BindingRepository } from '../subscriptions/binding.repository.js';
 import { matchesFilter, parsePayload } from '../subscriptions/event-filter.js';
 
@@ -57,59 +63,81 @@ export class EventDelivery {
   ) {}
 
   async handle(job: EventJob, delivery: JobDelivery): Promise<JobOutcome> {
-    const event = await this.events.find(job.eventId);
-    if (!event) return JobOutcomes.ack; // past retention
     try {
       if (job.replayId !== undefined && job.workflowId !== undefined && job.triggerNodeId !== undefined) {
-        await this.replay(event, job.workflowId, job.triggerNodeId, delivery);
+        await this.replay(job.eventId, job.workflowId, job.triggerNodeId, delivery);
       } else {
-        await this.fanOut(event, delivery);
+        await this.fanOut(job.eventId, delivery);
       }
       return JobOutcomes.ack;
     } catch (error) {
       if (!(error instanceof TryAgain)) throw error;
-      this.logger.warn({ eventId: event.id, reason: error.message }, 'event delivery deferred');
+      this.logger.warn({ eventId: job.eventId, reason: error.message }, 'event delivery deferred');
       return JobOutcomes.retry(redeliveryDelayMs(delivery.deliveryCount));
     }
   }
 
-  private async fanOut(event: AppEventEntity, delivery: JobDelivery): Promise<void> {
+  /**
+   * The first fan-out decides every listener and records them all in one statement; a later one
+   * (after a crash, or when the runner could not answer) decides those still pending.
+   */
+  private async fanOut(eventId: string, delivery: JobDelivery): Promise<void> {
+    const event = await this.events.forFanOut(eventId);
+    if (!event) return; // past retention
     const payload = parsePayload(event.payload);
-    const listening = (await this.bindings.listeningTo(event.connectionId, event.trigger)).filter((binding) =>
-      matchesFilter(binding.filter, payload),
+    const listening = new Map(
+      event.bindings
+        .filter((binding) => matchesFilter(binding.filter, payload))
+        .map((binding) => [`${binding.workflowId}\u0000${binding.triggerNodeId}`, binding]),
     );
-    const recorded = await this.events.resolveListeners(event.id, event.organizationId, listening);
-    if (recorded && listening.length === 0) return;
-    const current = new Map(
-      listening.map((binding) => [`${binding.workflowId}\u0000${binding.triggerNodeId}`, binding]),
-    );
-    // Just recorded, every listener is pending; otherwise an earlier delivery decided some already.
-    const pending = recorded ? listening : await this.events.pendingOutcomes(event.id);
-    let deferred: TryAgain | undefined;
+    const pending: Listener[] = event.listenersResolved
+      ? await this.events.pendingOutcomes(event.id)
+      : [...listening.values()];
+    const outcomes = await this.decideAll(event, payload, pending, listening, delivery);
+    const decided = outcomes.filter((outcome): outcome is DecidedOutcome => outcome.outcome !== null);
+    const firstRecorded =
+      !event.listenersResolved &&
+      (await this.events.recordFirstFanOut(event.id, event.organizationId, outcomes));
+    if (!firstRecorded) await this.events.recordDecided(event.id, event.organizationId, decided);
+    if (decided.length < outcomes.length) throw new TryAgain('the runner did not answer for every trigger');
+  }
+
+  /** Decides the listeners a few at a time; one the runner could not answer for stays undecided. */
+  private async decideAll(
+    event: EventToFanOut,
+    payload: unknown,
+    pending: Listener[],
+    listening: Map<string, Binding>,
+    delivery: JobDelivery,
+  ): Promise<Array<DecidedOutcome | UndecidedOutcome>> {
+    const outcomes: Array<DecidedOutcome | UndecidedOutcome> = [];
     for (let start = 0; start < pending.length; start += DECISIONS_AT_ONCE) {
-      await Promise.all(
-        pending.slice(start, start + DECISIONS_AT_ONCE).map(async ({ workflowId, triggerNodeId }) => {
-          const binding = current.get(`${workflowId}\u0000${triggerNodeId}`);
-          try {
-            const decided = await this.decide(event, payload, workflowId, triggerNodeId, binding, delivery);
-            await this.events.record(event.id, event.organizationId, decided);
-          } catch (error) {
-            if (!(error instanceof TryAgain)) throw error;
-            deferred = error;
-          }
-        }),
+      const batch = pending.slice(start, start + DECISIONS_AT_ONCE);
+      outcomes.push(
+        ...(await Promise.all(
+          batch.map(async ({ workflowId, triggerNodeId }) => {
+            const binding = listening.get(`${workflowId}\u0000${triggerNodeId}`);
+            try {
+              return await this.decide(event, payload, workflowId, triggerNodeId, binding, delivery);
+            } catch (error) {
+              if (!(error instanceof TryAgain)) throw error;
+              return { workflowId, triggerNodeId, outcome: null };
+            }
+          }),
+        )),
       );
     }
-    if (deferred) throw deferred;
-    await this.events.markFannedOut(event.id);
+    return outcomes;
   }
 
   private async replay(
-    event: AppEventEntity,
+    eventId: string,
     workflowId: string,
     triggerNodeId: string,
     delivery: JobDelivery,
   ): Promise<void> {
+    const event = await this.events.find(eventId);
+    if (!event) return; // past retention
     const earlier = await this.events.outcomeOf(event.id, workflowId, triggerNodeId);
     if (earlier?.outcome === 'started') return;
     const [binding] = await this.bindings.find(event.organizationId, workflowId, [triggerNodeId]);
@@ -121,12 +149,12 @@ export class EventDelivery {
       binding,
       delivery,
     );
-    await this.events.record(event.id, event.organizationId, decided);
+    await this.events.recordDecided(event.id, event.organizationId, [decided]);
   }
 
   /** What the event does for one trigger: start its run, or the reason it does not. */
   private async decide(
-    event: AppEventEntity,
+    event: Pick<AppEventEntity, 'id' | 'organizationId' | 'connectionId' | 'trigger' | 'payload'>,
     payload: unknown,
     workflowId: string,
     triggerNodeId: string,

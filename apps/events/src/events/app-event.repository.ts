@@ -5,6 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 
+import { type Binding, type BindingRow, toBinding } from '../subscriptions/binding.repository.js';
 import { AppEventEntity } from './app-event.entity.js';
 
 export interface NewAppEvent {
@@ -59,6 +60,28 @@ export interface DecidedOutcome extends Listener {
   error?: string | null;
 }
 
+/** A listener whose outcome could not be decided yet (the runner did not answer): it stays pending. */
+export interface UndecidedOutcome extends Listener {
+  outcome: null;
+}
+
+/** What a fan-out reads in one go: the event, and every trigger bound to its connection and trigger. */
+export interface EventToFanOut extends Pick<
+  AppEventEntity,
+  'id' | 'organizationId' | 'connectionId' | 'trigger' | 'payload'
+> {
+  listenersResolved: boolean;
+  bindings: Binding[];
+}
+
+const outcomeColumns = (outcomes: Array<DecidedOutcome | UndecidedOutcome>) => [
+  outcomes.map((outcome) => outcome.workflowId),
+  outcomes.map((outcome) => outcome.triggerNodeId),
+  outcomes.map((outcome) => outcome.outcome),
+  outcomes.map((outcome) => (outcome.outcome === null ? null : (outcome.runId ?? null))),
+  outcomes.map((outcome) => (outcome.outcome === null ? null : (outcome.error ?? null))),
+];
+
 @Injectable()
 export class AppEventRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -95,32 +118,89 @@ export class AppEventRepository {
     return this.repo.findOneBy({ organizationId, id });
   }
 
+  async forFanOut(id: string): Promise<EventToFanOut | null> {
+    const rows: Array<{
+      id: string;
+      organization_id: string;
+      connection_id: string;
+      trigger: string;
+      payload: string;
+      listeners_resolved: boolean;
+      bindings: BindingRow[];
+    }> = await this.dataSource.query(
+      `SELECT e.id, e.organization_id, e.connection_id, e.trigger, e.payload, e.listeners_resolved,
+              COALESCE((SELECT json_agg(b) FROM events.trigger_bindings b
+                         WHERE b.connection_id = e.connection_id AND b.trigger = e.trigger), '[]') AS bindings
+         FROM events.app_events e WHERE e.id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    return row
+      ? {
+          id: row.id,
+          organizationId: row.organization_id,
+          connectionId: row.connection_id,
+          trigger: row.trigger,
+          payload: row.payload,
+          listenersResolved: row.listeners_resolved,
+          bindings: row.bindings.map(toBinding),
+        }
+      : null;
+  }
+
   /**
-   * Records who an event reaches, once: the first fan-out to get here writes a pending outcome for
-   * each listener (an event nobody listens to is finished at once); a fan-out after a crash finds
-   * them written and goes on with the pending ones. True when this call recorded them.
+   * The first fan-out of an event records, in one statement, who it reached and what each did (an
+   * undecided one pending), and finishes the event when nothing is pending. False when another
+   * fan-out recorded them first: then nothing was written.
    */
-  async resolveListeners(eventId: string, organizationId: string, found: Listener[]): Promise<boolean> {
-    const rows: Array<{ id: string }> = await this.dataSource.query(
+  async recordFirstFanOut(
+    eventId: string,
+    organizationId: string,
+    outcomes: Array<DecidedOutcome | UndecidedOutcome>,
+  ): Promise<boolean> {
+    const finished = outcomes.every((outcome) => outcome.outcome !== null);
+    const rows: unknown[] = await this.dataSource.query(
       `WITH claimed AS (
          UPDATE events.app_events
-            SET listeners_resolved = true, fanned_out_at = CASE WHEN $4::int = 0 THEN now() END
+            SET listeners_resolved = true, fanned_out_at = CASE WHEN $3 THEN now() END
           WHERE id = $1 AND NOT listeners_resolved
           RETURNING id),
-       pending AS (
-         INSERT INTO events.event_outcomes (event_id, workflow_id, trigger_node_id, organization_id)
-         SELECT claimed.id, l.w, l.n, $2 FROM claimed, unnest($3::text[], $5::text[]) AS l(w, n)
+       recorded AS (
+         INSERT INTO events.event_outcomes
+           (event_id, workflow_id, trigger_node_id, organization_id, outcome, run_id, error)
+         SELECT claimed.id, o.w, o.n, $2, o.outcome, o.run, o.error
+           FROM claimed, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+                AS o(w, n, outcome, run, error)
          ON CONFLICT DO NOTHING)
        SELECT id FROM claimed`,
-      [
-        eventId,
-        organizationId,
-        found.map((listener) => listener.workflowId),
-        found.length,
-        found.map((listener) => listener.triggerNodeId),
-      ],
+      [eventId, organizationId, finished, ...outcomeColumns(outcomes)],
     );
     return rows.length === 1;
+  }
+
+  /**
+   * Records decided outcomes of an event whose listeners were recorded before, and finishes the
+   * event when none is left pending. A trigger that started a run keeps that outcome: a replay or a
+   * second fan-out never overwrites it.
+   */
+  async recordDecided(eventId: string, organizationId: string, decided: DecidedOutcome[]): Promise<void> {
+    await this.dataSource.query(
+      `WITH recorded AS (
+         INSERT INTO events.event_outcomes
+           (event_id, workflow_id, trigger_node_id, organization_id, outcome, run_id, error, at)
+         SELECT $1, o.w, o.n, $2, o.outcome, o.run, o.error, now()
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS o(w, n, outcome, run, error)
+         ON CONFLICT (event_id, workflow_id, trigger_node_id) DO UPDATE
+           SET outcome = EXCLUDED.outcome, run_id = EXCLUDED.run_id, error = EXCLUDED.error, at = EXCLUDED.at
+           WHERE event_outcomes.outcome IS DISTINCT FROM 'started')
+       UPDATE events.app_events SET fanned_out_at = now()
+        WHERE id = $1 AND fanned_out_at IS NULL AND listeners_resolved
+          AND NOT EXISTS (
+            SELECT 1 FROM events.event_outcomes p
+             WHERE p.event_id = $1 AND p.outcome IS NULL
+               AND (p.workflow_id, p.trigger_node_id) NOT IN (SELECT * FROM unnest($3::text[], $4::text[])))`,
+      [eventId, organizationId, ...outcomeColumns(decided)],
+    );
   }
 
   async pendingOutcomes(eventId: string): Promise<OutcomeRow[]> {
@@ -146,39 +226,6 @@ export class AppEventRepository {
       [eventId, workflowId],
     );
     return rows.length > 0;
-  }
-
-  /**
-   * Records an outcome. A trigger that started a run keeps that outcome: a replay or a second
-   * fan-out of the same event never overwrites it.
-   */
-  async record(eventId: string, organizationId: string, decided: DecidedOutcome): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO events.event_outcomes (event_id, workflow_id, trigger_node_id, organization_id, outcome, run_id, error, at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, now())
-       ON CONFLICT (event_id, workflow_id, trigger_node_id) DO UPDATE
-         SET outcome = EXCLUDED.outcome, run_id = EXCLUDED.run_id, error = EXCLUDED.error, at = EXCLUDED.at
-         WHERE event_outcomes.outcome IS DISTINCT FROM 'started'`,
-      [
-        eventId,
-        decided.workflowId,
-        decided.triggerNodeId,
-        organizationId,
-        decided.outcome,
-        decided.runId ?? null,
-        decided.error ?? null,
-      ],
-    );
-  }
-
-  /** The event's fan-out is over when none of its outcomes is pending any more. */
-  async markFannedOut(eventId: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE events.app_events SET fanned_out_at = now()
-        WHERE id = $1 AND fanned_out_at IS NULL AND listeners_resolved
-          AND NOT EXISTS (SELECT 1 FROM events.event_outcomes WHERE event_id = $1 AND outcome IS NULL)`,
-      [eventId],
-    );
   }
 
   /**

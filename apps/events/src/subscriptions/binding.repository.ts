@@ -18,7 +18,7 @@ export interface Binding {
   error: string | null;
 }
 
-interface BindingRow {
+export interface BindingRow {
   workflow_id: string;
   trigger_node_id: string;
   organization_id: string;
@@ -30,7 +30,7 @@ interface BindingRow {
   error: string | null;
 }
 
-const toBinding = (row: BindingRow): Binding => ({
+export const toBinding = (row: BindingRow): Binding => ({
   workflowId: row.workflow_id,
   triggerNodeId: row.trigger_node_id,
   organizationId: row.organization_id,
@@ -121,15 +121,6 @@ export class BindingRepository {
       [organizationId, workflowId],
     );
     return count;
-  }
-
-  /** Every trigger listening (or paused, or broken) for this connection's `trigger`. */
-  async listeningTo(connectionId: string, trigger: string): Promise<Binding[]> {
-    const rows: BindingRow[] = await this.dataSource.query(
-      `SELECT * FROM events.trigger_bindings WHERE connection_id = $1 AND trigger = $2`,
-      [connectionId, trigger],
-    );
-    return rows.map(toBinding);
   }
 
   async find(organizationId: string, workflowId: string, triggerNodeIds: string[]): Promise<Binding[]> {
