@@ -27,6 +27,7 @@ import { ProjectsController } from './projects/projects.controller.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { RunsController } from './runs/runs.controller.js';
 import { SkillsController } from './skills/skills.controller.js';
+import { AgentsController } from './agents/agents.controller.js';
 import { WorkflowsController } from './workflows/workflows.controller.js';
 
 const NATS_CONNECTION = Symbol('NATS_CONNECTION');
@@ -48,6 +49,7 @@ export class GatewayModule implements OnApplicationShutdown {
         AuthProxyController,
         ProjectsController,
         SkillsController,
+        AgentsController,
         BillingController,
         ConnectionsController,
         EventsController,

@@ -19,4 +19,5 @@ export const QueueGroups = {
   runner: subject('runner'),
   database: subject('database'),
   events: subject('events'),
+  agent: subject('agent'),
 } as const;

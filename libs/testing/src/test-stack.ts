@@ -17,7 +17,7 @@ import { isBuilt, runMigrations, type ServiceProcess, startService } from './ser
  * The services a full stack runs, in start order. Each issue that adds a service adds it here; the
  * stack starts those that are built.
  */
-export const SERVICE_APPS = ['catalog', 'database', 'events', 'workflow', 'runner'] as const;
+export const SERVICE_APPS = ['catalog', 'database', 'events', 'agent', 'workflow', 'runner'] as const;
 
 export interface StackDescription {
   baseUrl: string;

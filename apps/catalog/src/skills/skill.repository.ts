@@ -1,5 +1,5 @@
 import type { Page } from '#common';
-import { newId, paginate, type PageRequest } from '#persistence';
+import { isId, newId, paginate, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -41,6 +41,17 @@ export class SkillRepository {
 
   list(viewer: SkillViewer, page: PageRequest): Promise<Page<SkillEntity>> {
     return paginate(this.visibleTo(viewer), page);
+  }
+
+  /** The ids among `ids` of skills the viewer can see. */
+  async existing(viewer: SkillViewer, ids: string[]): Promise<string[]> {
+    const wanted = ids.filter(isId);
+    if (wanted.length === 0) return [];
+    const rows = await this.visibleTo(viewer)
+      .andWhere('skill.id IN (:...wanted)', { wanted })
+      .select('skill.id', 'id')
+      .getRawMany<{ id: string }>();
+    return rows.map((row) => row.id);
   }
 
   find(viewer: SkillViewer, id: string): Promise<SkillEntity | null> {

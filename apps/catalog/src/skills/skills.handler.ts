@@ -3,6 +3,7 @@ import {
   type CreateSkillDto,
   type IdAndBody,
   type IdRequest,
+  type IdsRequest,
   type PageQueryDto,
   type Principal,
   type UpdateSkillDto,
@@ -34,6 +35,11 @@ export class SkillsHandler {
   @Handles(CatalogSubjects.skillsUpdate)
   update({ id, body }: IdAndBody<UpdateSkillDto>, principal: Principal) {
     return this.skills.update(principal, id, body);
+  }
+
+  @Handles(CatalogSubjects.skillsExisting)
+  async existing({ ids }: IdsRequest, principal: Principal) {
+    return { ids: await this.skills.existing(principal, ids) };
   }
 
   @Handles(CatalogSubjects.skillsDelete)

@@ -72,6 +72,14 @@ export class SkillsService {
     return { deleted: true };
   }
 
+  /**
+   * The organization skills among `ids`. An agent is shared by every member, so a member's own
+   * skill is never mounted on one: its instructions would reach everyone who uses the agent.
+   */
+  existing(principal: Principal, ids: string[]): Promise<string[]> {
+    return this.skills.existing({ organizationId: principal.organizationId, userId: null }, ids);
+  }
+
   private async findVisible(principal: Principal, id: string): Promise<SkillEntity> {
     const skill = isId(id) ? await this.skills.find(principal, id) : null;
     if (!skill) throw DomainException.notFound('skill', id);

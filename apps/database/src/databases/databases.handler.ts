@@ -3,6 +3,7 @@ import {
   DatabaseSubjects,
   type IdAndBody,
   type IdRequest,
+  type IdsRequest,
   type PageQueryDto,
   type Principal,
   type UpdateDatabaseDto,
@@ -34,6 +35,11 @@ export class DatabasesHandler {
   @Handles(DatabaseSubjects.update)
   update({ id, body }: IdAndBody<UpdateDatabaseDto>, principal: Principal) {
     return this.databases.update(principal, id, body);
+  }
+
+  @Handles(DatabaseSubjects.existing)
+  async existing({ ids }: IdsRequest, principal: Principal) {
+    return { ids: await this.databases.existing(principal, ids) };
   }
 
   @Handles(DatabaseSubjects.delete)

@@ -29,6 +29,10 @@ export class DatabasesService {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  existing(principal: Principal, ids: string[]): Promise<string[]> {
+    return this.databases.existing(principal.organizationId, ids);
+  }
+
   async list(principal: Principal, query: PageQueryDto): Promise<Page<DatabaseDto>> {
     return mapPage(await this.databases.list(principal.organizationId, query), toDatabaseDto);
   }

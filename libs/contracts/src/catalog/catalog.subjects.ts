@@ -15,6 +15,7 @@ import {
   ResolveCredential,
   type ResolvedCredential,
 } from '../auth/auth.messages.js';
+import { type ExistingIds, IdsRequest } from '../agents/agent.dto.js';
 import type { BillingDto } from '../billing/billing.dto.js';
 import { ConsumeRunRequest, type PlanLimitsReply } from '../billing/plan.messages.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
@@ -86,6 +87,11 @@ export const CatalogSubjects = {
     callers: ['gateway'],
     reply: returns<DeletedDto>(),
   }),
+  /** Which of these are skills of the organization (not a member's own), for an agent's grants. */
+  skillsExisting: rpc('catalog.skills.existing', IdsRequest, {
+    callers: ['agent'],
+    reply: returns<ExistingIds>(),
+  }),
 
   billingGet: rpc('catalog.billing.get', EmptyRequest, {
     callers: ['gateway'],
@@ -97,7 +103,7 @@ export const CatalogSubjects = {
    * asks first, then counts and inserts under its own lock, so no lock waits on this request.
    */
   planLimits: rpc('catalog.plan.limits', EmptyRequest, {
-    callers: ['database', 'events'],
+    callers: ['database', 'events', 'agent'],
     reply: returns<PlanLimitsReply>(),
   }),
   /** Counts one run against the monthly quota, or refuses it with plan_limit_reached. */

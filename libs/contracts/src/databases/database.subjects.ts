@@ -1,5 +1,6 @@
 import type { Page } from '#common';
 
+import { type ExistingIds, IdsRequest } from '../agents/agent.dto.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import { IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
@@ -25,6 +26,11 @@ export const DatabaseSubjects = {
     reply: returns<DatabaseDto>(),
   }),
   delete: rpc('database.databases.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),
+  /** Which of these databases exist in the caller's organization (an agent's grants). */
+  existing: rpc('database.databases.existing', IdsRequest, {
+    callers: ['agent'],
+    reply: returns<ExistingIds>(),
+  }),
   /**
    * The query route's batch for the runner's `database` step, except that params may also be
    * booleans. Request and reply must each fit in one NATS message: a batch whose answer would not is

@@ -37,7 +37,7 @@ export const EventsSubjects = {
   }),
   /** Every connection of the organization, without credentials: publish rule 4 and the action step. */
   connectionsSummary: rpc('events.connections.summary', EmptyRequest, {
-    callers: ['workflow', 'runner'],
+    callers: ['workflow', 'runner', 'agent'],
     reply: returns<{ connections: ConnectionSummary[] }>(),
   }),
   adminConnectionCreate: systemRpc('events.admin.connection.create', AdminConnectionCreate, {

@@ -1,3 +1,4 @@
+import { AgentSubjects } from '../agents/agent.subjects.js';
 import { CatalogSubjects } from '../catalog/catalog.subjects.js';
 import { DatabaseSubjects } from '../databases/database.subjects.js';
 import { EventJobsStream, EventsSubjects } from '../events/event.subjects.js';
@@ -15,6 +16,7 @@ export const SUBJECT_CATALOG: readonly CatalogEntry[] = [
   ...Object.values(RunnerSubjects),
   ...Object.values(DatabaseSubjects),
   ...Object.values(EventsSubjects),
+  ...Object.values(AgentSubjects),
 ];
 
 export const JETSTREAM_CATALOG: readonly JetStreamEntry[] = [RunJobsStream, EventJobsStream];

@@ -12,6 +12,7 @@ export const NATS_IDENTITIES = [
   'runner',
   'database',
   'events',
+  'agent',
   'admin',
 ] as const;
 export type NatsIdentity = (typeof NATS_IDENTITIES)[number];
@@ -85,7 +86,8 @@ function serverOf(bare: string): ServiceIdentity {
     owner === 'workflow' ||
     owner === 'runner' ||
     owner === 'database' ||
-    owner === 'events'
+    owner === 'events' ||
+    owner === 'agent'
   )
     return owner;
   throw new Error(`${bare}: a subject starts with the name of the service that serves it`);

@@ -1,0 +1,62 @@
+import {
+  connectNats,
+  HealthModule,
+  NatsHealthIndicator,
+  ReadinessChecks,
+  RpcClient,
+  ServiceHealthController,
+} from '#nats';
+import { dataSourceOptions } from '#persistence';
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+import { AgentConfig } from './agent.config.js';
+import { agentDataSource } from './agent.data-source.js';
+import { NATS_CONNECTION } from './agent.tokens.js';
+import { AgentRepository } from './agents/agent.repository.js';
+import { AgentsHandler } from './agents/agents.handler.js';
+import { AgentsService } from './agents/agents.service.js';
+import { GrantCheck } from './agents/grant-check.service.js';
+
+@Module({})
+export class AgentModule implements OnApplicationShutdown {
+  constructor(@Inject(NATS_CONNECTION) private readonly nats: NatsConnection) {}
+
+  static forRoot(config: AgentConfig): DynamicModule {
+    return {
+      module: AgentModule,
+      imports: [TypeOrmModule.forRoot(dataSourceOptions(agentDataSource(config.DATABASE_URL))), HealthModule],
+      controllers: [ServiceHealthController, AgentsHandler],
+      providers: [
+        { provide: AgentConfig, useValue: config },
+        {
+          provide: NATS_CONNECTION,
+          useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'agent-client'),
+        },
+        {
+          provide: RpcClient,
+          inject: [NATS_CONNECTION],
+          useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
+        },
+        {
+          provide: ReadinessChecks,
+          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION],
+          useFactory: (postgres: TypeOrmHealthIndicator, nats: NatsHealthIndicator, client: NatsConnection) =>
+            new ReadinessChecks([
+              () => postgres.pingCheck('postgres'),
+              () => nats.pingCheck('nats_client', client),
+            ]),
+        },
+        AgentRepository,
+        GrantCheck,
+        AgentsService,
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.nats.drain();
+  }
+}

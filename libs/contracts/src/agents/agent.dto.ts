@@ -1,0 +1,183 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+
+import { EnumField, OptionalTextField, SlugField, TextField } from '../common/field.decorators.js';
+import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+
+export const AGENT_PROVIDERS = ['gateway', 'platform-ai'] as const;
+export type AgentProvider = (typeof AGENT_PROVIDERS)[number];
+
+export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+/** Grants of one kind an agent may hold: enough for any real agent, bounded for the store. */
+export const AGENT_GRANTS_MAX = 100;
+export const AGENT_INSTRUCTIONS_MAX_LENGTH = 100_000;
+export const AGENT_MODEL_MAX_LENGTH = 200;
+
+/** A list of ids (or refs) granted to an agent. */
+function IdsField(description: string, { optional = false } = {}): PropertyDecorator {
+  return applyDecorators(
+    optional
+      ? ApiPropertyOptional({ type: [String], maxItems: AGENT_GRANTS_MAX, description })
+      : ApiProperty({ type: [String], maxItems: AGENT_GRANTS_MAX, description }),
+    ...(optional ? [IsOptional()] : []),
+    IsArray(),
+    ArrayMaxSize(AGENT_GRANTS_MAX),
+    IsString({ each: true }),
+    MaxLength(MESSAGE_ID_MAX_LENGTH, { each: true }),
+  );
+}
+
+/** Per app connection, the actions the agent may call, and those that wait for approval first. */
+export class AppGrantDto {
+  @TextField({ min: 1, max: MESSAGE_ID_MAX_LENGTH })
+  connectionId!: string;
+
+  @TextField({ min: 1, max: 100, description: "The connection's integration, e.g. `http`." })
+  integrationId!: string;
+
+  @IdsField('Action refs `<provider>__<action>` of the integration.')
+  actions!: string[];
+
+  @IdsField('The picked refs that wait for approval before running.')
+  approvals!: string[];
+}
+
+/** The output form: the contract states no difference from the input. */
+export class AppGrantOutput extends AppGrantDto {}
+
+export class AgentDto {
+  @ApiProperty()
+  id!: string;
+
+  @ApiProperty({ description: 'Unique in the organization.' })
+  name!: string;
+
+  @ApiProperty()
+  description!: string;
+
+  @ApiProperty()
+  instructions!: string;
+
+  @ApiProperty({ enum: AGENT_PROVIDERS })
+  provider!: AgentProvider;
+
+  @ApiProperty({ description: "Empty runs the provider's default model." })
+  model!: string;
+
+  @ApiProperty({ enum: THINKING_LEVELS })
+  thinkingLevel!: ThinkingLevel;
+
+  @ApiProperty({ type: () => [AppGrantOutput] })
+  apps!: AppGrantOutput[];
+
+  @ApiProperty({ type: [String], description: 'Skill ids mounted.' })
+  skills!: string[];
+
+  @ApiProperty({ type: [String], description: 'Database ids the agent may query.' })
+  databases!: string[];
+
+  @ApiProperty({ type: [String], description: 'The picked databases the agent may also write to.' })
+  databaseWrites!: string[];
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt!: string;
+}
+
+/** The body of `POST /api/v1/agents`; omitted fields take the contract's defaults. */
+export class CreateAgentDto {
+  @SlugField()
+  name!: string;
+
+  @OptionalTextField({ max: 1024 })
+  description?: string;
+
+  @OptionalTextField({ max: AGENT_INSTRUCTIONS_MAX_LENGTH })
+  instructions?: string;
+
+  @EnumField(AGENT_PROVIDERS, { optional: true, description: 'Default `gateway`.' })
+  provider?: AgentProvider;
+
+  @OptionalTextField({
+    max: AGENT_MODEL_MAX_LENGTH,
+    description: "Default empty: the provider's default model.",
+  })
+  model?: string;
+
+  @EnumField(THINKING_LEVELS, { optional: true, description: 'Default `medium`.' })
+  thinkingLevel?: ThinkingLevel;
+
+  @ApiPropertyOptional({ type: () => [AppGrantDto], maxItems: AGENT_GRANTS_MAX })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(AGENT_GRANTS_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => AppGrantDto)
+  apps?: AppGrantDto[];
+
+  @IdsField('Skill ids to mount.', { optional: true })
+  skills?: string[];
+
+  @IdsField('Database ids the agent may query.', { optional: true })
+  databases?: string[];
+
+  @IdsField('Of `databases`, those the agent may also write to.', { optional: true })
+  databaseWrites?: string[];
+}
+
+/** The body of `PATCH /api/v1/agents/{id}`: only the fields sent change. */
+export class UpdateAgentDto {
+  @SlugField({ optional: true })
+  name?: string;
+
+  @OptionalTextField({ max: 1024 })
+  description?: string;
+
+  @OptionalTextField({ max: AGENT_INSTRUCTIONS_MAX_LENGTH })
+  instructions?: string;
+
+  @EnumField(AGENT_PROVIDERS, { optional: true })
+  provider?: AgentProvider;
+
+  @OptionalTextField({ max: AGENT_MODEL_MAX_LENGTH })
+  model?: string;
+
+  @EnumField(THINKING_LEVELS, { optional: true })
+  thinkingLevel?: ThinkingLevel;
+
+  @ApiPropertyOptional({ type: () => [AppGrantDto], maxItems: AGENT_GRANTS_MAX })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(AGENT_GRANTS_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => AppGrantDto)
+  apps?: AppGrantDto[];
+
+  @IdsField('Skill ids to mount.', { optional: true })
+  skills?: string[];
+
+  @IdsField('Database ids the agent may query.', { optional: true })
+  databases?: string[];
+
+  @IdsField('Of `databases`, those the agent may also write to.', { optional: true })
+  databaseWrites?: string[];
+}
+
+/** Ids asked about by another service: which of them exist in the caller's organization. */
+export class IdsRequest {
+  @IsArray()
+  @ArrayMaxSize(AGENT_GRANTS_MAX)
+  @IsString({ each: true })
+  @MaxLength(MESSAGE_ID_MAX_LENGTH, { each: true })
+  ids!: string[];
+}
+
+export interface ExistingIds {
+  ids: string[];
+}

@@ -1,0 +1,19 @@
+import type { Page } from '#common';
+
+import type { DeletedDto } from '../common/deleted.dto.js';
+import { PageQueryDto } from '../common/page.dto.js';
+import { IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
+import { returns, rpc } from '../messaging/subject-catalog.js';
+import { type AgentDto, CreateAgentDto, UpdateAgentDto } from './agent.dto.js';
+
+export const AgentSubjects = {
+  list: rpc('agent.agents.list', PageQueryDto, { callers: ['gateway'], reply: returns<Page<AgentDto>>() }),
+  create: rpc('agent.agents.create', CreateAgentDto, { callers: ['gateway'], reply: returns<AgentDto>() }),
+  get: rpc('agent.agents.get', IdRequest, { callers: ['gateway'], reply: returns<AgentDto>() }),
+  update: rpc('agent.agents.update', IdAndBodyOf(UpdateAgentDto), {
+    callers: ['gateway'],
+    reply: returns<AgentDto>(),
+  }),
+  /** The agent and its threads. */
+  delete: rpc('agent.agents.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),
+} as const;
