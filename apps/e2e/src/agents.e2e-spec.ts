@@ -1,7 +1,9 @@
 import {
+  chainOf,
   createConnection,
   createMember,
   createOrganization,
+  nodes,
   type OrganizationFixture,
   runningStack,
 } from '#testing';
@@ -222,5 +224,37 @@ describe('agents', () => {
       details: { resource: 'agents', limit },
     });
     expect(await free.api.listAll('/api/v1/agents')).toHaveLength(limit);
+  });
+
+  it('publishes an Agent node only with one of the organization’s agents (publish rule 5)', async () => {
+    const projectId = (await org.api.post('/api/v1/projects', { name: 'Agents' })).body.id;
+    const agentId = (await org.api.post('/api/v1/agents', { name: 'publisher' })).body.id as string;
+    const foreign = (await (await createOrganization(stack)).api.post('/api/v1/agents', { name: 'foreign' }))
+      .body.id as string;
+    const agentNode = (id: string) => ({
+      id: 'ask',
+      data: { type: 'agent', properties: { agentId: id, task: '' } },
+    });
+    const publishWith = async (id: string) => {
+      const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
+        name: 'Agent step',
+        diagram: chainOf(nodes.trigger('t'), agentNode(id)),
+      });
+      return org.api.post(`/api/v1/workflows/${created.body.id}/publish`, {});
+    };
+    expect((await publishWith(agentId)).status).toBe(201);
+    for (const id of [foreign, '01900000-0000-7000-8000-000000000000', 'x'.repeat(300)]) {
+      const refused = await publishWith(id);
+      expect({ status: refused.status, code: refused.body.error?.code }).toEqual({
+        status: 400,
+        code: 'invalid_workflow',
+      });
+      expect(refused.body.error.details.issues).toEqual([
+        expect.objectContaining({ nodeId: 'ask', path: 'nodes.1.data.properties.agentId' }),
+      ]);
+    }
+    // Deleting the agent makes the workflow unpublishable.
+    expect((await org.api.delete(`/api/v1/agents/${agentId}`)).status).toBe(200);
+    expect((await publishWith(agentId)).body.error?.code).toBe('invalid_workflow');
   });
 });

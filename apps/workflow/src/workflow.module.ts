@@ -13,6 +13,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { CatalogClient } from './peers/catalog.client.js';
+import { AgentsClient } from './peers/agents.client.js';
 import { EventsClient } from './peers/events.client.js';
 import { RunnerClient } from './peers/runner.client.js';
 import { ScheduleRepository } from './schedules/schedule.repository.js';
@@ -22,6 +23,7 @@ import { WorkflowConfig } from './workflow.config.js';
 import { workflowDataSource } from './workflow.database.js';
 import { PUBLISH_CHECKS, type PublishCheck } from './workflows/publish-check.js';
 import { ActionConnectionsCheck } from './workflows/action-connections.check.js';
+import { AgentNodesCheck } from './workflows/agent-nodes.check.js';
 import { EventTriggerActivation } from './workflows/event-trigger-activation.js';
 import { TriggerActivation } from './workflows/trigger-activation.js';
 import { WorkflowDeletion } from './workflows/workflow-deletion.service.js';
@@ -62,13 +64,17 @@ export class WorkflowModule implements OnApplicationShutdown {
               () => nats.pingCheck('nats_client', client),
             ]),
         },
-        // Publish rule 5 (agents) joins this list with the agents issue.
         {
           provide: PUBLISH_CHECKS,
-          inject: [ActionConnectionsCheck],
-          useFactory: (actions: ActionConnectionsCheck): PublishCheck[] => [actions],
+          inject: [ActionConnectionsCheck, AgentNodesCheck],
+          useFactory: (actions: ActionConnectionsCheck, agents: AgentNodesCheck): PublishCheck[] => [
+            actions,
+            agents,
+          ],
         },
         ActionConnectionsCheck,
+        AgentNodesCheck,
+        AgentsClient,
         { provide: TriggerActivation, useClass: EventTriggerActivation },
         CatalogClient,
         EventsClient,

@@ -1,5 +1,5 @@
 import type { Page } from '#common';
-import { newId, paginate, type PageRequest } from '#persistence';
+import { isId, newId, paginate, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -39,6 +39,17 @@ export class AgentRepository {
 
   find(organizationId: string, id: string): Promise<AgentEntity | null> {
     return this.repo().findOneBy({ organizationId, id });
+  }
+
+  /** The ids among `ids` of the organization's agents. */
+  async existing(organizationId: string, ids: string[]): Promise<string[]> {
+    const wanted = ids.filter(isId);
+    if (wanted.length === 0) return [];
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM agent.agents WHERE organization_id = $1 AND id = ANY($2::uuid[])`,
+      [organizationId, wanted],
+    );
+    return rows.map((row) => row.id);
   }
 
   list(organizationId: string, page: PageRequest): Promise<Page<AgentEntity>> {

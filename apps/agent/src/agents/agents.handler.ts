@@ -3,6 +3,7 @@ import {
   type CreateAgentDto,
   type IdAndBody,
   type IdRequest,
+  type IdsRequest,
   type PageQueryDto,
   type Principal,
   type UpdateAgentDto,
@@ -34,6 +35,11 @@ export class AgentsHandler {
   @Handles(AgentSubjects.update)
   update({ id, body }: IdAndBody<UpdateAgentDto>, principal: Principal) {
     return this.agents.update(principal, id, body);
+  }
+
+  @Handles(AgentSubjects.existing)
+  async existing({ ids }: IdsRequest, principal: Principal) {
+    return { ids: await this.agents.existing(principal, ids) };
   }
 
   @Handles(AgentSubjects.delete)

@@ -141,6 +141,10 @@ export class AgentsService {
     return { deleted: true };
   }
 
+  existing(principal: Principal, ids: string[]): Promise<string[]> {
+    return this.agents.existing(principal.organizationId, ids);
+  }
+
   private async findOwned(principal: Principal, id: string): Promise<AgentEntity> {
     const agent = isId(id) ? await this.agents.find(principal.organizationId, id) : null;
     if (!agent) throw DomainException.notFound('agent', id);

@@ -4,7 +4,7 @@ import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import { IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
 import { returns, rpc } from '../messaging/subject-catalog.js';
-import { type AgentDto, CreateAgentDto, UpdateAgentDto } from './agent.dto.js';
+import { type AgentDto, CreateAgentDto, type ExistingIds, IdsRequest, UpdateAgentDto } from './agent.dto.js';
 
 export const AgentSubjects = {
   list: rpc('agent.agents.list', PageQueryDto, { callers: ['gateway'], reply: returns<Page<AgentDto>>() }),
@@ -13,6 +13,11 @@ export const AgentSubjects = {
   update: rpc('agent.agents.update', IdAndBodyOf(UpdateAgentDto), {
     callers: ['gateway'],
     reply: returns<AgentDto>(),
+  }),
+  /** Which of these agents exist in the caller's organization (publish rule 5). */
+  existing: rpc('agent.agents.existing', IdsRequest, {
+    callers: ['workflow'],
+    reply: returns<ExistingIds>(),
   }),
   /** The agent and its threads. */
   delete: rpc('agent.agents.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),
