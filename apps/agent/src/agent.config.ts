@@ -1,6 +1,6 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
 import { ServiceConfig } from '#common';
-import { IsInt, IsOptional, Matches, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 
 export class AgentConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3106;
@@ -9,6 +9,38 @@ export class AgentConfig extends ServiceConfig {
   @IsInt()
   @Min(100)
   RPC_TIMEOUT_MS: number = 10_000;
+
+  /** The AI gateway: an OpenAI-compatible base URL (`https://…/v1`), its key and its default model. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  AI_GATEWAY_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  AI_GATEWAY_API_KEY?: string;
+
+  @IsOptional()
+  @IsString()
+  AI_GATEWAY_DEFAULT_MODEL?: string;
+
+  /** A model server next to the platform (Ollama, vLLM), OpenAI-compatible, and its default model. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PLATFORM_AI_URL: string = 'http://127.0.0.1:11434/v1';
+
+  @IsOptional()
+  @IsString()
+  PLATFORM_AI_DEFAULT_MODEL?: string;
+
+  /** Model calls of one Agent step at most (each tool round trip is one). */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  AGENT_MAX_STEPS: number = 10;
+
+  /** One model call may take this long. */
+  @IsInt()
+  @Min(1_000)
+  AGENT_MODEL_TIMEOUT_MS: number = 60_000;
 
   /** The NATS password of user `agent`. Unset, agent connects anonymously: for development only. */
   @IsOptional()

@@ -19,6 +19,10 @@ import { AgentRepository } from './agents/agent.repository.js';
 import { AgentsHandler } from './agents/agents.handler.js';
 import { AgentsService } from './agents/agents.service.js';
 import { GrantCheck } from './agents/grant-check.service.js';
+import { AgentStepsHandler } from './steps/agent-steps.handler.js';
+import { AgentSteps } from './steps/agent-steps.service.js';
+import { LanguageModels } from './steps/language-models.js';
+import { ThreadRepository } from './threads/thread.repository.js';
 
 @Module({})
 export class AgentModule implements OnApplicationShutdown {
@@ -28,7 +32,7 @@ export class AgentModule implements OnApplicationShutdown {
     return {
       module: AgentModule,
       imports: [TypeOrmModule.forRoot(dataSourceOptions(agentDataSource(config.DATABASE_URL))), HealthModule],
-      controllers: [ServiceHealthController, AgentsHandler],
+      controllers: [ServiceHealthController, AgentsHandler, AgentStepsHandler],
       providers: [
         { provide: AgentConfig, useValue: config },
         {
@@ -49,7 +53,10 @@ export class AgentModule implements OnApplicationShutdown {
               () => nats.pingCheck('nats_client', client),
             ]),
         },
+        { provide: LanguageModels, useValue: new LanguageModels(config) },
         AgentRepository,
+        ThreadRepository,
+        AgentSteps,
         GrantCheck,
         AgentsService,
       ],

@@ -23,6 +23,7 @@ import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resource
 import { RunEngine } from './engine/run-engine.service.js';
 import { ConditionExecutor } from './executors/condition.executor.js';
 import { ActionExecutor } from './executors/action.executor.js';
+import { AgentExecutor } from './executors/agent.executor.js';
 import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
@@ -38,8 +39,15 @@ import { RunsService } from './runs/runs.service.js';
 import { RunStarter } from './start/run-starter.service.js';
 import { RunSweeper } from './sweeper/run-sweeper.service.js';
 
-/** Node executors of this service. The agent and action executors join this list. */
-const NODE_EXECUTORS = [TriggerExecutor, ConditionExecutor, DelayExecutor, DatabaseExecutor, ActionExecutor];
+/** Node executors of this service. */
+const NODE_EXECUTORS = [
+  TriggerExecutor,
+  ConditionExecutor,
+  DelayExecutor,
+  DatabaseExecutor,
+  ActionExecutor,
+  AgentExecutor,
+];
 
 @Module({})
 export class RunnerModule implements OnApplicationShutdown {

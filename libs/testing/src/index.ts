@@ -10,3 +10,4 @@ export * from './service-process.js';
 export * from './test-stack.js';
 export * from './wait.util.js';
 export * from './webhooks.js';
+export * from './scripted-model.js';

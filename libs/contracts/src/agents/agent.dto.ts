@@ -181,3 +181,41 @@ export class IdsRequest {
 export interface ExistingIds {
   ids: string[];
 }
+
+/** An Agent step may take this long in all, model calls and tools together; the runner waits a little longer. */
+export const AGENT_STEP_TIMEOUT_MS = 5 * 60_000;
+export const AGENT_TASK_MAX_LENGTH = 100_000;
+
+/** `AgentSubjects.stepsRun`: one Agent step of a run, done unattended in a new thread. */
+export class AgentStepRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  agentId!: string;
+
+  @IsString()
+  @MaxLength(AGENT_TASK_MAX_LENGTH)
+  task!: string;
+
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  runId!: string;
+
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  nodeId!: string;
+
+  @IsString()
+  @MaxLength(200)
+  workflowName!: string;
+}
+
+/** The Agent step's output fields. */
+export interface AgentStepResult {
+  response: string;
+  /** The thread the step's conversation is kept in. */
+  thread: string;
+  /** One line per tool call: the tool and `ok`, or the tool and its error. */
+  tools: string;
+  /** The ask-first calls of the step, as JSON text. */
+  approvals: string;
+}

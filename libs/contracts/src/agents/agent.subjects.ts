@@ -4,7 +4,15 @@ import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import { IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
 import { returns, rpc } from '../messaging/subject-catalog.js';
-import { type AgentDto, CreateAgentDto, type ExistingIds, IdsRequest, UpdateAgentDto } from './agent.dto.js';
+import {
+  type AgentDto,
+  AgentStepRequest,
+  type AgentStepResult,
+  CreateAgentDto,
+  type ExistingIds,
+  IdsRequest,
+  UpdateAgentDto,
+} from './agent.dto.js';
 
 export const AgentSubjects = {
   list: rpc('agent.agents.list', PageQueryDto, { callers: ['gateway'], reply: returns<Page<AgentDto>>() }),
@@ -18,6 +26,11 @@ export const AgentSubjects = {
   existing: rpc('agent.agents.existing', IdsRequest, {
     callers: ['workflow'],
     reply: returns<ExistingIds>(),
+  }),
+  /** Runs one Agent step (the runner's `agent` node): the agent answers the task in a new thread. */
+  stepsRun: rpc('agent.steps.run', AgentStepRequest, {
+    callers: ['runner'],
+    reply: returns<AgentStepResult>(),
   }),
   /** The agent and its threads. */
   delete: rpc('agent.agents.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),

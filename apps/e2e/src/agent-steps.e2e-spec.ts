@@ -1,0 +1,154 @@
+import {
+  chainOf,
+  createOrganization,
+  nodes,
+  type OrganizationFixture,
+  ScriptedModel,
+  TestStack,
+  waitFor,
+} from '#testing';
+
+/**
+ * The Agent step against a scripted OpenAI-compatible model over real HTTP: the answer becomes the
+ * step's output and the run's reply, the conversation a thread, and every way the model can fail a
+ * clear step error. The stack is its own, with the AI gateway pointed at the scripted model.
+ */
+describe('agent steps', () => {
+  let stack: TestStack;
+  let model: ScriptedModel;
+  let org: OrganizationFixture;
+  let projectId: string;
+
+  beforeAll(async () => {
+    model = await ScriptedModel.start();
+    stack = await TestStack.start(
+      {
+        AI_GATEWAY_URL: model.url,
+        AI_GATEWAY_API_KEY: 'test-key',
+        AI_GATEWAY_DEFAULT_MODEL: 'scripted-default',
+        AGENT_MODEL_TIMEOUT_MS: '1500',
+      },
+      { services: ['catalog', 'events', 'agent', 'workflow', 'runner'] },
+    );
+    org = await createOrganization(stack.description);
+    projectId = (await org.api.post('/api/v1/projects', { name: 'Agent steps' })).body.id;
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await model?.stop();
+  });
+
+  const agentNode = (agentId: string, task?: string) => ({
+    id: 'ask',
+    data: { type: 'agent', properties: { agentId, ...(task === undefined ? {} : { task }) } },
+  });
+
+  async function runAgent(agent: Record<string, unknown>, input: unknown, task?: string) {
+    const created = await org.api.post('/api/v1/agents', agent);
+    expect(created.status).toBe(201);
+    const workflow = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
+      name: `Ask ${String(agent.name)}`,
+      diagram: chainOf(nodes.trigger('t'), agentNode(created.body.id, task)),
+    });
+    expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
+    const started = await org.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {
+      input: typeof input === 'string' ? input : JSON.stringify(input),
+    });
+    expect(started.status).toBe(201);
+    const run = await waitFor(
+      async () => {
+        const current = await org.api.get(`/api/v1/runs/${started.body.id}`);
+        return ['complete', 'errored'].includes(current.body.status) ? current.body : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the agent run to end' },
+    );
+    return {
+      run,
+      step: run.steps.find((step: any) => step.nodeId === 'ask'),
+      workflowName: `Ask ${String(agent.name)}`,
+    };
+  }
+
+  it('answers the task unattended: the answer is the output and the reply, the conversation a thread', async () => {
+    model.queue({ text: 'Ada ordered 3 lamps.' });
+    const calls = model.calls.length;
+    const { run, step, workflowName } = await runAgent(
+      { name: 'summarizer', instructions: 'Summarize orders in one line.', thinkingLevel: 'low' },
+      { customer: 'Ada', lamps: 3 },
+      'Summarize the order of {{trigger.customer}}.',
+    );
+    expect(run.status).toBe('complete');
+    expect(step.output).toEqual({
+      response: 'Ada ordered 3 lamps.',
+      thread: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      tools: '',
+      approvals: '[]',
+    });
+    expect(run.reply).toBe('Ada ordered 3 lamps.');
+
+    const [call] = model.calls.slice(calls);
+    expect(call!.model).toBe('scripted-default');
+    expect(call!.body.reasoning_effort).toBe('low');
+    const [system, user] = call!.messages;
+    expect(system).toMatchObject({ role: 'system' });
+    expect(String(system!.content)).toMatch(/^Summarize orders in one line\.[\s\S]*unattended/);
+    expect(user).toEqual({ role: 'user', content: 'Summarize the order of Ada.' });
+
+    const db = await import('pg');
+    const client = new db.default.Client({ connectionString: stack.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT t.title, array_agg(m.role ORDER BY m.position) AS roles
+           FROM agent.threads t JOIN agent.messages m ON m.thread_id = t.id
+          WHERE t.id = $1 GROUP BY t.title`,
+        [step.output.thread],
+      );
+      expect(rows).toEqual([{ title: `${workflowName} · run ${run.id}`, roles: ['user', 'assistant'] }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('takes the raw input as the task right after the trigger, the agent’s model, and no effort when off', async () => {
+    const calls = model.calls.length;
+    const { run } = await runAgent(
+      { name: 'raw-input', model: 'custom-model', thinkingLevel: 'off' },
+      'Plain text from the caller',
+    );
+    expect(run.status).toBe('complete');
+    const [call] = model.calls.slice(calls);
+    expect(call!.model).toBe('custom-model');
+    expect(call!.body).not.toHaveProperty('reasoning_effort');
+    expect(call!.messages.at(-1)).toEqual({ role: 'user', content: 'Plain text from the caller' });
+  });
+
+  it('fails the step with a clear message when the model refuses, answers garbage, is slow or is not configured', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp, (() => void)?]> = [
+      [
+        { name: 'refused' },
+        /refused the call \(401\)/,
+        () => model.queue({ status: 401, body: { error: { message: 'bad key' } } }),
+      ],
+      [
+        { name: 'garbage' },
+        /not a chat completion/,
+        () => model.queue({ garbage: '{"not": "a completion"}' }),
+      ],
+      [
+        { name: 'slow' },
+        /did not answer within 1500 ms/,
+        () => model.queue({ delayMs: 4_000, text: 'late' }),
+      ],
+      [{ name: 'unconfigured', provider: 'platform-ai' }, /platform-ai provider is not configured/],
+    ];
+    for (const [agent, message, script] of cases) {
+      script?.();
+      const { run, step } = await runAgent(agent, {}, 'Do it.');
+      expect({ agent: agent.name, status: run.status }).toEqual({ agent: agent.name, status: 'errored' });
+      expect(step).toMatchObject({ status: 'error', error: expect.stringMatching(message) });
+      model.clear();
+    }
+  });
+});

@@ -1,0 +1,56 @@
+import { DomainException } from '#common';
+import { AGENT_STEP_TIMEOUT_MS, AgentSubjects } from '#contracts';
+import { RpcClient } from '#nats';
+import { Injectable } from '@nestjs/common';
+
+import { type NodeExecutor, type PreparedStep, type StepContext, StepFailure } from './node-executor.js';
+import { NodeExecutorProvider } from './node-executor.registry.js';
+
+/** Time for the answer to come back after the agent service's own limit. */
+const ANSWER_MARGIN_MS = 10_000;
+
+/**
+ * Runs one of the organization's agents on the step's task, through the agent service. An empty task
+ * is the text of the step before (right after the trigger, the raw input). The agent's answer is the
+ * step's text, so a run that ends with it replies with it.
+ */
+@Injectable()
+@NodeExecutorProvider()
+export class AgentExecutor implements NodeExecutor {
+  readonly type = 'agent';
+  readonly pure = false;
+  readonly textField = 'response';
+
+  constructor(private readonly rpc: RpcClient) {}
+
+  prepare(context: StepContext): PreparedStep {
+    const { agentId, task } = context.properties as { agentId?: unknown; task?: unknown };
+    if (typeof agentId !== 'string' || agentId === '') throw new StepFailure('agentId must be an agent id.');
+    if (task !== undefined && typeof task !== 'string') throw new StepFailure('task must be text.');
+    const rendered = task ? context.render(task) : context.previousText;
+    const request = {
+      agentId: context.render(agentId),
+      task: rendered,
+      runId: context.run.id,
+      nodeId: context.node.id,
+      workflowName: context.run.workflowName.slice(0, 200),
+    };
+    return {
+      input: JSON.stringify({ agentId: request.agentId, task: request.task }),
+      run: async () => {
+        try {
+          const output = await this.rpc.request(
+            AgentSubjects.stepsRun,
+            context.run.principal,
+            request,
+            AGENT_STEP_TIMEOUT_MS + ANSWER_MARGIN_MS,
+          );
+          return { status: 'done', output: { ...output } };
+        } catch (error) {
+          if (error instanceof DomainException) throw new StepFailure(error.message);
+          throw error;
+        }
+      },
+    };
+  }
+}

@@ -1,0 +1,88 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One answer of the scripted model, in the order the calls come. */
+export type ScriptedAnswer =
+  | { text: string }
+  | { status: number; body: unknown }
+  | { garbage: string }
+  | { delayMs: number; text: string };
+
+export interface ModelCall {
+  model: string;
+  messages: Array<{ role: string; content: unknown }>;
+  body: Record<string, unknown>;
+}
+
+/**
+ * An OpenAI-compatible chat-completions server that plays the model over real HTTP with answers a
+ * test scripts: text, an error status, something that is not a completion, or a slow answer. It
+ * records each call. Nothing reaches a network.
+ */
+export class ScriptedModel {
+  readonly calls: ModelCall[] = [];
+  private readonly script: ScriptedAnswer[] = [];
+  private readonly server: Server;
+
+  private constructor() {
+    this.server = createServer((request, response) => void this.reply(request, response));
+  }
+
+  static async start(): Promise<ScriptedModel> {
+    const model = new ScriptedModel();
+    await new Promise<void>((resolve) => model.server.listen(0, '127.0.0.1', resolve));
+    return model;
+  }
+
+  /** The base URL a provider is configured with (`…/v1`). */
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  /** Queues answers; when the script runs out, the model answers `{text: "ok"}`. */
+  queue(...answers: ScriptedAnswer[]): this {
+    this.script.push(...answers);
+    return this;
+  }
+
+  /** Forgets the answers not given yet. */
+  clear(): void {
+    this.script.length = 0;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async reply(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+      response.writeHead(404).end();
+      return;
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    this.calls.push({ model: String(body.model), messages: body.messages as ModelCall['messages'], body });
+    const next = this.script.shift() ?? { text: 'ok' };
+    if ('status' in next) {
+      response.writeHead(next.status, { 'content-type': 'application/json' }).end(JSON.stringify(next.body));
+      return;
+    }
+    if ('garbage' in next) {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(next.garbage);
+      return;
+    }
+    if ('delayMs' in next) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
+    if (response.destroyed) return;
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: `chatcmpl-${this.calls.length}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: next.text }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      }),
+    );
+  }
+}
