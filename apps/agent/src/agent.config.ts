@@ -42,6 +42,11 @@ export class AgentConfig extends ServiceConfig {
   @Min(1_000)
   AGENT_MODEL_TIMEOUT_MS: number = 60_000;
 
+  /** A tool's result is given to the model up to this many characters. */
+  @IsInt()
+  @Min(100)
+  AGENT_TOOL_RESULT_MAX_CHARS: number = 20_000;
+
   /** The NATS password of user `agent`. Unset, agent connects anonymously: for development only. */
   @IsOptional()
   @Matches(NATS_PASSWORD_PATTERN, {

@@ -21,6 +21,7 @@ import { AgentsService } from './agents/agents.service.js';
 import { GrantCheck } from './agents/grant-check.service.js';
 import { AgentStepsHandler } from './steps/agent-steps.handler.js';
 import { AgentSteps } from './steps/agent-steps.service.js';
+import { AgentTools } from './steps/agent-tools.js';
 import { LanguageModels } from './steps/language-models.js';
 import { ThreadRepository } from './threads/thread.repository.js';
 
@@ -57,6 +58,7 @@ export class AgentModule implements OnApplicationShutdown {
         AgentRepository,
         ThreadRepository,
         AgentSteps,
+        AgentTools,
         GrantCheck,
         AgentsService,
       ],

@@ -1,6 +1,8 @@
 import {
   chainOf,
+  createConnection,
   createOrganization,
+  HttpTarget,
   nodes,
   type OrganizationFixture,
   ScriptedModel,
@@ -27,8 +29,9 @@ describe('agent steps', () => {
         AI_GATEWAY_API_KEY: 'test-key',
         AI_GATEWAY_DEFAULT_MODEL: 'scripted-default',
         AGENT_MODEL_TIMEOUT_MS: '1500',
+        ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
       },
-      { services: ['catalog', 'events', 'agent', 'workflow', 'runner'] },
+      { services: ['catalog', 'database', 'events', 'agent', 'workflow', 'runner'] },
     );
     org = await createOrganization(stack.description);
     projectId = (await org.api.post('/api/v1/projects', { name: 'Agent steps' })).body.id;
@@ -149,6 +152,81 @@ describe('agent steps', () => {
       expect({ agent: agent.name, status: run.status }).toEqual({ agent: agent.name, status: 'errored' });
       expect(step).toMatchObject({ status: 'error', error: expect.stringMatching(message) });
       model.clear();
+    }
+  });
+
+  it('calls its granted tools: SQL reads, a refused write on a read-only grant, a skill and an app action', async () => {
+    const target = await HttpTarget.start();
+    try {
+      const databaseId = (await org.api.post('/api/v1/databases', { name: 'crm', description: 'Customers' }))
+        .body.id as string;
+      const seeded = await org.api.post(`/api/v1/databases/${databaseId}/query`, {
+        statements: [
+          { sql: 'CREATE TABLE customers (name TEXT)' },
+          { sql: "INSERT INTO customers VALUES ('Ada'), ('Bob')" },
+        ],
+      });
+      expect(seeded.status).toBe(200);
+      const skillId = (
+        await org.api.post('/api/v1/skills', {
+          name: 'tone',
+          description: 'How to write',
+          instructions: 'Be kind.',
+        })
+      ).body.id as string;
+      const { connectionId } = await createConnection(stack.description, org.organizationId, 'http');
+      model.queue(
+        {
+          toolCalls: [
+            { name: 'sql_crm', arguments: { sql: 'SELECT name FROM customers ORDER BY name' } },
+            { name: 'load_skill', arguments: { name: 'tone' } },
+            {
+              name: 'http__request',
+              arguments: { method: 'POST', url: `${target.url}/notify`, body: { hi: 1 } },
+            },
+          ],
+        },
+        { toolCalls: [{ name: 'sql_crm', arguments: { sql: "INSERT INTO customers VALUES ('Eve')" } }] },
+        { text: 'Ada and Bob are customers; I could not add Eve.' },
+      );
+      const calls = model.calls.length;
+      const { run, step } = await runAgent(
+        {
+          name: 'tooled',
+          apps: [{ connectionId, integrationId: 'http', actions: ['http__request'], approvals: [] }],
+          skills: [skillId],
+          databases: [databaseId],
+        },
+        {},
+        'Who are our customers? Add Eve.',
+      );
+      expect(run.status).toBe('complete');
+      expect(step.output.response).toBe('Ada and Bob are customers; I could not add Eve.');
+      const lines = (step.output.tools as string).split('\n');
+      expect(lines.slice(0, 3)).toEqual(['sql_crm ok', 'load_skill ok', 'http__request ok']);
+      expect(lines[3]).toMatch(/^sql_crm: .*read-only/);
+
+      const [first, second, third] = model.calls.slice(calls);
+      const offered = ((first!.body.tools ?? []) as Array<{ function: { name: string } }>).map(
+        (t) => t.function.name,
+      );
+      expect(offered.sort()).toEqual(['http__request', 'load_skill', 'sql_crm']);
+      expect(String(first!.messages[0]!.content)).toMatch(/- tone: How to write/);
+      const results = JSON.stringify(second!.messages);
+      expect(results).toMatch(/Ada/);
+      expect(results).toMatch(/Be kind\./);
+      expect(JSON.stringify(third!.messages)).toMatch(/read-only/);
+
+      const [notified] = target.requestsTo('/notify');
+      expect(JSON.parse(notified!.body)).toEqual({ hi: 1 });
+      expect(notified!.headers['idempotency-key']).toMatch(new RegExp(`^${run.id}:ask:call_`));
+      const count = await org.api.post(`/api/v1/databases/${databaseId}/query`, {
+        statements: [{ sql: 'SELECT count(*) AS n FROM customers' }],
+      });
+      // BIGINT counts come back as text (docs/databases.md).
+      expect(count.body.results[0].rows).toEqual([['2']]);
+    } finally {
+      await target.stop();
     }
   });
 });

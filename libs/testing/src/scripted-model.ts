@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One answer of the scripted model, in the order the calls come. */
+/** One answer of the scripted model, in the order the calls come (tool calls get ids `call_<n>_<i>`). */
 export type ScriptedAnswer =
   | { text: string }
+  | { toolCalls: Array<{ name: string; arguments: unknown }> }
   | { status: number; body: unknown }
   | { garbage: string }
   | { delayMs: number; text: string };
@@ -74,13 +75,25 @@ export class ScriptedModel {
     }
     if ('delayMs' in next) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
     if (response.destroyed) return;
+    const message =
+      'toolCalls' in next
+        ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: next.toolCalls.map((call, index) => ({
+              id: `call_${this.calls.length}_${index}`,
+              type: 'function',
+              function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+            })),
+          }
+        : { role: 'assistant', content: next.text };
     response.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
         id: `chatcmpl-${this.calls.length}`,
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: next.text }, finish_reason: 'stop' }],
+        choices: [{ index: 0, message, finish_reason: 'toolCalls' in next ? 'tool_calls' : 'stop' }],
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
       }),
     );

@@ -3,6 +3,7 @@ import {
   AGENT_STEP_TIMEOUT_MS,
   type AgentStepRequest,
   type AgentStepResult,
+  type MountedSkill,
   type Principal,
 } from '#contracts';
 import { isId } from '#persistence';
@@ -22,6 +23,7 @@ import { AgentConfig } from '../agent.config.js';
 import type { AgentEntity } from '../agents/agent.entity.js';
 import { AgentRepository } from '../agents/agent.repository.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
+import { AgentTools, toolLines } from './agent-tools.js';
 import { LanguageModels } from './language-models.js';
 
 /** Said to every agent that runs as a step: nobody is there to answer it. */
@@ -32,8 +34,17 @@ const UNATTENDED =
 /** Time left for the answer to travel and the thread to be saved after the model's last call. */
 const SAVE_MARGIN_MS = 10_000;
 
-export function systemPromptOf(agent: Pick<AgentEntity, 'instructions'>): string {
-  return agent.instructions ? `${agent.instructions}\n\n${UNATTENDED}` : UNATTENDED;
+export function systemPromptOf(
+  agent: Pick<AgentEntity, 'instructions'>,
+  skills: MountedSkill[] = [],
+): string {
+  const listed =
+    skills.length === 0
+      ? ''
+      : `\n\nYour skills (load one with load_skill before you use it):\n${skills
+          .map((skill) => `- ${skill.name}: ${skill.description}`)
+          .join('\n')}`;
+  return `${agent.instructions ? `${agent.instructions}\n\n` : ''}${UNATTENDED}${listed}`;
 }
 
 /** The thinking level as the provider's reasoning effort; `off` sends none. */
@@ -89,6 +100,7 @@ export class AgentSteps {
     private readonly threads: ThreadRepository,
     private readonly models: LanguageModels,
     private readonly config: AgentConfig,
+    private readonly tools: AgentTools,
   ) {}
 
   async run(principal: Principal, request: AgentStepRequest): Promise<AgentStepResult> {
@@ -97,13 +109,19 @@ export class AgentSteps {
       : null;
     if (!agent) throw DomainException.notFound('agent', request.agentId);
     const model = this.models.modelFor(agent.provider, agent.model);
+    const { tools, skills } = await this.tools.forStep(agent, {
+      principal,
+      runId: request.runId,
+      nodeId: request.nodeId,
+    });
     const messages: ModelMessage[] = [{ role: 'user', content: request.task }];
     const stepMs = this.config.AGENT_MODEL_TIMEOUT_MS;
     let answer: Awaited<ReturnType<typeof generateText>>;
     try {
       answer = await generateText({
         model,
-        system: systemPromptOf(agent),
+        system: systemPromptOf(agent, skills),
+        tools,
         messages,
         stopWhen: stepCountIs(this.config.AGENT_MAX_STEPS),
         maxRetries: 1,
@@ -122,6 +140,6 @@ export class AgentSteps {
       },
       [...messages, ...answer.response.messages],
     );
-    return { response: answer.text, thread, tools: '', approvals: '[]' };
+    return { response: answer.text, thread, tools: toolLines(answer.steps), approvals: '[]' };
   }
 }

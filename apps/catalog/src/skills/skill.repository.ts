@@ -54,6 +54,16 @@ export class SkillRepository {
     return rows.map((row) => row.id);
   }
 
+  /** The organization's own skills (no member's) among `ids`. */
+  organizationSkills(organizationId: string, ids: string[]): Promise<SkillEntity[]> {
+    const wanted = ids.filter(isId);
+    if (wanted.length === 0) return Promise.resolve([]);
+    return this.visibleTo({ organizationId, userId: null })
+      .andWhere('skill.id IN (:...wanted)', { wanted })
+      .orderBy('skill.name')
+      .getMany();
+  }
+
   find(viewer: SkillViewer, id: string): Promise<SkillEntity | null> {
     return this.visibleTo(viewer).andWhere('skill.id = :id', { id }).getOne();
   }

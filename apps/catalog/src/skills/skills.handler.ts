@@ -42,6 +42,11 @@ export class SkillsHandler {
     return { ids: await this.skills.existing(principal, ids) };
   }
 
+  @Handles(CatalogSubjects.skillsMount)
+  async mount({ ids }: IdsRequest, principal: Principal) {
+    return { skills: await this.skills.mount(principal, ids) };
+  }
+
   @Handles(CatalogSubjects.skillsDelete)
   delete({ id }: IdRequest, principal: Principal) {
     return this.skills.delete(principal, id);

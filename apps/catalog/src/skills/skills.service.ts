@@ -6,6 +6,7 @@ import type {
   SkillDto,
   SkillOwner,
   UpdateSkillDto,
+  MountedSkill,
 } from '#contracts';
 import { isId, mapPage } from '#persistence';
 import { Injectable } from '@nestjs/common';
@@ -78,6 +79,11 @@ export class SkillsService {
    */
   existing(principal: Principal, ids: string[]): Promise<string[]> {
     return this.skills.existing({ organizationId: principal.organizationId, userId: null }, ids);
+  }
+
+  async mount(principal: Principal, ids: string[]): Promise<MountedSkill[]> {
+    const skills = await this.skills.organizationSkills(principal.organizationId, ids);
+    return skills.map(({ id, name, description, instructions }) => ({ id, name, description, instructions }));
   }
 
   private async findVisible(principal: Principal, id: string): Promise<SkillEntity> {

@@ -31,7 +31,11 @@ export interface BatchLimits {
   resultLimitBytes: number;
   /** Size of the whole answer the caller's channel carries. */
   replyLimitBytes: number;
+  /** The caller may only read: a batch that is not all SELECTs fails (an agent's read-only grant). */
+  onlyReads?: boolean;
 }
+
+const READ_ONLY_GRANT = 'This database is granted read-only: only SELECT statements run.';
 
 const DML = new Set<StatementType>([
   StatementType.INSERT,
@@ -83,10 +87,12 @@ export class BatchRunner {
     this.connection = await this.lease.connect();
     try {
       const readOnly = await this.isReadOnly();
+      if (this.limits.onlyReads && !readOnly) await this.refuseNonRead();
       try {
         return await this.execute(readOnly);
       } catch (error) {
         if (readOnly && error instanceof DomainException && READ_ONLY_VIOLATION.test(error.message)) {
+          if (this.limits.onlyReads) throw queryFailed(0, READ_ONLY_GRANT);
           return await this.execute(false);
         }
         throw error;
@@ -112,6 +118,20 @@ export class BatchRunner {
       if (!isRead(statement.statementType)) return false;
     }
     return true;
+  }
+
+  /** Fails at the first statement that is not a SELECT, or that cannot be prepared (with its error). */
+  private async refuseNonRead(): Promise<never> {
+    for (let index = 0; index < this.statements.length; index += 1) {
+      let statement: DuckDBPreparedStatement;
+      try {
+        statement = await this.prepare(index);
+      } catch (error) {
+        throw queryFailed(index, engineMessage(error));
+      }
+      if (!isRead(statement.statementType)) throw queryFailed(index, READ_ONLY_GRANT);
+    }
+    throw queryFailed(0, READ_ONLY_GRANT);
   }
 
   private async execute(readOnly: boolean): Promise<string> {

@@ -29,7 +29,7 @@ export class QueryService {
   async run(
     principal: Principal,
     id: string,
-    body: { statements: BatchStatement[] } | undefined,
+    body: { statements: BatchStatement[]; readOnly?: boolean } | undefined,
     replyLimitBytes: number,
   ): Promise<string> {
     const deadline = Date.now() + this.settings.batchTimeoutMs;
@@ -44,6 +44,7 @@ export class QueryService {
         deadline,
         resultLimitBytes: this.settings.resultLimitBytes,
         replyLimitBytes,
+        onlyReads: body.readOnly === true,
       }).run();
     } finally {
       lease.release();

@@ -182,6 +182,14 @@ export interface ExistingIds {
   ids: string[];
 }
 
+/** A skill as an agent mounts it: listed by name and description, loaded whole by `load_skill`. */
+export interface MountedSkill {
+  id: string;
+  name: string;
+  description: string;
+  instructions: string;
+}
+
 /** An Agent step may take this long in all, model calls and tools together; the runner waits a little longer. */
 export const AGENT_STEP_TIMEOUT_MS = 5 * 60_000;
 export const AGENT_TASK_MAX_LENGTH = 100_000;

@@ -15,7 +15,7 @@ import {
   ResolveCredential,
   type ResolvedCredential,
 } from '../auth/auth.messages.js';
-import { type ExistingIds, IdsRequest } from '../agents/agent.dto.js';
+import { type ExistingIds, IdsRequest, type MountedSkill } from '../agents/agent.dto.js';
 import type { BillingDto } from '../billing/billing.dto.js';
 import { ConsumeRunRequest, type PlanLimitsReply } from '../billing/plan.messages.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
@@ -91,6 +91,11 @@ export const CatalogSubjects = {
   skillsExisting: rpc('catalog.skills.existing', IdsRequest, {
     callers: ['agent'],
     reply: returns<ExistingIds>(),
+  }),
+  /** The organization skills among these ids, whole: what an agent mounts. */
+  skillsMount: rpc('catalog.skills.mount', IdsRequest, {
+    callers: ['agent'],
+    reply: returns<{ skills: MountedSkill[] }>(),
   }),
 
   billingGet: rpc('catalog.billing.get', EmptyRequest, {

@@ -20,7 +20,10 @@ export const DatabaseSubjects = {
     callers: ['gateway'],
     reply: returns<DatabaseDto>(),
   }),
-  get: rpc('database.databases.get', IdRequest, { callers: ['gateway'], reply: returns<DatabaseDto>() }),
+  get: rpc('database.databases.get', IdRequest, {
+    callers: ['gateway', 'agent'],
+    reply: returns<DatabaseDto>(),
+  }),
   update: rpc('database.databases.update', IdAndBodyOf(UpdateDatabaseDto), {
     callers: ['gateway'],
     reply: returns<DatabaseDto>(),
@@ -37,7 +40,7 @@ export const DatabaseSubjects = {
    * rolled back and answered `result_too_large`. Wait up to `QUERY_REPLY_TIMEOUT_MS` for the answer.
    */
   query: rpc('database.databases.query', IdAndBodyOf(ServiceQueryRequestDto), {
-    callers: ['runner'],
+    callers: ['runner', 'agent'],
     reply: returns<QueryResponseDto>(),
   }),
   /** The same request and answer in parts of any size (see `query-stream.protocol.ts`); the gateway's route. */

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsOptional, ValidateNested } from 'class-validator';
 
 import { QUERY_LIMITS } from './query-limits.js';
 import { ServiceQueryStatementDto } from './service-query-statement.dto.js';
@@ -15,4 +15,12 @@ export class ServiceQueryRequestDto {
   @ValidateNested({ each: true })
   @Type(() => ServiceQueryStatementDto)
   statements!: ServiceQueryStatementDto[];
+
+  /**
+   * Only SELECTs run: anything else (a write, DDL, ATTACH, COPY, PRAGMA, SET, a SELECT that writes)
+   * fails the batch. An agent's read-only database grant, enforced here rather than by its prompt.
+   */
+  @IsOptional()
+  @IsBoolean()
+  readOnly?: boolean;
 }

@@ -64,7 +64,7 @@ export const EventsSubjects = {
 
   /** One attempt of an app action (the runner's `action` step; the agent's tools later). */
   actionsExecute: rpc('events.actions.execute', ExecuteActionRequest, {
-    callers: ['runner'],
+    callers: ['runner', 'agent'],
     reply: returns<ActionResult>(),
   }),
 

@@ -67,3 +67,49 @@ export function resolveActionConnection(
   const ofApp = connections.filter((connection) => connection.integrationId === provider);
   return ofApp.length === 1 ? (ofApp[0] ?? null) : null;
 }
+
+/** A JSON Schema, as given to a model for a tool's input. */
+export type ActionInputSchema = Record<string, unknown>;
+
+const headers = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: 'HTTP headers to send, name → value.',
+};
+
+/**
+ * The input of each built-in action, as JSON Schema: what an agent's model is told a tool takes (the
+ * events service still checks every input itself).
+ */
+export const ACTION_INPUT_SCHEMAS: Record<string, { description: string; input: ActionInputSchema }> = {
+  http__request: {
+    description: 'Sends an HTTP request and returns the status, headers and body of the answer.',
+    input: {
+      type: 'object',
+      properties: {
+        method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] },
+        url: { type: 'string', description: 'An absolute http(s) URL.' },
+        headers,
+        body: { description: 'Text as it is, anything else as JSON.' },
+        timeoutMs: { type: 'integer', minimum: 100, maximum: 120_000 },
+      },
+      required: ['url'],
+    },
+  },
+  webhook__send: {
+    description: 'POSTs a JSON body to a URL, signed with the connection’s webhook secret.',
+    input: {
+      type: 'object',
+      properties: { url: { type: 'string' }, body: { description: 'Any JSON value.' }, headers },
+      required: ['url', 'body'],
+    },
+  },
+  slack__post_message: {
+    description: 'Posts a message to the Slack channel of the connection.',
+    input: {
+      type: 'object',
+      properties: { text: { type: 'string' }, blocks: { type: 'array', items: { type: 'object' } } },
+      required: ['text'],
+    },
+  },
+};
