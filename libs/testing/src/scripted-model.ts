@@ -13,6 +13,8 @@ export interface ModelCall {
   model: string;
   messages: Array<{ role: string; content: unknown }>;
   body: Record<string, unknown>;
+  /** How long this server took to answer the call (set once it has answered). */
+  ms?: number;
 }
 
 /**
@@ -62,8 +64,15 @@ export class ScriptedModel {
       response.writeHead(404).end();
       return;
     }
+    const began = performance.now();
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-    this.calls.push({ model: String(body.model), messages: body.messages as ModelCall['messages'], body });
+    const call: ModelCall = {
+      model: String(body.model),
+      messages: body.messages as ModelCall['messages'],
+      body,
+    };
+    this.calls.push(call);
+    response.on('finish', () => (call.ms = performance.now() - began));
     const next = this.script.shift() ?? { text: 'ok' };
     if ('status' in next) {
       response.writeHead(next.status, { 'content-type': 'application/json' }).end(JSON.stringify(next.body));
