@@ -24,6 +24,8 @@ import { AgentSteps } from './steps/agent-steps.service.js';
 import { AgentTools } from './steps/agent-tools.js';
 import { LanguageModels } from './steps/language-models.js';
 import { ThreadRepository } from './threads/thread.repository.js';
+import { ThreadsHandler } from './threads/threads.handler.js';
+import { ThreadsService } from './threads/threads.service.js';
 
 @Module({})
 export class AgentModule implements OnApplicationShutdown {
@@ -33,7 +35,7 @@ export class AgentModule implements OnApplicationShutdown {
     return {
       module: AgentModule,
       imports: [TypeOrmModule.forRoot(dataSourceOptions(agentDataSource(config.DATABASE_URL))), HealthModule],
-      controllers: [ServiceHealthController, AgentsHandler, AgentStepsHandler],
+      controllers: [ServiceHealthController, AgentsHandler, AgentStepsHandler, ThreadsHandler],
       providers: [
         { provide: AgentConfig, useValue: config },
         {
@@ -57,6 +59,7 @@ export class AgentModule implements OnApplicationShutdown {
         { provide: LanguageModels, useValue: new LanguageModels(config) },
         AgentRepository,
         ThreadRepository,
+        ThreadsService,
         AgentSteps,
         AgentTools,
         GrantCheck,

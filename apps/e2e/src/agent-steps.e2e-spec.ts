@@ -1,6 +1,7 @@
 import {
   chainOf,
   createConnection,
+  createMember,
   createOrganization,
   HttpTarget,
   nodes,
@@ -228,5 +229,41 @@ describe('agent steps', () => {
     } finally {
       await target.stop();
     }
+  });
+
+  it('shows an agent’s threads to signed-in members only, each with its messages in order', async () => {
+    model.queue({ text: 'Noted.' });
+    const { run, step } = await runAgent({ name: 'threaded' }, {}, 'Remember this.');
+    expect(run.status).toBe('complete');
+    const agentId = JSON.parse(step.input).agentId as string;
+    const member = await createMember(stack.description, org.organizationId);
+
+    const threads = await member.api.listAll(`/app/agents/${agentId}/threads`);
+    expect(threads).toEqual([
+      expect.objectContaining({
+        id: step.output.thread,
+        agentId,
+        runId: run.id,
+        title: expect.stringContaining(run.id),
+      }),
+    ]);
+    const thread = await member.api.get(`/app/agents/${agentId}/threads/${step.output.thread}`);
+    expect(thread.status).toBe(200);
+    expect(thread.body.messages.map((message: any) => message.role)).toEqual(['user', 'assistant']);
+    expect(thread.body.messages[0].content).toBe('Remember this.');
+
+    // Organization keys are refused; other organizations see no such agent.
+    expect((await org.api.get(`/app/agents/${agentId}/threads`)).body.error.code).toBe('forbidden');
+    const outsider = await createMember(
+      stack.description,
+      (await createOrganization(stack.description)).organizationId,
+    );
+    expect((await outsider.api.get(`/app/agents/${agentId}/threads`)).body.error.code).toBe(
+      'agent_not_found',
+    );
+    expect(
+      (await outsider.api.get(`/app/agents/${agentId}/threads/${step.output.thread}`)).body.error.code,
+    ).toBe('agent_not_found');
+    expect((await member.api.get(`/app/agents/${agentId}/threads/${run.id}`)).status).toBe(404);
   });
 });

@@ -28,6 +28,7 @@ import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { RunsController } from './runs/runs.controller.js';
 import { SkillsController } from './skills/skills.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
+import { AgentThreadsController } from './agents/agent-threads.controller.js';
 import { WorkflowsController } from './workflows/workflows.controller.js';
 
 const NATS_CONNECTION = Symbol('NATS_CONNECTION');
@@ -50,6 +51,7 @@ export class GatewayModule implements OnApplicationShutdown {
         ProjectsController,
         SkillsController,
         AgentsController,
+        AgentThreadsController,
         BillingController,
         ConnectionsController,
         EventsController,

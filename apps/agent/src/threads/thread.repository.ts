@@ -1,4 +1,6 @@
-import { newId } from '#persistence';
+import { DEFAULT_PAGE_SIZE, type Page } from '#common';
+import type { ThreadDetailDto, ThreadDto, ThreadMessageDto } from '#contracts';
+import { decodeCursor, encodeCursor, isId, newId, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ModelMessage } from 'ai';
@@ -36,4 +38,58 @@ export class ThreadRepository {
     );
     return id;
   }
+
+  /** The agent's threads, newest first (ids are time-ordered). */
+  async list(organizationId: string, agentId: string, page: PageRequest): Promise<Page<ThreadDto>> {
+    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
+    const rows: ThreadRow[] = await this.dataSource.query(
+      `SELECT * FROM agent.threads
+        WHERE organization_id = $1 AND agent_id = $2 AND ($3::uuid IS NULL OR id < $3::uuid)
+        ORDER BY id DESC LIMIT $4`,
+      [organizationId, agentId, page.cursor === undefined ? null : decodeCursor(page.cursor), limit + 1],
+    );
+    const data = rows.slice(0, limit).map(toThreadDto);
+    const last = data.at(-1);
+    return { data, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+  }
+
+  async get(organizationId: string, agentId: string, threadId: string): Promise<ThreadDetailDto | null> {
+    if (!isId(threadId)) return null;
+    const [row]: ThreadRow[] = await this.dataSource.query(
+      `SELECT * FROM agent.threads WHERE organization_id = $1 AND agent_id = $2 AND id = $3`,
+      [organizationId, agentId, threadId],
+    );
+    if (!row) return null;
+    const messages: Array<{ role: ThreadMessageDto['role']; content: unknown; created_at: Date }> =
+      await this.dataSource.query(
+        `SELECT role, content, created_at FROM agent.messages WHERE thread_id = $1 ORDER BY position`,
+        [threadId],
+      );
+    return {
+      ...toThreadDto(row),
+      messages: messages.map((message) => ({
+        role: message.role,
+        content: message.content,
+        createdAt: message.created_at.toISOString(),
+      })),
+    };
+  }
 }
+
+interface ThreadRow {
+  id: string;
+  agent_id: string;
+  title: string;
+  run_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toThreadDto = (row: ThreadRow): ThreadDto => ({
+  id: row.id,
+  agentId: row.agent_id,
+  title: row.title,
+  runId: row.run_id,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});

@@ -2,7 +2,7 @@ import type { Page } from '#common';
 
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
-import { IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
+import { IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
 import { returns, rpc } from '../messaging/subject-catalog.js';
 import {
   type AgentDto,
@@ -13,6 +13,7 @@ import {
   IdsRequest,
   UpdateAgentDto,
 } from './agent.dto.js';
+import { AgentThreadRequest, type ThreadDetailDto, type ThreadDto } from './thread.dto.js';
 
 export const AgentSubjects = {
   list: rpc('agent.agents.list', PageQueryDto, { callers: ['gateway'], reply: returns<Page<AgentDto>>() }),
@@ -31,6 +32,16 @@ export const AgentSubjects = {
   stepsRun: rpc('agent.steps.run', AgentStepRequest, {
     callers: ['runner'],
     reply: returns<AgentStepResult>(),
+  }),
+  /** The agent's threads, newest first: the browser's `/app/agents/{id}/threads` (sessions only). */
+  threadsList: rpc('agent.threads.list', IdAndQueryRequest, {
+    callers: ['gateway'],
+    reply: returns<Page<ThreadDto>>(),
+  }),
+  /** One thread with its messages, in order. */
+  threadsGet: rpc('agent.threads.get', AgentThreadRequest, {
+    callers: ['gateway'],
+    reply: returns<ThreadDetailDto>(),
   }),
   /** The agent and its threads. */
   delete: rpc('agent.agents.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),
