@@ -1,8 +1,8 @@
 import { DomainException } from '#common';
 import {
-  ACTION_DEFAULT_TIMEOUT_MS,
+  ACTION_ANSWER_MARGIN_MS,
   ACTION_INPUT_SCHEMAS,
-  ACTION_MAX_TIMEOUT_MS,
+  actionTimeoutMs,
   CatalogSubjects,
   DatabaseSubjects,
   EventsSubjects,
@@ -17,9 +17,6 @@ import { type JSONSchema7, jsonSchema, type StepResult, tool, type ToolSet } fro
 import { AgentConfig } from '../agent.config.js';
 import type { AgentEntity } from '../agents/agent.entity.js';
 
-/** Time for an action's answer to come back after the action itself gave up. */
-const ACTION_ANSWER_MARGIN_MS = 5_000;
-
 /** Tool names as providers accept them: letters, digits, `_` and `-`, at most 64. */
 const TOOL_NAME_MAX = 64;
 
@@ -32,12 +29,6 @@ export interface StepScope {
 export interface AgentToolbox {
   tools: ToolSet;
   skills: MountedSkill[];
-}
-
-function actionTimeoutMs(input: unknown): number {
-  const asked = (input as { timeoutMs?: unknown } | null)?.timeoutMs;
-  if (typeof asked !== 'number' || !Number.isFinite(asked) || asked <= 0) return ACTION_DEFAULT_TIMEOUT_MS;
-  return Math.min(Math.max(100, Math.round(asked)), ACTION_MAX_TIMEOUT_MS);
 }
 
 /** `name`, or `name_2`, `name_3` … when an earlier tool took it. */

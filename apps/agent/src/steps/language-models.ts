@@ -2,6 +2,7 @@ import { DomainException } from '#common';
 import type { AgentProvider } from '#contracts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
+import { LRUCache } from 'lru-cache';
 
 import type { AgentConfig } from '../agent.config.js';
 
@@ -10,6 +11,9 @@ import type { AgentConfig } from '../agent.config.js';
  * server next to the platform (Ollama, vLLM). An agent's empty `model` runs the provider's default.
  */
 export class LanguageModels {
+  /** Clients by provider and model, made on first use; agents name the models, so the cache is bounded. */
+  private readonly models = new LRUCache<string, LanguageModel>({ max: 100 });
+
   constructor(private readonly config: AgentConfig) {}
 
   /** The provider's name in `providerOptions` (where the reasoning effort goes). */
@@ -39,10 +43,16 @@ export class LanguageModels {
         `The ${provider} provider is not configured: set ${variables}${model ? '' : ', or give the agent a model'}.`,
       );
     }
-    return createOpenAICompatible({
-      name: LanguageModels.optionsKey(provider),
-      baseURL: url,
-      ...(apiKey ? { apiKey } : {}),
-    }).chatModel(modelId);
+    const key = `${provider}\u0000${modelId}`;
+    let languageModel = this.models.get(key);
+    if (!languageModel) {
+      languageModel = createOpenAICompatible({
+        name: LanguageModels.optionsKey(provider),
+        baseURL: url,
+        ...(apiKey ? { apiKey } : {}),
+      }).chatModel(modelId);
+      this.models.set(key, languageModel);
+    }
+    return languageModel;
   }
 }

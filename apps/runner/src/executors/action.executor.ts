@@ -1,7 +1,7 @@
 import { DomainException } from '#common';
 import {
-  ACTION_DEFAULT_TIMEOUT_MS,
-  ACTION_MAX_TIMEOUT_MS,
+  ACTION_ANSWER_MARGIN_MS,
+  actionTimeoutMs,
   type ConnectionSummary,
   EventsSubjects,
   hasAction,
@@ -13,17 +13,6 @@ import { Injectable } from '@nestjs/common';
 
 import { type NodeExecutor, type PreparedStep, type StepContext, StepFailure } from './node-executor.js';
 import { NodeExecutorProvider } from './node-executor.registry.js';
-
-/** Time for the answer to come back after the action itself gave up. */
-const ANSWER_MARGIN_MS = 5_000;
-
-/** The action's own `timeoutMs` input when it has a usable one, else the default, never past the limit. */
-export function actionTimeoutMs(input: unknown): number {
-  const asked =
-    typeof input === 'object' && input !== null ? (input as { timeoutMs?: unknown }).timeoutMs : undefined;
-  if (typeof asked !== 'number' || !Number.isFinite(asked) || asked <= 0) return ACTION_DEFAULT_TIMEOUT_MS;
-  return Math.min(Math.max(100, Math.round(asked)), ACTION_MAX_TIMEOUT_MS);
-}
 
 /**
  * Runs one app action (`<provider>__<action>`) through the events service, which holds the
@@ -73,7 +62,7 @@ export class ActionExecutor implements NodeExecutor {
               idempotencyKey: context.idempotencyKey,
               timeoutMs,
             },
-            timeoutMs + ANSWER_MARGIN_MS,
+            timeoutMs + ACTION_ANSWER_MARGIN_MS,
           );
           return { status: 'done', output: { result: JSON.stringify(result ?? null), status } };
         } catch (error) {

@@ -30,6 +30,17 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const ACTION_DEFAULT_TIMEOUT_MS = 30_000;
 export const ACTION_MAX_TIMEOUT_MS = 120_000;
 
+/** How much longer than the action's own time limit its caller waits for the answer. */
+export const ACTION_ANSWER_MARGIN_MS = 5_000;
+
+/** An action input's own `timeoutMs` when it has a usable one, else the default, never past the limit. */
+export function actionTimeoutMs(input: unknown): number {
+  const asked =
+    typeof input === 'object' && input !== null ? (input as { timeoutMs?: unknown }).timeoutMs : undefined;
+  if (typeof asked !== 'number' || !Number.isFinite(asked) || asked <= 0) return ACTION_DEFAULT_TIMEOUT_MS;
+  return Math.min(Math.max(100, Math.round(asked)), ACTION_MAX_TIMEOUT_MS);
+}
+
 /** A webhook delivery's body; larger ones are refused with 413 at the gateway. */
 export const HOOK_BODY_MAX_BYTES = 256 * 1024;
 

@@ -1,6 +1,4 @@
-import { ACTION_DEFAULT_TIMEOUT_MS, ACTION_MAX_TIMEOUT_MS } from '#contracts';
-
-import { actionTimeoutMs } from './action.executor.js';
+import { ACTION_DEFAULT_TIMEOUT_MS, ACTION_MAX_TIMEOUT_MS, actionTimeoutMs } from './event.messages.js';
 
 describe('actionTimeoutMs', () => {
   it("takes the action's own timeout, bounded, and the default otherwise", () => {
