@@ -39,6 +39,39 @@ export class ThreadRepository {
     return id;
   }
 
+  /**
+   * Adds messages at the end of a thread, in one statement. Positions continue after the thread's
+   * last message, so two appends never take the same place (the second one fails on the key).
+   */
+  async append(threadId: string, messages: ModelMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.dataSource.query(
+      `WITH last AS (
+         SELECT coalesce(max(position), -1) AS position FROM agent.messages WHERE thread_id = $1
+       ), touched AS (
+         UPDATE agent.threads SET updated_at = now() WHERE id = $1
+       )
+       INSERT INTO agent.messages (thread_id, position, role, content)
+       SELECT $1, last.position + 1 + m.position, m.role, m.content::jsonb
+         FROM last, unnest($2::int[], $3::text[], $4::text[]) AS m(position, role, content)`,
+      [
+        threadId,
+        messages.map((_, index) => index),
+        messages.map((message) => message.role),
+        messages.map((message) => JSON.stringify(message.content)),
+      ],
+    );
+  }
+
+  /** A thread's messages as the model reads them, in order. */
+  async messages(threadId: string): Promise<ModelMessage[]> {
+    const rows: Array<{ role: ModelMessage['role']; content: unknown }> = await this.dataSource.query(
+      `SELECT role, content FROM agent.messages WHERE thread_id = $1 ORDER BY position`,
+      [threadId],
+    );
+    return rows.map((row) => ({ role: row.role, content: row.content }) as ModelMessage);
+  }
+
   /** The agent's threads, newest first (ids are time-ordered). */
   async list(organizationId: string, agentId: string, page: PageRequest): Promise<Page<ThreadDto>> {
     const limit = page.limit ?? DEFAULT_PAGE_SIZE;
