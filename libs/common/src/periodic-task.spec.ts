@@ -41,4 +41,32 @@ describe('PeriodicTask', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(runs).toBe(after);
   });
+
+  it('runs at once when kicked, and once more right after a run that a kick interrupted', async () => {
+    let runs = 0;
+    let release: (() => void) | undefined;
+    const ran: Array<() => void> = [];
+    const task = new PeriodicTask(
+      60_000,
+      async () => {
+        runs += 1;
+        ran.shift()?.();
+        if (runs === 1) await new Promise<void>((resolve) => (release = resolve));
+      },
+      () => undefined,
+    );
+    const next = () => new Promise<void>((resolve) => ran.push(resolve));
+    task.start();
+    const first = next();
+    task.kick();
+    await first;
+    const second = next();
+    task.kick(); // During the first run: it runs again as soon as the first ends.
+    release?.();
+    await second;
+    expect(runs).toBe(2);
+    await task.stop();
+    task.kick();
+    expect(runs).toBe(2);
+  });
 });

@@ -7,6 +7,7 @@ export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
+  private kicked = false;
 
   constructor(
     private readonly intervalMs: number,
@@ -26,7 +27,18 @@ export class PeriodicTask {
     await this.running;
   }
 
-  private next(): void {
+  /** Runs the work now rather than at the next tick; during a run, once more right after it. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.kicked = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.next(0);
+  }
+
+  private next(delayMs = this.intervalMs): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = Promise.resolve()
@@ -34,8 +46,10 @@ export class PeriodicTask {
         .catch(this.onError)
         .finally(() => {
           this.running = undefined;
-          this.next();
+          const kicked = this.kicked;
+          this.kicked = false;
+          this.next(kicked ? 0 : this.intervalMs);
         });
-    }, this.intervalMs);
+    }, delayMs);
   }
 }

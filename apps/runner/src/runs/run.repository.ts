@@ -1,6 +1,6 @@
 import type { Page } from '#common';
 import type { Diagram, Principal, RunTrigger } from '#contracts';
-import { paginate, type PageRequest } from '#persistence';
+import { paginate, type PageRequest, queryRows } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -261,13 +261,8 @@ export function triggerStepOf(run: NewRun): StepRecord {
 export class RunRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The rows of a statement; TypeORM answers `[rows, count]` when the statement is an UPDATE. */
-  private async rows<T>(sql: string, parameters: unknown[], manager?: EntityManager): Promise<T[]> {
-    const raw: unknown = await (manager ?? this.dataSource.manager).query(sql, parameters);
-    if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number') {
-      return raw[0] as T[];
-    }
-    return raw as T[];
+  private rows<T>(sql: string, parameters: unknown[], manager?: EntityManager): Promise<T[]> {
+    return queryRows<T>(manager ?? this.dataSource.manager, sql, parameters);
   }
 
   /**
@@ -420,7 +415,13 @@ export class RunRepository {
              THEN now() + make_interval(secs => $3 / 1000.0) ELSE NULL END,
            reply = CASE WHEN $4 = 'complete' THEN $5 ELSE reply END,
            error = CASE WHEN $4 = 'errored' THEN $6 ELSE error END,
-           wake_at = CASE WHEN $4 = 'waiting' THEN $7::timestamptz ELSE NULL END,
+           -- A waiting step woken meanwhile (an approval decided while another branch ran) keeps
+           -- its earlier wake time, which the holder's own records do not know of.
+           wake_at = CASE WHEN $4 = 'waiting' THEN least($7::timestamptz, (
+             SELECT min(w.wake_at) FROM runner.run_steps w
+              WHERE w.run_id = $1 AND w.status = 'waiting'
+                AND NOT EXISTS (SELECT 1 FROM ${stepsRecordset('$8')} WHERE s.node_id = w.node_id)))
+             ELSE NULL END,
            finished_at = CASE WHEN $4 IN ('complete', 'errored') THEN now() ELSE finished_at END
          WHERE id = $1 AND lease_token = $2 AND status = 'running'
          RETURNING id
@@ -507,6 +508,43 @@ export class RunRepository {
       [limit, requeueAfterMs, recoverAfterMs],
     );
     return rows.map((row) => ({ runId: row.id, dispatch: row.dispatch }));
+  }
+
+  /**
+   * Wakes a run's waiting step now (an approval was decided). Answers the job to publish when the
+   * run was waiting, and `woken` false when the step is still running: it has not come back as
+   * waiting yet, so the caller asks again. A step or run that is finished, or not there, has nothing
+   * to wake.
+   */
+  async wakeStep(
+    organizationId: string,
+    runId: string,
+    nodeId: string,
+  ): Promise<{ woken: boolean; job: DispatchedRun | null }> {
+    const [row] = await this.rows<{ step_status: string | null; woke: boolean; dispatch: number | null }>(
+      `WITH run AS (
+         SELECT id FROM runner.runs WHERE id = $2 AND organization_id = $1
+       ), woke AS (
+         UPDATE runner.run_steps SET wake_at = now()
+          WHERE run_id = (SELECT id FROM run) AND node_id = $3 AND status = 'waiting'
+          RETURNING run_id
+       ), queued AS (
+         UPDATE runner.runs SET status = 'queued', wake_at = NULL, dispatch = dispatch + 1,
+           dispatched_at = now()
+          WHERE id = (SELECT run_id FROM woke) AND status = 'waiting'
+          RETURNING id, dispatch
+       )
+       SELECT (SELECT status FROM runner.run_steps WHERE run_id = (SELECT id FROM run) AND node_id = $3)
+                AS step_status,
+              EXISTS (SELECT 1 FROM woke) AS woke,
+              (SELECT dispatch FROM queued) AS dispatch`,
+      [organizationId, runId, nodeId],
+    );
+    if (!row) return { woken: true, job: null };
+    return {
+      woken: row.woke || row.step_status !== 'running',
+      job: row.dispatch === null ? null : { runId, dispatch: row.dispatch },
+    };
   }
 
   /**
