@@ -1,5 +1,6 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
 import { ServiceConfig } from '#common';
+import { APPROVAL_TTL_SECONDS } from '#contracts';
 import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 
 export class AgentConfig extends ServiceConfig {
@@ -46,6 +47,29 @@ export class AgentConfig extends ServiceConfig {
   @IsInt()
   @Min(100)
   AGENT_TOOL_RESULT_MAX_CHARS: number = 20_000;
+
+  /** An ask-first call waits this long for a decision; then it expires and its step fails. */
+  @IsInt()
+  @Min(1)
+  @Max(APPROVAL_TTL_SECONDS)
+  APPROVAL_TTL_SECONDS: number = APPROVAL_TTL_SECONDS;
+
+  /** How often decided approvals whose run was not woken yet, and unsent emails, are retried. */
+  @IsInt()
+  @Min(100)
+  APPROVAL_UPKEEP_INTERVAL_MS: number = 2_000;
+
+  /** Where admins are emailed about approvals (`smtp://user:pass@host:587`); unset, no email is sent. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['smtp', 'smtps'] })
+  SMTP_URL?: string;
+
+  @IsString()
+  SMTP_FROM: string = 'Flowmesh <no-reply@localhost>';
+
+  /** The address members open the console at: emails link to runs under it. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PUBLIC_URL: string = 'http://localhost:3000';
 
   /** The NATS password of user `agent`. Unset, agent connects anonymously: for development only. */
   @IsOptional()

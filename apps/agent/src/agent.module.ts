@@ -1,3 +1,4 @@
+import { createLogger } from '#common';
 import {
   connectNats,
   HealthModule,
@@ -14,11 +15,15 @@ import type { NatsConnection } from '@nats-io/transport-node';
 
 import { AgentConfig } from './agent.config.js';
 import { agentDataSource } from './agent.data-source.js';
-import { NATS_CONNECTION } from './agent.tokens.js';
+import { AGENT_LOGGER, NATS_CONNECTION } from './agent.tokens.js';
 import { AgentRepository } from './agents/agent.repository.js';
 import { AgentsHandler } from './agents/agents.handler.js';
 import { AgentsService } from './agents/agents.service.js';
 import { GrantCheck } from './agents/grant-check.service.js';
+import { ApprovalRepository } from './approvals/approval.repository.js';
+import { ApprovalUpkeep } from './approvals/approval-upkeep.service.js';
+import { ApprovalsHandler } from './approvals/approvals.handler.js';
+import { Approvals } from './approvals/approvals.service.js';
 import { AgentStepsHandler } from './steps/agent-steps.handler.js';
 import { AgentSteps } from './steps/agent-steps.service.js';
 import { AgentTools } from './steps/agent-tools.js';
@@ -35,9 +40,16 @@ export class AgentModule implements OnApplicationShutdown {
     return {
       module: AgentModule,
       imports: [TypeOrmModule.forRoot(dataSourceOptions(agentDataSource(config.DATABASE_URL))), HealthModule],
-      controllers: [ServiceHealthController, AgentsHandler, AgentStepsHandler, ThreadsHandler],
+      controllers: [
+        ServiceHealthController,
+        AgentsHandler,
+        AgentStepsHandler,
+        ThreadsHandler,
+        ApprovalsHandler,
+      ],
       providers: [
         { provide: AgentConfig, useValue: config },
+        { provide: AGENT_LOGGER, useValue: createLogger('agent') },
         {
           provide: NATS_CONNECTION,
           useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'agent-client'),
@@ -64,6 +76,9 @@ export class AgentModule implements OnApplicationShutdown {
         AgentTools,
         GrantCheck,
         AgentsService,
+        ApprovalRepository,
+        Approvals,
+        ApprovalUpkeep,
       ],
     };
   }

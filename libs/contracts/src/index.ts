@@ -1,6 +1,7 @@
 export * from './admin/admin.messages.js';
 export * from './agents/agent.dto.js';
 export * from './agents/agent.subjects.js';
+export * from './agents/approval.dto.js';
 export * from './agents/thread.dto.js';
 export * from './auth/auth.messages.js';
 export * from './billing/billing.dto.js';

@@ -1,6 +1,9 @@
 import { DomainException } from '#common';
 import {
+  ACTION_ANSWER_MARGIN_MS,
+  ACTION_MAX_TIMEOUT_MS,
   AGENT_STEP_TIMEOUT_MS,
+  type AgentStepOutput,
   type AgentStepRequest,
   type AgentStepResult,
   type MountedSkill,
@@ -22,6 +25,9 @@ import {
 import { AgentConfig } from '../agent.config.js';
 import type { AgentEntity } from '../agents/agent.entity.js';
 import { AgentRepository } from '../agents/agent.repository.js';
+import { type ApprovalRecord, ApprovalRepository } from '../approvals/approval.repository.js';
+import { ApprovalUpkeep } from '../approvals/approval-upkeep.service.js';
+import { Approvals, toStepApproval } from '../approvals/approvals.service.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
 import { AgentTools, toolLines } from './agent-tools.js';
 import { LanguageModels } from './language-models.js';
@@ -33,6 +39,12 @@ const UNATTENDED =
 
 /** Time left for the answer to travel and the thread to be saved after the model's last call. */
 const SAVE_MARGIN_MS = 10_000;
+
+/**
+ * An approved action runs while its decision is answered. A step resumed meanwhile (by another
+ * decision, or the expiry) waits this long for it rather than run the action a second time.
+ */
+const SETTLE_GRACE_MS = ACTION_MAX_TIMEOUT_MS + ACTION_ANSWER_MARGIN_MS;
 
 export function systemPromptOf(
   agent: Pick<AgentEntity, 'instructions'>,
@@ -89,9 +101,56 @@ export function explainModelFailure(error: unknown, timeoutMs: number): DomainEx
   return new DomainException('service_unavailable', `The model call failed: ${message}`);
 }
 
+/** What a step that is done or waiting shows: its answer so far, thread, tool lines and approvals. */
+function outputOf(
+  response: string,
+  threadId: string,
+  messages: readonly ModelMessage[],
+  approvals: readonly ApprovalRecord[],
+): AgentStepOutput {
+  return {
+    response,
+    thread: threadId,
+    tools: toolLines(messages),
+    approvals: JSON.stringify(approvals.map(toStepApproval)),
+  };
+}
+
+/** The text of the conversation's last assistant message. */
+function lastAnswer(messages: readonly ModelMessage[]): string {
+  const last = messages.findLast((message) => message.role === 'assistant');
+  if (!last) return '';
+  if (typeof last.content === 'string') return last.content;
+  return last.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+/** The approval requests the conversation has answered already. */
+function answeredApprovals(messages: readonly ModelMessage[]): Set<string> {
+  return new Set(
+    messages.flatMap((message) =>
+      message.role === 'tool'
+        ? message.content.flatMap((part) => (part.type === 'tool-approval-response' ? [part.approvalId] : []))
+        : [],
+    ),
+  );
+}
+
+interface Conversation {
+  threadId: string | null;
+  /** What the thread holds already. */
+  history: ModelMessage[];
+  /** What this call adds before the model answers: the task, or the decisions. */
+  added: ModelMessage[];
+  /** The step's ask-first calls so far. */
+  approvals: ApprovalRecord[];
+}
+
 /**
  * One Agent step: the agent answers the task unattended, within a bounded number of model calls each
- * with its own time limit, and the conversation is kept as a new thread titled after the run.
+ * with its own time limit, and the conversation is kept as a new thread titled after the run. A call
+ * of an ask-first action ends the call with approval requests: they are recorded pending, the thread
+ * is saved, and the step waits. Once every request is decided the step resumes the thread with the
+ * decisions (an approved action's outcome, or the denial and its reason); an expired one fails it.
  */
 @Injectable()
 export class AgentSteps {
@@ -101,6 +160,9 @@ export class AgentSteps {
     private readonly models: LanguageModels,
     private readonly config: AgentConfig,
     private readonly tools: AgentTools,
+    private readonly approvals: ApprovalRepository,
+    private readonly decisions: Approvals,
+    private readonly upkeep: ApprovalUpkeep,
   ) {}
 
   async run(principal: Principal, request: AgentStepRequest): Promise<AgentStepResult> {
@@ -108,13 +170,109 @@ export class AgentSteps {
       ? await this.agents.find(principal.organizationId, request.agentId)
       : null;
     if (!agent) throw DomainException.notFound('agent', request.agentId);
+    if (request.threadId !== undefined) return this.resume(principal, request, agent, request.threadId);
+    return this.converse(principal, request, agent, {
+      threadId: null,
+      history: [],
+      added: [{ role: 'user', content: request.task }],
+      approvals: [],
+    });
+  }
+
+  private async resume(
+    principal: Principal,
+    request: AgentStepRequest,
+    agent: AgentEntity,
+    threadId: string,
+  ): Promise<AgentStepResult> {
+    const { organizationId } = principal;
+    const ofThread = async () =>
+      (await this.approvals.forStep(organizationId, request.runId, request.nodeId)).filter(
+        (approval) => approval.threadId === threadId,
+      );
+    let approvals = await ofThread();
+    const now = Date.now();
+    if (approvals.some((approval) => approval.status === 'pending' && approval.expiresAt.getTime() <= now)) {
+      const expired = await this.approvals.expireDue(organizationId, request.runId, request.nodeId);
+      if (expired.length > 0) {
+        const tools = [...new Set(expired.map((approval) => approval.action))].join(', ');
+        throw new DomainException(
+          'approval_not_pending',
+          `The approval of ${tools} expired without a decision.`,
+        );
+      }
+      approvals = await ofThread(); // A decision won the race with the expiry.
+    }
+    const history = await this.threads.messages(threadId);
+    const answered = answeredApprovals(history);
+    const open = approvals.filter((approval) => !answered.has(approval.sdkApprovalId));
+    if (open.length === 0) {
+      // The conversation went on before (the runner lost the answer): it ended where the thread ends.
+      return { status: 'done', output: outputOf(lastAnswer(history), threadId, history, approvals) };
+    }
+    const undecided = open.filter((approval) => approval.status === 'pending');
+    // An approved action still running under its decision: the decision wakes the step when done.
+    const settling = open.filter(
+      (approval) =>
+        approval.status === 'approved' &&
+        approval.settledAt === null &&
+        (approval.decidedAt?.getTime() ?? 0) + SETTLE_GRACE_MS > now,
+    );
+    if (undecided.length > 0 || settling.length > 0) {
+      const until = Math.min(
+        ...undecided.map((approval) => approval.expiresAt.getTime()),
+        ...settling.map((approval) => (approval.decidedAt?.getTime() ?? now) + SETTLE_GRACE_MS),
+      );
+      return {
+        status: 'waiting',
+        until: new Date(until).toISOString(),
+        threadId,
+        output: outputOf(lastAnswer(history), threadId, history, approvals),
+      };
+    }
+    const byCall = new Map(open.map((approval) => [approval.toolCallId, approval]));
+    return this.converse(
+      principal,
+      request,
+      agent,
+      {
+        threadId,
+        history,
+        added: [
+          {
+            role: 'tool',
+            content: open.map((approval) => ({
+              type: 'tool-approval-response' as const,
+              approvalId: approval.sdkApprovalId,
+              approved: approval.status === 'approved',
+              ...(approval.reason === null ? {} : { reason: approval.reason }),
+            })),
+          },
+        ],
+        approvals,
+      },
+      async (toolCallId) => {
+        const approval = byCall.get(toolCallId);
+        if (!approval) throw new Error('This call was not approved.');
+        return this.decisions.outcomeOf(principal, approval);
+      },
+    );
+  }
+
+  private async converse(
+    principal: Principal,
+    request: AgentStepRequest,
+    agent: AgentEntity,
+    conversation: Conversation,
+    approvedOutcome?: (toolCallId: string) => Promise<unknown>,
+  ): Promise<AgentStepResult> {
     const model = this.models.modelFor(agent.provider, agent.model);
-    const { tools, skills } = await this.tools.forStep(agent, {
+    const { tools, skills, askFirst } = await this.tools.forStep(agent, {
       principal,
       runId: request.runId,
       nodeId: request.nodeId,
+      approvedOutcome,
     });
-    const messages: ModelMessage[] = [{ role: 'user', content: request.task }];
     const stepMs = this.config.AGENT_MODEL_TIMEOUT_MS;
     let answer: Awaited<ReturnType<typeof generateText>>;
     try {
@@ -122,7 +280,7 @@ export class AgentSteps {
         model,
         system: systemPromptOf(agent, skills),
         tools,
-        messages,
+        messages: [...conversation.history, ...conversation.added],
         stopWhen: stepCountIs(this.config.AGENT_MAX_STEPS),
         maxRetries: 1,
         timeout: { totalMs: AGENT_STEP_TIMEOUT_MS - SAVE_MARGIN_MS, stepMs },
@@ -131,15 +289,53 @@ export class AgentSteps {
     } catch (error) {
       throw explainModelFailure(error, stepMs);
     }
-    const thread = await this.threads.create(
-      {
-        organizationId: principal.organizationId,
-        agentId: agent.id,
-        title: `${request.workflowName} · run ${request.runId}`,
-        runId: request.runId,
-      },
-      [...messages, ...answer.response.messages],
+    const produced = [...conversation.added, ...answer.response.messages];
+    let threadId = conversation.threadId;
+    if (threadId === null) {
+      threadId = await this.threads.create(
+        {
+          organizationId: principal.organizationId,
+          agentId: agent.id,
+          title: `${request.workflowName} · run ${request.runId}`,
+          runId: request.runId,
+        },
+        produced,
+      );
+    } else {
+      await this.threads.append(threadId, produced);
+    }
+    const messages = [...conversation.history, ...produced];
+    const requests = answer.content.filter((part) => part.type === 'tool-approval-request');
+    if (requests.length === 0) {
+      return { status: 'done', output: outputOf(answer.text, threadId, messages, conversation.approvals) };
+    }
+    const opened = await this.approvals.insertPending(
+      requests.map(({ approvalId, toolCall }) => {
+        const action = askFirst.get(toolCall.toolName);
+        if (!action) throw new Error(`${toolCall.toolName} asked for an approval it does not need`);
+        return {
+          organizationId: principal.organizationId,
+          runId: request.runId,
+          nodeId: request.nodeId,
+          workflowId: request.workflowId,
+          workflowName: request.workflowName,
+          threadId,
+          toolCallId: toolCall.toolCallId,
+          sdkApprovalId: approvalId,
+          tool: toolCall.toolName,
+          ...action,
+          input: toolCall.input,
+        };
+      }),
+      this.config.APPROVAL_TTL_SECONDS,
     );
-    return { response: answer.text, thread, tools: toolLines(answer.steps), approvals: '[]' };
+    this.upkeep.kick();
+    const until = Math.min(...opened.map((approval) => approval.expiresAt.getTime()));
+    return {
+      status: 'waiting',
+      until: new Date(until).toISOString(),
+      threadId,
+      output: outputOf(answer.text, threadId, messages, [...conversation.approvals, ...opened]),
+    };
   }
 }

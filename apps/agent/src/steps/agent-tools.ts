@@ -1,6 +1,7 @@
 import { DomainException } from '#common';
 import {
   ACTION_ANSWER_MARGIN_MS,
+  type ActionResult,
   ACTION_INPUT_SCHEMAS,
   actionTimeoutMs,
   CatalogSubjects,
@@ -12,7 +13,7 @@ import {
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
-import { type JSONSchema7, jsonSchema, type StepResult, tool, type ToolSet } from 'ai';
+import { type JSONSchema7, jsonSchema, type ModelMessage, tool, type ToolSet } from 'ai';
 
 import { AgentConfig } from '../agent.config.js';
 import type { AgentEntity } from '../agents/agent.entity.js';
@@ -24,11 +25,30 @@ export interface StepScope {
   principal: Principal;
   runId: string;
   nodeId: string;
+  /**
+   * The outcome of an ask-first call that was approved, which the AI SDK asks for when the step
+   * resumes: the action ran when it was approved, not again here.
+   */
+  approvedOutcome?: (toolCallId: string) => Promise<unknown>;
+}
+
+/** An ask-first tool: the action it calls and the connection it calls it with. */
+export interface AskFirstAction {
+  action: string;
+  connectionId: string;
 }
 
 export interface AgentToolbox {
   tools: ToolSet;
   skills: MountedSkill[];
+  /** By tool name: the tools that wait for approval before they run. */
+  askFirst: ReadonlyMap<string, AskFirstAction>;
+}
+
+/** An app action called for an agent, with the key that lets the app recognise a repeat. */
+export interface ActionCall extends AskFirstAction {
+  input: unknown;
+  idempotencyKey: string;
 }
 
 /** `name`, or `name_2`, `name_3` … when an earlier tool took it. */
@@ -40,27 +60,47 @@ function uniqueName(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-/** One line per tool call of the step: the tool and `ok`, or the tool and its error. */
-export function toolLines(steps: ReadonlyArray<StepResult<ToolSet>>): string {
-  return steps
-    .flatMap((step) =>
-      step.content.flatMap((part) => {
-        if (part.type === 'tool-result') return [`${part.toolName} ok`];
-        if (part.type === 'tool-error') {
-          const error = part.error instanceof Error ? part.error.message : String(part.error);
-          return [`${part.toolName}: ${error}`];
-        }
-        return [];
-      }),
-    )
+/** The text of an error the SDK kept in a tool result. */
+function errorText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * One line per tool call in these messages: the tool and `ok`, the tool and its error, or the
+ * tool and the denial of its approval.
+ */
+export function toolLines(messages: readonly ModelMessage[]): string {
+  return messages
+    .flatMap((message) => (message.role === 'tool' ? message.content : []))
+    .flatMap((part) => {
+      if (part.type !== 'tool-result') return [];
+      const output = part.output;
+      switch (output.type) {
+        case 'error-text':
+        case 'error-json':
+          return [`${part.toolName}: ${errorText(output.value)}`];
+        case 'execution-denied':
+          return [`${part.toolName}: denied${output.reason ? ` (${output.reason})` : ''}`];
+        case 'text':
+        case 'json':
+        case 'content':
+          return [`${part.toolName} ok`];
+      }
+    })
     .join('\n');
+}
+
+/** `<runId>:<nodeId>:<toolCallId>`: the key an app sees for one call of a step. */
+export function actionKey(scope: Pick<StepScope, 'runId' | 'nodeId'>, toolCallId: string): string {
+  return `${scope.runId}:${scope.nodeId}:${toolCallId}`;
 }
 
 /**
  * The tools an agent's grants give it for one step: each granted app action (through the events
  * service, with its grant's connection), one SQL tool per granted database (read-only unless granted
  * writes: the database service refuses anything else), and `load_skill` for its mounted skills. What a
- * tool gives back to the model is bounded. Ask-first actions are not offered: approvals are not built.
+ * tool gives back to the model is bounded. An ask-first action stops the loop with an approval
+ * request (the AI SDK's `needsApproval`); the step waits, and the action runs once it is approved.
  */
 @Injectable()
 export class AgentTools {
@@ -89,28 +129,32 @@ export class AgentTools {
     ]);
     const tools: ToolSet = {};
     const names = new Set<string>();
+    const askFirst = new Map<string, AskFirstAction>();
 
     for (const grant of agent.apps) {
       for (const action of grant.actions) {
         const described = ACTION_INPUT_SCHEMAS[action];
-        if (!described || grant.approvals.includes(action)) continue;
-        tools[uniqueName(action, names)] = tool({
-          description: `${described.description} (connection ${grant.connectionId})`,
+        if (!described) continue;
+        const name = uniqueName(action, names);
+        const needsApproval = grant.approvals.includes(action);
+        if (needsApproval) askFirst.set(name, { action, connectionId: grant.connectionId });
+        tools[name] = tool({
+          description:
+            `${described.description} (connection ${grant.connectionId})` +
+            (needsApproval ? '. A member must approve each call before it runs.' : ''),
           inputSchema: jsonSchema<Record<string, unknown>>(described.input as JSONSchema7),
+          needsApproval,
           execute: async (input, { toolCallId }) => {
-            const timeoutMs = actionTimeoutMs(input);
-            const done = await this.rpc.request(
-              EventsSubjects.actionsExecute,
-              principal,
-              {
-                connectionId: grant.connectionId,
-                action,
-                input,
-                idempotencyKey: `${scope.runId}:${scope.nodeId}:${toolCallId}`,
-                timeoutMs,
-              },
-              timeoutMs + ACTION_ANSWER_MARGIN_MS,
-            );
+            if (needsApproval) {
+              if (!scope.approvedOutcome) throw new Error('This call was not approved.');
+              return this.bounded(await scope.approvedOutcome(toolCallId));
+            }
+            const done = await this.runAction(principal, {
+              connectionId: grant.connectionId,
+              action,
+              input,
+              idempotencyKey: actionKey(scope, toolCallId),
+            });
             return this.bounded(done);
           },
         });
@@ -160,11 +204,28 @@ export class AgentTools {
         },
       });
     }
-    return { tools, skills };
+    return { tools, skills, askFirst };
+  }
+
+  /** Runs an app action through the events service, within the action's own time limit. */
+  async runAction(principal: Principal, call: ActionCall): Promise<ActionResult> {
+    const timeoutMs = actionTimeoutMs(call.input);
+    return this.rpc.request(
+      EventsSubjects.actionsExecute,
+      principal,
+      {
+        connectionId: call.connectionId,
+        action: call.action,
+        input: call.input as Record<string, unknown>,
+        idempotencyKey: call.idempotencyKey,
+        timeoutMs,
+      },
+      timeoutMs + ACTION_ANSWER_MARGIN_MS,
+    );
   }
 
   /** What the model is given of a tool's result: its JSON, cut at the configured length. */
-  private bounded(value: unknown): string {
+  bounded(value: unknown): string {
     const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
     const max = this.config.AGENT_TOOL_RESULT_MAX_CHARS;
     return text.length <= max

@@ -2,6 +2,7 @@ import {
   type AuthHttpRequest,
   type AuthHttpResponse,
   CatalogSubjects,
+  type Principal,
   type ResolveCredential,
 } from '#contracts';
 import { Handles, publishEvent } from '#nats';
@@ -22,6 +23,11 @@ export class AuthHandler {
   @Handles(CatalogSubjects.authResolve)
   resolve(credential: ResolveCredential) {
     return this.auth.resolve(credential);
+  }
+
+  @Handles(CatalogSubjects.adminEmails)
+  async adminEmails(_request: object, principal: Principal): Promise<{ emails: string[] }> {
+    return { emails: await this.auth.adminEmails(principal.organizationId) };
   }
 
   /** Sign-out, key deletion and membership changes tell every gateway to drop its cached credentials. */

@@ -78,6 +78,17 @@ export class AuthService implements OnModuleDestroy {
     return role === 'owner' || role === 'admin' || role === 'member' ? role : null;
   }
 
+  /** The owners' and admins' addresses, oldest member first. */
+  async adminEmails(organizationId: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ email: string }>(
+      `SELECT u.email FROM member m JOIN "user" u ON u.id = m."userId"
+        WHERE m."organizationId" = $1 AND m.role IN ('owner', 'admin')
+        ORDER BY m."createdAt"`,
+      [organizationId],
+    );
+    return rows.map((row) => row.email);
+  }
+
   /** Answers a browser route under /api/auth exactly as better-auth would behind the gateway. */
   async handleHttp(request: AuthHttpRequest): Promise<{ response: AuthHttpResponse; invalidates: boolean }> {
     const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';

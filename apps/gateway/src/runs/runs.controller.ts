@@ -1,5 +1,10 @@
 import { DomainException } from '#common';
 import {
+  ACTION_ANSWER_MARGIN_MS,
+  ACTION_MAX_TIMEOUT_MS,
+  AgentSubjects,
+  ApprovalDecisionDto,
+  DecideApprovalDto,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   PageOf,
   PageQueryDto,
@@ -110,5 +115,30 @@ export class RunsController {
   @ApiErrors('invalid_request', 'run_not_found')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(RunnerSubjects.runsGet, principal, { id });
+  }
+
+  @Post('runs/:id/approvals/:approvalId')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Approve or deny an agent action waiting for approval',
+    description:
+      "Approving runs the action (the answer waits for it and carries its outcome in `result`); denying resumes the agent with the `reason`. Either way the run continues. Any member or key of the organization may decide; a decided or expired approval answers 409 `approval_not_pending`. The Agent step's `output.approvals` lists each call with its id.",
+  })
+  @ApiBody({ type: DecideApprovalDto })
+  @ApiOkResponse({ type: ApprovalDecisionDto })
+  @ApiErrors('invalid_request', 'run_not_found', 'approval_not_found', 'approval_not_pending')
+  decide(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') runId: string,
+    @Param('approvalId') approvalId: string,
+    @Body() body: DecideApprovalDto,
+  ): Promise<ApprovalDecisionDto> {
+    return this.rpc.request(
+      AgentSubjects.approvalsDecide,
+      principal,
+      { runId, approvalId, body },
+      // An approval runs its action before it answers.
+      ACTION_MAX_TIMEOUT_MS + 2 * ACTION_ANSWER_MARGIN_MS,
+    );
   }
 }

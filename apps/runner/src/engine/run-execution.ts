@@ -279,6 +279,7 @@ export class RunExecution {
         status: 'waiting',
         state: result.state ?? null,
         wakeAt: result.until,
+        output: result.output ?? null,
         ms: null,
       } satisfies Partial<StepRecord>);
     }
@@ -313,6 +314,8 @@ export class RunExecution {
         ms: this.elapsed(step),
         wakeAt: null,
         state: null,
+        // What a waiting step showed (pending approvals) is no longer true of it.
+        output: null,
       } satisfies Partial<StepRecord>);
       this.failure ??= { nodeId: step.nodeId, message };
     }

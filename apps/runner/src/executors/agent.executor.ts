@@ -9,10 +9,17 @@ import { NodeExecutorProvider } from './node-executor.registry.js';
 /** Time for the answer to come back after the agent service's own limit. */
 const ANSWER_MARGIN_MS = 10_000;
 
+/** What a step waiting for approvals keeps: the thread to resume. */
+interface AgentWaitState {
+  threadId: string;
+}
+
 /**
  * Runs one of the organization's agents on the step's task, through the agent service. An empty task
  * is the text of the step before (right after the trigger, the raw input). The agent's answer is the
- * step's text, so a run that ends with it replies with it.
+ * step's text, so a run that ends with it replies with it. When the agent calls ask-first actions
+ * the step waits, holding no process: a decision wakes it (or the approvals' expiry does), and it
+ * resumes the same thread.
  */
 @Injectable()
 @NodeExecutorProvider()
@@ -28,24 +35,29 @@ export class AgentExecutor implements NodeExecutor {
     if (typeof agentId !== 'string' || agentId === '') throw new StepFailure('agentId must be an agent id.');
     if (task !== undefined && typeof task !== 'string') throw new StepFailure('task must be text.');
     const rendered = task ? context.render(task) : context.previousText;
+    const resumed = context.state as Partial<AgentWaitState> | null;
     const request = {
       agentId: context.render(agentId),
       task: rendered,
       runId: context.run.id,
       nodeId: context.node.id,
+      workflowId: context.run.workflowId,
       workflowName: context.run.workflowName.slice(0, 200),
+      ...(typeof resumed?.threadId === 'string' ? { threadId: resumed.threadId } : {}),
     };
     return {
       input: JSON.stringify({ agentId: request.agentId, task: request.task }),
       run: async () => {
         try {
-          const output = await this.rpc.request(
+          const result = await this.rpc.request(
             AgentSubjects.stepsRun,
             context.run.principal,
             request,
             AGENT_STEP_TIMEOUT_MS + ANSWER_MARGIN_MS,
           );
-          return { status: 'done', output: { ...output } };
+          if (result.status === 'done') return { status: 'done', output: { ...result.output } };
+          const state: AgentWaitState = { threadId: result.threadId };
+          return { status: 'waiting', until: new Date(result.until), state, output: { ...result.output } };
         } catch (error) {
           if (error instanceof DomainException) throw new StepFailure(error.message);
           throw error;

@@ -45,8 +45,11 @@ export interface StepContext {
 export type StepResult =
   /** `route`: only edges with this `sourceHandle` fire (a condition); absent: every edge fires. */
   | { status: 'done'; output: Record<string, string>; route?: string }
-  /** The run sleeps durably until `until`; the step is then executed again with `state`. */
-  | { status: 'waiting'; until: Date; state: unknown };
+  /**
+   * The run sleeps durably until `until` (or until something wakes the step sooner); the step is
+   * then executed again with `state`. `output`: what the step shows while it waits.
+   */
+  | { status: 'waiting'; until: Date; state: unknown; output?: Record<string, string> };
 
 /** A step ready to run: its rendered input is recorded before `run` is called. */
 export interface PreparedStep {

@@ -5,6 +5,7 @@ import {
   RunnerSubjects,
   type StartRunRequest,
   type TerminateRunsRequest,
+  type WakeStepRequest,
 } from '#contracts';
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
@@ -32,6 +33,11 @@ export class RunsHandler {
   @Handles(RunnerSubjects.runsGet)
   get({ id }: IdRequest, principal: Principal) {
     return this.runs.get(principal, id);
+  }
+
+  @Handles(RunnerSubjects.runsWake)
+  wake({ runId, nodeId }: WakeStepRequest, principal: Principal) {
+    return this.runs.wake(principal, runId, nodeId);
   }
 
   @Handles(RunnerSubjects.runsTerminateForWorkflows)

@@ -3,6 +3,7 @@ import {
   type PageQueryDto,
   type Principal,
   type TerminateRunsReply,
+  type WakeStepReply,
   type WorkflowRunDto,
   type WorkflowRunSummaryDto,
   WorkflowSubjects,
@@ -11,15 +12,17 @@ import { isId, mapPage } from '#persistence';
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
+import { RunJobs } from '../queue/run-jobs.service.js';
 import { toRunSummaryDto, toWorkflowRunDto } from './run.mapper.js';
 import { RunRepository } from './run.repository.js';
 
-/** Reading runs, and ending the runs of a deleted workflow. */
+/** Reading runs, waking a waiting step, and ending the runs of a deleted workflow. */
 @Injectable()
 export class RunsService {
   constructor(
     private readonly runs: RunRepository,
     private readonly rpc: RpcClient,
+    private readonly jobs: RunJobs,
   ) {}
 
   async get(principal: Principal, id: string): Promise<WorkflowRunDto> {
@@ -39,6 +42,14 @@ export class RunsService {
     return mapPage(await this.runs.list(principal.organizationId, workflowId, query), (run) =>
       toRunSummaryDto(run, now),
     );
+  }
+
+  /** The step runs again now; the job is published after the wake is committed. */
+  async wake(principal: Principal, runId: string, nodeId: string): Promise<WakeStepReply> {
+    if (!isId(runId)) return { woken: true };
+    const { woken, job } = await this.runs.wakeStep(principal.organizationId, runId, nodeId);
+    if (job) await this.jobs.publishSoon(job);
+    return { woken };
   }
 
   async terminateForWorkflows(principal: Principal, workflowIds: string[]): Promise<TerminateRunsReply> {

@@ -213,17 +213,35 @@ export class AgentStepRequest {
   nodeId!: string;
 
   @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  workflowId!: string;
+
+  @IsString()
   @MaxLength(200)
   workflowName!: string;
+
+  /** Set when the step resumes after waiting for approvals: the thread its conversation is in. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  threadId?: string;
 }
 
 /** The Agent step's output fields. */
-export interface AgentStepResult {
+export interface AgentStepOutput {
   response: string;
   /** The thread the step's conversation is kept in. */
   thread: string;
   /** One line per tool call: the tool and `ok`, or the tool and its error. */
   tools: string;
-  /** The ask-first calls of the step, as JSON text. */
+  /** The ask-first calls of the step (`StepApproval[]`), as JSON text. */
   approvals: string;
 }
+
+/**
+ * `done`: the agent answered. `waiting`: it called ask-first actions; the step sleeps until `until`
+ * (the first approval's expiry) unless a decision wakes it, and resumes with `threadId`.
+ */
+export type AgentStepResult =
+  | { status: 'done'; output: AgentStepOutput }
+  | { status: 'waiting'; until: string; threadId: string; output: AgentStepOutput };

@@ -2,7 +2,7 @@ import type { Page } from '#common';
 
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
-import { IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
+import { EmptyRequest, IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
 import { returns, rpc } from '../messaging/subject-catalog.js';
 import {
   type AgentDto,
@@ -13,6 +13,7 @@ import {
   IdsRequest,
   UpdateAgentDto,
 } from './agent.dto.js';
+import { type ApprovalDecisionDto, DecideApprovalRequest, type PendingApprovalDto } from './approval.dto.js';
 import { AgentThreadRequest, type ThreadDetailDto, type ThreadDto } from './thread.dto.js';
 
 export const AgentSubjects = {
@@ -42,6 +43,19 @@ export const AgentSubjects = {
   threadsGet: rpc('agent.threads.get', AgentThreadRequest, {
     callers: ['gateway'],
     reply: returns<ThreadDetailDto>(),
+  }),
+  /**
+   * Decides an ask-first call: approving runs the action; either way the waiting step is woken to
+   * resume. Exactly one decision (or the expiry) wins.
+   */
+  approvalsDecide: rpc('agent.approvals.decide', DecideApprovalRequest, {
+    callers: ['gateway'],
+    reply: returns<ApprovalDecisionDto>(),
+  }),
+  /** The organization's approvals waiting for a decision, the soonest to expire first (the dashboard). */
+  approvalsPending: rpc('agent.approvals.pending', EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<PendingApprovalDto[]>(),
   }),
   /** The agent and its threads. */
   delete: rpc('agent.agents.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),

@@ -107,6 +107,11 @@ export const CatalogSubjects = {
    * subscriptions): it
    * asks first, then counts and inserts under its own lock, so no lock waits on this request.
    */
+  /** Where to tell the organization's owners and admins that something waits for them. */
+  adminEmails: rpc('catalog.organizations.admin-emails', EmptyRequest, {
+    callers: ['agent'],
+    reply: returns<{ emails: string[] }>(),
+  }),
   planLimits: rpc('catalog.plan.limits', EmptyRequest, {
     callers: ['database', 'events', 'agent'],
     reply: returns<PlanLimitsReply>(),

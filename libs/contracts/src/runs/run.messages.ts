@@ -38,6 +38,25 @@ export class TerminateRunsRequest {
   workflowIds!: string[];
 }
 
+/** `RunnerSubjects.runsWake`: a decision came for the run's waiting step; it should run now. */
+export class WakeStepRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  runId!: string;
+
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  nodeId!: string;
+}
+
+/**
+ * `woken` false: the step is still running (it has not yet come back as waiting, or runs now); ask
+ * again shortly. True when it was woken or has nothing to wake (finished, terminated, gone).
+ */
+export interface WakeStepReply {
+  woken: boolean;
+}
+
 export interface TerminateRunsReply {
   terminated: number;
 }

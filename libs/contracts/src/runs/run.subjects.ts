@@ -7,6 +7,8 @@ import {
   type RunFinishedEvent,
   TerminateRunsRequest,
   type TerminateRunsReply,
+  WakeStepRequest,
+  type WakeStepReply,
 } from './run.messages.js';
 import { type StartRunReply, StartRunRequest } from './start-run.request.js';
 import type { WorkflowRunSummaryDto } from './workflow-run-summary.dto.js';
@@ -23,7 +25,16 @@ export const RunnerSubjects = {
     callers: ['gateway'],
     reply: returns<Page<WorkflowRunSummaryDto>>(),
   }),
-  runsGet: rpc('runner.runs.get', IdRequest, { callers: ['gateway'], reply: returns<WorkflowRunDto>() }),
+  /** The agent service asks too, to tell an unknown run from an unknown approval. */
+  runsGet: rpc('runner.runs.get', IdRequest, {
+    callers: ['gateway', 'agent'],
+    reply: returns<WorkflowRunDto>(),
+  }),
+  /** An approval was decided: the waiting Agent step runs again now instead of at its expiry. */
+  runsWake: rpc('runner.runs.wake', WakeStepRequest, {
+    callers: ['agent'],
+    reply: returns<WakeStepReply>(),
+  }),
   /**
    * Workflows were deleted: their unfinished runs become `terminated`, and no run of them is recorded
    * any more, even by a start that read them before the delete. Idempotent.

@@ -1,0 +1,145 @@
+import { dataSourceOptions, migrate, newId } from '#persistence';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+
+import { agentDataSource } from '../agent.data-source.js';
+import { type ApprovalRecord, ApprovalRepository, type NewApproval } from './approval.repository.js';
+
+/** The claims approvals rest on, against a real Postgres database of their own. */
+const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const name = `fm_agent_spec_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const url = Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function approval(runId: string, overrides: Partial<NewApproval> = {}): NewApproval {
+  return {
+    organizationId: 'org-1',
+    runId,
+    nodeId: 'ask',
+    workflowId: 'wf-1',
+    workflowName: 'Workflow',
+    threadId: newId(),
+    toolCallId: `call-${newId()}`,
+    sdkApprovalId: `aitxt-${newId()}`,
+    tool: 'http__request',
+    action: 'http__request',
+    connectionId: 'conn-1',
+    input: { url: 'https://example.com' },
+    ...overrides,
+  };
+}
+
+describe('ApprovalRepository', () => {
+  let dataSource: DataSource;
+  let approvals: ApprovalRepository;
+
+  beforeAll(async () => {
+    await admin(`CREATE DATABASE "${name}"`);
+    await migrate(agentDataSource(url));
+    dataSource = new DataSource(dataSourceOptions({ ...agentDataSource(url), poolSize: 8 }));
+    await dataSource.initialize();
+    approvals = new ApprovalRepository(dataSource);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+
+  it('lets exactly one decision win, and none after the approval expired', async () => {
+    const [pending] = await approvals.insertPending([approval(newId())], 3600);
+    const decisions = await Promise.all(
+      (['approved', 'denied', 'approved', 'denied'] as const).map((status) =>
+        approvals.decide('org-1', pending!.runId, pending!.id, { status, reason: null, decidedBy: null }),
+      ),
+    );
+    const winners = decisions.filter((decided): decided is ApprovalRecord => decided !== null);
+    expect(winners).toHaveLength(1);
+    expect((await approvals.find('org-1', pending!.id))!.status).toBe(winners[0]!.status);
+    expect(
+      await approvals.decide('org-2', pending!.runId, pending!.id, {
+        status: 'denied',
+        reason: null,
+        decidedBy: null,
+      }),
+    ).toBeNull();
+
+    // Already past its deadline.
+    const [expired] = await approvals.insertPending([approval(newId())], -1);
+    expect(
+      await approvals.decide('org-1', expired!.runId, expired!.id, {
+        status: 'approved',
+        reason: null,
+        decidedBy: null,
+      }),
+    ).toBeNull();
+  });
+
+  it('gives an approval to its decision or to its expiry, never both, when they race at the deadline', async () => {
+    const runs = Array.from({ length: 20 }, () => newId());
+    const opened = await approvals.insertPending(
+      runs.map((runId) => approval(runId)),
+      0.25,
+    );
+    const deadline = Math.min(...opened.map((one) => one.expiresAt.getTime()));
+    // Both sides fire in a window around the deadline, so some decisions come before it and some after.
+    const at = (offsetMs: number) =>
+      new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline + offsetMs - Date.now())));
+    const outcomes = await Promise.all(
+      opened.map(async (one, index) => {
+        const offset = (index % 10) * 10 - 50;
+        const [decided, expired] = await Promise.all([
+          at(offset).then(() =>
+            approvals.decide('org-1', one.runId, one.id, {
+              status: 'approved',
+              reason: null,
+              decidedBy: null,
+            }),
+          ),
+          at(-offset).then(async () => {
+            const first = await approvals.expireDue('org-1', one.runId, 'ask');
+            // Before the deadline nothing expires yet; once past it, the expiry tries again.
+            return first.length > 0
+              ? first
+              : at(60).then(() => approvals.expireDue('org-1', one.runId, 'ask'));
+          }),
+        ]);
+        return { decided: decided !== null, expired: expired.length > 0, id: one.id };
+      }),
+    );
+    for (const outcome of outcomes) {
+      expect({ ...outcome, winners: Number(outcome.decided) + Number(outcome.expired) }).toEqual({
+        ...outcome,
+        winners: 1,
+      });
+      const stored = await approvals.find('org-1', outcome.id);
+      expect(stored!.status).toBe(outcome.decided ? 'approved' : 'expired');
+    }
+    expect(outcomes.some((outcome) => outcome.decided)).toBe(true);
+    expect(outcomes.some((outcome) => outcome.expired)).toBe(true);
+  });
+
+  it('keeps the first outcome of an approved action only', async () => {
+    const [one] = await approvals.insertPending([approval(newId())], 3600);
+    expect((await approvals.settle(one!.id, { result: { status: 200 } }))!.result).toEqual({ status: 200 });
+    expect(await approvals.settle(one!.id, { error: 'again' })).toBeNull();
+    expect((await approvals.find('org-1', one!.id))!.error).toBeNull();
+  });
+
+  it('lists pending approvals of the organization only, soonest to expire first', async () => {
+    const [later] = await approvals.insertPending([approval(newId(), { organizationId: 'org-list' })], 7200);
+    const [sooner] = await approvals.insertPending([approval(newId(), { organizationId: 'org-list' })], 3600);
+    await approvals.insertPending([approval(newId(), { organizationId: 'org-other' })], 3600);
+    const listed = await approvals.pending('org-list', 10);
+    expect(listed.map((item) => item.runId)).toEqual([sooner!.runId, later!.runId]);
+  });
+});

@@ -1,0 +1,146 @@
+import { DomainException } from '#common';
+import {
+  type ApprovalDecisionDto,
+  type DecideApprovalRequest,
+  type PendingApprovalDto,
+  type Principal,
+  RunnerSubjects,
+  servicePrincipal,
+  type StepApproval,
+} from '#contracts';
+import { RpcClient } from '#nats';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+
+import { AGENT_LOGGER } from '../agent.tokens.js';
+import { actionKey, AgentTools } from '../steps/agent-tools.js';
+import { type ApprovalRecord, ApprovalRepository, type StepRef } from './approval.repository.js';
+
+/** The dashboard lists this many pending approvals at most. */
+const PENDING_LIST_MAX = 100;
+
+export function toDecision(approval: ApprovalRecord): ApprovalDecisionDto {
+  return {
+    id: approval.id,
+    status: approval.status,
+    tool: approval.action,
+    reason: approval.reason,
+    result:
+      approval.status !== 'approved' || approval.settledAt === null
+        ? null
+        : approval.error === null
+          ? approval.result
+          : { error: approval.error },
+  };
+}
+
+export function toStepApproval(approval: ApprovalRecord): StepApproval {
+  return {
+    id: approval.id,
+    tool: approval.action,
+    input: approval.input,
+    status: approval.status,
+    reason: approval.reason,
+  };
+}
+
+/** Who decided, as kept with the decision. */
+function deciderOf(principal: Principal): string | null {
+  if (principal.userId) return `user:${principal.userId}`;
+  return principal.keyId ? `key:${principal.keyId}` : null;
+}
+
+/**
+ * Decisions on ask-first calls. A decision is taken in one statement that also checks the expiry, so
+ * exactly one of two decisions, or of a decision and the expiry, wins. An approved action runs here,
+ * once, and its outcome is kept for the step to resume with; then the waiting step is woken (and,
+ * should the runner not take it yet, woken again by the upkeep until it does).
+ */
+@Injectable()
+export class Approvals {
+  constructor(
+    private readonly approvals: ApprovalRepository,
+    private readonly tools: AgentTools,
+    private readonly rpc: RpcClient,
+    @Inject(AGENT_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async decide(principal: Principal, request: DecideApprovalRequest): Promise<ApprovalDecisionDto> {
+    const { runId, approvalId, body } = request;
+    const taken = await this.approvals.decide(principal.organizationId, runId, approvalId, {
+      status: body.decision === 'approve' ? 'approved' : 'denied',
+      reason: body.reason ?? null,
+      decidedBy: deciderOf(principal),
+    });
+    if (!taken) return this.refuse(principal, runId, approvalId);
+    const decided = taken.status === 'approved' ? await this.settle(principal, taken) : taken;
+    await this.wake(decided).catch((error: unknown) =>
+      this.logger.warn({ err: error, runId }, 'waking the run after a decision failed; the upkeep retries'),
+    );
+    return toDecision(decided);
+  }
+
+  /** Why a decision was not taken: an unknown run or approval, or one already decided or expired. */
+  private async refuse(principal: Principal, runId: string, approvalId: string): Promise<never> {
+    const found = await this.approvals.find(principal.organizationId, approvalId);
+    if (!found || found.runId !== runId) {
+      // Answers run_not_found when the run is not the organization's.
+      await this.rpc.request(RunnerSubjects.runsGet, principal, { id: runId });
+      throw DomainException.notFound('approval', approvalId);
+    }
+    if (found.status === 'pending') {
+      // Its time ran out and nothing has expired it yet: expire it now and let the step fail.
+      await this.approvals.expireDue(found.organizationId, found.runId, found.nodeId);
+      await this.wake(found).catch(() => undefined);
+      throw new DomainException('approval_not_pending', 'The approval expired without a decision.');
+    }
+    throw new DomainException('approval_not_pending', `The approval was already ${found.status}.`);
+  }
+
+  /**
+   * The outcome of an approved call, for the resumed step: kept when it was approved, or, when the
+   * decision was cut off before it could keep it, run now with the same idempotency key.
+   */
+  async outcomeOf(principal: Principal, approval: ApprovalRecord): Promise<unknown> {
+    const settled = approval.settledAt === null ? await this.settle(principal, approval) : approval;
+    if (settled.error !== null) throw new Error(settled.error);
+    return settled.result;
+  }
+
+  /** Runs the approved action and keeps its outcome, a failure included. */
+  private async settle(principal: Principal, approval: ApprovalRecord): Promise<ApprovalRecord> {
+    let outcome: { result: unknown } | { error: string };
+    try {
+      outcome = {
+        result: await this.tools.runAction(principal, {
+          action: approval.action,
+          connectionId: approval.connectionId,
+          input: approval.input,
+          idempotencyKey: actionKey(approval, approval.toolCallId),
+        }),
+      };
+    } catch (error) {
+      outcome = { error: error instanceof Error ? error.message : String(error) };
+    }
+    // Another settle won (a resume racing a slow decision): its outcome is the one kept.
+    return (
+      (await this.approvals.settle(approval.id, outcome)) ??
+      (await this.approvals.find(approval.organizationId, approval.id)) ??
+      approval
+    );
+  }
+
+  /** Asks the runner to run the step now; true once it did (or there is nothing left to wake). */
+  async wake(step: StepRef): Promise<boolean> {
+    const { woken } = await this.rpc.request(RunnerSubjects.runsWake, servicePrincipal(step.organizationId), {
+      runId: step.runId,
+      nodeId: step.nodeId,
+    });
+    if (woken) await this.approvals.markWoken(step.runId, step.nodeId);
+    return woken;
+  }
+
+  pending(principal: Principal): Promise<PendingApprovalDto[]> {
+    return this.approvals.pending(principal.organizationId, PENDING_LIST_MAX);
+  }
+}

@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+
+import { type PendingApprovalDto, servicePrincipal } from '#contracts';
+import {
+  chainOf,
+  connectAs,
+  createConnection,
+  createMember,
+  createOrganization,
+  HttpTarget,
+  type MemberFixture,
+  nodes,
+  type OrganizationFixture,
+  ScriptedModel,
+  TestStack,
+  waitFor,
+} from '#testing';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { SMTPServer } from 'smtp-server';
+
+interface ReceivedMail {
+  to: string[];
+  text: string;
+}
+
+/** The message as written: nodemailer sends text bodies quoted-printable, with soft line breaks. */
+function fromQuotedPrintable(text: string): string {
+  return text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** A local SMTP server that keeps what it receives: nothing leaves the machine. */
+async function startSmtp(): Promise<{ url: string; mails: ReceivedMail[]; stop: () => Promise<void> }> {
+  const mails: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        mails.push({
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          text: fromQuotedPrintable(Buffer.concat(chunks).toString('utf8')),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Ask-first actions: the Agent step waits with the call recorded pending, a decision approves (the
+ * action runs once, the agent goes on with its result) or denies (the agent goes on with the reason),
+ * an approval left alone expires and fails the step, and the wait survives the runner and the agent
+ * service being killed. Admins are emailed through a local SMTP server.
+ */
+describe('agent approvals', () => {
+  let stack: TestStack;
+  let model: ScriptedModel;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let target: HttpTarget;
+  let org: OrganizationFixture;
+  let admin: MemberFixture;
+  let projectId: string;
+  let connectionId: string;
+  let nats: NatsConnection;
+
+  const AGENT_ENV = { APPROVAL_UPKEEP_INTERVAL_MS: '200' };
+
+  beforeAll(async () => {
+    model = await ScriptedModel.start();
+    smtp = await startSmtp();
+    target = await HttpTarget.start();
+    stack = await TestStack.start(
+      {
+        AI_GATEWAY_URL: model.url,
+        AI_GATEWAY_API_KEY: 'test-key',
+        AI_GATEWAY_DEFAULT_MODEL: 'scripted-default',
+        ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+        SMTP_URL: smtp.url,
+        PUBLIC_URL: 'https://flows.example.com',
+        RUNNER_SWEEP_INTERVAL_MS: '200',
+        ...AGENT_ENV,
+      },
+      { services: ['catalog', 'database', 'events', 'agent', 'workflow', 'runner'] },
+    );
+    org = await createOrganization(stack.description);
+    admin = await createMember(stack.description, org.organizationId, 'admin');
+    projectId = (await org.api.post('/api/v1/projects', { name: 'Approvals' })).body.id;
+    ({ connectionId } = await createConnection(stack.description, org.organizationId, 'http'));
+    nats = await connectAs(stack.description, 'gateway');
+  }, 120_000);
+
+  afterAll(async () => {
+    await nats?.close();
+    await stack?.stop();
+    await Promise.all([model?.stop(), smtp?.stop(), target?.stop()]);
+  });
+
+  let agents = 0;
+
+  /** Publishes a workflow whose agent must ask before each HTTP request, and starts a run of it. */
+  async function startWaitingRun(path: string) {
+    agents += 1;
+    const agent = await org.api.post('/api/v1/agents', {
+      name: `careful-${agents}`,
+      apps: [
+        { connectionId, integrationId: 'http', actions: ['http__request'], approvals: ['http__request'] },
+      ],
+    });
+    expect(agent.status).toBe(201);
+    const workflow = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
+      name: `Careful ${agents}`,
+      diagram: chainOf(nodes.trigger('t'), {
+        id: 'ask',
+        data: { type: 'agent', properties: { agentId: agent.body.id, task: 'Tell the team.' } },
+      }),
+    });
+    expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
+    model.queue({
+      toolCalls: [
+        { name: 'http__request', arguments: { method: 'POST', url: `${target.url}${path}`, body: { n: 1 } } },
+      ],
+    });
+    const started = await org.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {});
+    expect(started.status).toBe(201);
+    const run = await settled(started.body.id, ['waiting']);
+    const step = run.steps.find((candidate: any) => candidate.nodeId === 'ask');
+    const approvals = JSON.parse(step.output.approvals);
+    return {
+      run,
+      step,
+      approvals,
+      workflowId: workflow.body.id as string,
+      workflowName: `Careful ${agents}`,
+    };
+  }
+
+  async function settled(runId: string, statuses = ['complete', 'errored']): Promise<any> {
+    return waitFor(
+      async () => {
+        const current = await org.api.get(`/api/v1/runs/${runId}`);
+        return statuses.includes(current.body.status) ? current.body : undefined;
+      },
+      { timeoutMs: 30_000, what: `the run to be ${statuses.join(' or ')}` },
+    );
+  }
+
+  const decide = (api: OrganizationFixture['api'], runId: string, approvalId: string, body: object) =>
+    api.post(`/api/v1/runs/${runId}/approvals/${approvalId}`, body);
+
+  async function pendingOverNats(organizationId: string): Promise<PendingApprovalDto[]> {
+    const subject = `${stack.env.NATS_SUBJECT_PREFIX}agent.approvals.pending`;
+    const packet = JSON.stringify({
+      pattern: subject,
+      data: { principal: servicePrincipal(organizationId), data: {} },
+      id: randomUUID(),
+    });
+    const answer = await nats.request(subject, packet, { timeout: 10_000 });
+    const { response } = answer.json<{ response: { ok: boolean; data: PendingApprovalDto[] } }>();
+    expect(response.ok).toBe(true);
+    return response.data;
+  }
+
+  it('waits for an ask-first call, emails the admins, runs the action once approved and goes on with its result', async () => {
+    const { run, step, approvals, workflowId, workflowName } = await startWaitingRun('/approved');
+    expect(step.status).toBe('waiting');
+    expect(approvals).toEqual([
+      {
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        tool: 'http__request',
+        input: { method: 'POST', url: `${target.url}/approved`, body: { n: 1 } },
+        status: 'pending',
+        reason: null,
+      },
+    ]);
+    expect(target.requestsTo('/approved')).toEqual([]);
+
+    const listed = await pendingOverNats(org.organizationId);
+    expect(listed).toContainEqual({
+      runId: run.id,
+      workflowId,
+      workflowName,
+      tool: 'http__request',
+      expiresAt: expect.any(String),
+    });
+    const hours =
+      (Date.parse(listed.find((item) => item.runId === run.id)!.expiresAt) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(71.9);
+    expect(hours).toBeLessThanOrEqual(72);
+    expect(await pendingOverNats((await createOrganization(stack.description)).organizationId)).toEqual([]);
+
+    const mail = await waitFor(() => smtp.mails.find((candidate) => candidate.text.includes(run.id)), {
+      timeoutMs: 15_000,
+      what: 'the approval email',
+    });
+    expect(mail.to).toContain(admin.email);
+    expect(mail.text).toContain(`https://flows.example.com/runs/${run.id}`);
+    expect(mail.text).toContain('http__request');
+
+    model.queue({ text: 'The team was told.' });
+    const calls = model.calls.length;
+    const decided = await decide(admin.api, run.id, approvals[0].id, { decision: 'approve' });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toEqual({
+      id: approvals[0].id,
+      status: 'approved',
+      tool: 'http__request',
+      reason: null,
+      result: expect.objectContaining({ status: expect.anything() }),
+    });
+
+    const done = await settled(run.id);
+    expect(done.status).toBe('complete');
+    expect(done.reply).toBe('The team was told.');
+    const output = done.steps.find((candidate: any) => candidate.nodeId === 'ask').output;
+    expect(output.tools).toBe('http__request ok');
+    expect(JSON.parse(output.approvals)).toEqual([
+      expect.objectContaining({ id: approvals[0].id, status: 'approved' }),
+    ]);
+    const received = target.requestsTo('/approved');
+    expect(received).toHaveLength(1);
+    expect(received[0]!.headers['idempotency-key']).toMatch(new RegExp(`^${run.id}:ask:call_`));
+    // The model went on from the action's result.
+    expect(JSON.stringify(model.calls.slice(calls)[0]!.messages)).toMatch(/"role":"tool"/);
+    expect(await pendingOverNats(org.organizationId)).not.toContainEqual(
+      expect.objectContaining({ runId: run.id }),
+    );
+
+    const again = await decide(org.api, run.id, approvals[0].id, { decision: 'deny' });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('approval_not_pending');
+  });
+
+  it('resumes the agent with the reason when denied, and the action never runs', async () => {
+    const { run, approvals } = await startWaitingRun('/denied');
+    model.queue({ text: 'I did not tell the team: the request was denied.' });
+    const calls = model.calls.length;
+    const decided = await decide(org.api, run.id, approvals[0].id, { decision: 'deny', reason: 'Not today' });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toEqual({
+      id: approvals[0].id,
+      status: 'denied',
+      tool: 'http__request',
+      reason: 'Not today',
+      result: null,
+    });
+    const done = await settled(run.id);
+    expect(done.status).toBe('complete');
+    const output = done.steps.find((candidate: any) => candidate.nodeId === 'ask').output;
+    expect(output.tools).toBe('http__request: denied (Not today)');
+    expect(JSON.stringify(model.calls.slice(calls)[0]!.messages)).toContain('Not today');
+    expect(target.requestsTo('/denied')).toEqual([]);
+  });
+
+  it('answers unknown runs and approvals, other organizations and bad decisions with the contract’s errors', async () => {
+    const { run, approvals } = await startWaitingRun('/refused');
+    const approvalId = approvals[0].id as string;
+    const outsider = await createOrganization(stack.description);
+    const cases: Array<[OrganizationFixture['api'], string, string, object, number, string]> = [
+      [org.api, randomUUID(), approvalId, { decision: 'approve' }, 404, 'run_not_found'],
+      [org.api, run.id, randomUUID(), { decision: 'approve' }, 404, 'approval_not_found'],
+      [org.api, run.id, 'not-an-id', { decision: 'approve' }, 404, 'approval_not_found'],
+      [outsider.api, run.id, approvalId, { decision: 'approve' }, 404, 'run_not_found'],
+      [org.api, run.id, approvalId, { decision: 'maybe' }, 400, 'invalid_request'],
+      [org.api, run.id, approvalId, {}, 400, 'invalid_request'],
+      [org.api, run.id, approvalId, { decision: 'deny', reason: 'x'.repeat(1001) }, 400, 'invalid_request'],
+    ];
+    for (const [api, runId, id, body, status, code] of cases) {
+      const answer = await decide(api, runId, id, body);
+      expect({ body, status: answer.status, code: answer.body.error?.code }).toEqual({ body, status, code });
+    }
+    // Nothing was decided by the refused calls: the approval still waits, and is decided now.
+    model.queue({ text: 'Done.' });
+    const decided = await decide(org.api, run.id, approvalId, { decision: 'deny', reason: 'x'.repeat(1000) });
+    expect(decided.status).toBe(200);
+    expect((await settled(run.id)).status).toBe('complete');
+  });
+
+  it('resumes after the runner and the agent service were killed during the wait, running the action once', async () => {
+    const { run, approvals } = await startWaitingRun('/survived');
+    await Promise.all([
+      stack.processes.get('runner')!.kill('SIGKILL'),
+      stack.processes.get('agent')!.kill('SIGKILL'),
+    ]);
+    await Promise.all([stack.startService('runner'), stack.startService('agent', AGENT_ENV)]);
+
+    model.queue({ text: 'Survived.' });
+    const decided = await decide(admin.api, run.id, approvals[0].id, { decision: 'approve' });
+    expect(decided.status).toBe(200);
+    const done = await settled(run.id);
+    expect({ status: done.status, reply: done.reply }).toEqual({ status: 'complete', reply: 'Survived.' });
+    expect(target.requestsTo('/survived')).toHaveLength(1);
+  });
+
+  it('expires an approval left without a decision: the step fails, and a late decision is refused', async () => {
+    await stack.processes.get('agent')!.kill('SIGTERM');
+    await stack.startService('agent', { ...AGENT_ENV, APPROVAL_TTL_SECONDS: '2' });
+    const { run, approvals } = await startWaitingRun('/expired');
+    const done = await settled(run.id);
+    expect(done.status).toBe('errored');
+    const step = done.steps.find((candidate: any) => candidate.nodeId === 'ask');
+    expect(step.status).toBe('error');
+    expect(step.error).toBe('The approval of http__request expired without a decision.');
+    expect(done.error).toBe(step.error);
+
+    const late = await decide(org.api, run.id, approvals[0].id, { decision: 'approve' });
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('approval_not_pending');
+    expect(target.requestsTo('/expired')).toEqual([]);
+  });
+});
