@@ -287,6 +287,22 @@ describe('agent approvals', () => {
     expect((await settled(run.id)).status).toBe('complete');
   });
 
+  it('refuses decisions once the run has ended: the workflow was deleted while the step waited', async () => {
+    const { run, approvals, workflowId } = await startWaitingRun('/terminated');
+    expect((await org.api.delete(`/api/v1/workflows/${workflowId}`)).status).toBe(200);
+    expect((await settled(run.id, ['terminated'])).status).toBe('terminated');
+    const late = await decide(org.api, run.id, approvals[0].id, { decision: 'approve' });
+    expect({ status: late.status, code: late.body.error?.code }).toEqual({
+      status: 409,
+      code: 'approval_not_pending',
+    });
+    expect(late.body.error.message).toMatch(/terminated/);
+    expect(target.requestsTo('/terminated')).toEqual([]);
+    expect(await pendingOverNats(org.organizationId)).not.toContainEqual(
+      expect.objectContaining({ runId: run.id }),
+    );
+  });
+
   it('resumes after the runner and the agent service were killed during the wait, running the action once', async () => {
     const { run, approvals } = await startWaitingRun('/survived');
     await Promise.all([

@@ -186,6 +186,19 @@ export class ApprovalRepository {
     return rows.map(toRecord);
   }
 
+  /**
+   * Denies the step's pending calls, which nobody will resume: the step started over (its runner died
+   * before it recorded the wait) or the run ended. They can no longer be approved.
+   */
+  async supersede(organizationId: string, runId: string, nodeId: string, reason: string): Promise<void> {
+    await queryRows(
+      this.dataSource,
+      `UPDATE agent.approvals SET status = 'denied', decided_at = now(), woken_at = now(), reason = $4
+        WHERE run_id = $2 AND node_id = $3 AND organization_id = $1 AND status = 'pending'`,
+      [organizationId, runId, nodeId, reason],
+    );
+  }
+
   /** Records an approved action's outcome, once: a second outcome (a retried run) is dropped. */
   async settle(id: string, outcome: { result: unknown } | { error: string }): Promise<ApprovalRecord | null> {
     const [row] = await queryRows<ApprovalRow>(

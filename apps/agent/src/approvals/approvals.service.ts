@@ -5,6 +5,7 @@ import {
   type PendingApprovalDto,
   type Principal,
   RunnerSubjects,
+  type RunStatus,
   servicePrincipal,
   type StepApproval,
 } from '#contracts';
@@ -15,6 +16,9 @@ import type { Logger } from 'pino';
 import { AGENT_LOGGER } from '../agent.tokens.js';
 import { actionKey, AgentTools } from '../steps/agent-tools.js';
 import { type ApprovalRecord, ApprovalRepository, type StepRef } from './approval.repository.js';
+
+/** A run whose approvals can still be decided: it has not ended. */
+const LIVE_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'running', 'waiting']);
 
 /** The dashboard lists this many pending approvals at most. */
 const PENDING_LIST_MAX = 100;
@@ -67,12 +71,16 @@ export class Approvals {
 
   async decide(principal: Principal, request: DecideApprovalRequest): Promise<ApprovalDecisionDto> {
     const { runId, approvalId, body } = request;
-    const taken = await this.approvals.decide(principal.organizationId, runId, approvalId, {
-      status: body.decision === 'approve' ? 'approved' : 'denied',
-      reason: body.reason ?? null,
-      decidedBy: deciderOf(principal),
-    });
-    if (!taken) return this.refuse(principal, runId, approvalId);
+    // Answers run_not_found for a run that is not the organization's.
+    const run = await this.rpc.request(RunnerSubjects.runsGet, principal, { id: runId });
+    const taken = LIVE_RUN_STATUSES.has(run.status)
+      ? await this.approvals.decide(principal.organizationId, runId, approvalId, {
+          status: body.decision === 'approve' ? 'approved' : 'denied',
+          reason: body.reason ?? null,
+          decidedBy: deciderOf(principal),
+        })
+      : null;
+    if (!taken) return this.refuse(principal, runId, run.status, approvalId);
     const decided = taken.status === 'approved' ? await this.settle(principal, taken) : taken;
     await this.wake(decided).catch((error: unknown) =>
       this.logger.warn({ err: error, runId }, 'waking the run after a decision failed; the upkeep retries'),
@@ -80,21 +88,29 @@ export class Approvals {
     return toDecision(decided);
   }
 
-  /** Why a decision was not taken: an unknown run or approval, or one already decided or expired. */
-  private async refuse(principal: Principal, runId: string, approvalId: string): Promise<never> {
+  /** Why a decision was not taken: an unknown approval, one already decided or expired, or a run that ended. */
+  private async refuse(
+    principal: Principal,
+    runId: string,
+    runStatus: RunStatus,
+    approvalId: string,
+  ): Promise<never> {
     const found = await this.approvals.find(principal.organizationId, approvalId);
-    if (!found || found.runId !== runId) {
-      // Answers run_not_found when the run is not the organization's.
-      await this.rpc.request(RunnerSubjects.runsGet, principal, { id: runId });
-      throw DomainException.notFound('approval', approvalId);
+    if (!found || found.runId !== runId) throw DomainException.notFound('approval', approvalId);
+    if (found.status !== 'pending') {
+      throw new DomainException('approval_not_pending', `The approval was already ${found.status}.`);
     }
-    if (found.status === 'pending') {
+    if (found.expiresAt.getTime() <= Date.now()) {
       // Its time ran out and nothing has expired it yet: expire it now and let the step fail.
       await this.approvals.expireDue(found.organizationId, found.runId, found.nodeId);
       await this.wake(found).catch(() => undefined);
       throw new DomainException('approval_not_pending', 'The approval expired without a decision.');
     }
-    throw new DomainException('approval_not_pending', `The approval was already ${found.status}.`);
+    await this.approvals.supersede(found.organizationId, runId, found.nodeId, `The run is ${runStatus}.`);
+    throw new DomainException(
+      'approval_not_pending',
+      `The run is ${runStatus}: its approvals can no longer be decided.`,
+    );
   }
 
   /**

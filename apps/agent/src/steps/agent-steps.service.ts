@@ -171,6 +171,12 @@ export class AgentSteps {
       : null;
     if (!agent) throw DomainException.notFound('agent', request.agentId);
     if (request.threadId !== undefined) return this.resume(principal, request, agent, request.threadId);
+    await this.approvals.supersede(
+      principal.organizationId,
+      request.runId,
+      request.nodeId,
+      'The step started again after an interruption.',
+    );
     return this.converse(principal, request, agent, {
       threadId: null,
       history: [],
