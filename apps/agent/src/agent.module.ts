@@ -6,6 +6,7 @@ import {
   RpcClient,
   ServiceHealthController,
 } from '#nats';
+import { createLogger } from '#common';
 import { dataSourceOptions } from '#persistence';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
@@ -14,10 +15,12 @@ import type { NatsConnection } from '@nats-io/transport-node';
 
 import { AgentConfig } from './agent.config.js';
 import { agentDataSource } from './agent.data-source.js';
-import { NATS_CONNECTION } from './agent.tokens.js';
+import { LOGGER, NATS_CONNECTION } from './agent.tokens.js';
 import { AgentRepository } from './agents/agent.repository.js';
 import { AgentsHandler } from './agents/agents.handler.js';
 import { AgentsService } from './agents/agents.service.js';
+import { AgentChat } from './chat/agent-chat.service.js';
+import { ChatStreamServer } from './chat/chat-stream.server.js';
 import { GrantCheck } from './agents/grant-check.service.js';
 import { AgentStepsHandler } from './steps/agent-steps.handler.js';
 import { AgentSteps } from './steps/agent-steps.service.js';
@@ -38,6 +41,7 @@ export class AgentModule implements OnApplicationShutdown {
       controllers: [ServiceHealthController, AgentsHandler, AgentStepsHandler, ThreadsHandler],
       providers: [
         { provide: AgentConfig, useValue: config },
+        { provide: LOGGER, useValue: createLogger('agent') },
         {
           provide: NATS_CONNECTION,
           useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'agent-client'),
@@ -64,6 +68,8 @@ export class AgentModule implements OnApplicationShutdown {
         AgentTools,
         GrantCheck,
         AgentsService,
+        AgentChat,
+        ChatStreamServer,
       ],
     };
   }

@@ -3,7 +3,8 @@ import type { Page } from '#common';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import { IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
-import { returns, rpc } from '../messaging/subject-catalog.js';
+import { returns, rpc, streamedRpc } from '../messaging/subject-catalog.js';
+import { AgentChatRequest } from './agent-chat.request.js';
 import {
   type AgentDto,
   AgentStepRequest,
@@ -13,6 +14,7 @@ import {
   IdsRequest,
   UpdateAgentDto,
 } from './agent.dto.js';
+import type { UiMessageChunk } from './chat-stream.protocol.js';
 import { AgentThreadRequest, type ThreadDetailDto, type ThreadDto } from './thread.dto.js';
 
 export const AgentSubjects = {
@@ -42,6 +44,14 @@ export const AgentSubjects = {
   threadsGet: rpc('agent.threads.get', AgentThreadRequest, {
     callers: ['gateway'],
     reply: returns<ThreadDetailDto>(),
+  }),
+  /**
+   * One turn of a member's chat (the browser's `POST /app/agents/{id}/chat`), answered in many
+   * messages as the model produces it: see `chat-stream.protocol.ts`.
+   */
+  chatStream: streamedRpc('agent.chat.stream', AgentChatRequest, {
+    callers: ['gateway'],
+    chunk: returns<UiMessageChunk>(),
   }),
   /** The agent and its threads. */
   delete: rpc('agent.agents.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),
