@@ -1,4 +1,3 @@
-import { createLogger } from '#common';
 import {
   connectNats,
   HealthModule,
@@ -7,6 +6,7 @@ import {
   RpcClient,
   ServiceHealthController,
 } from '#nats';
+import { createLogger } from '#common';
 import { dataSourceOptions } from '#persistence';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
@@ -15,10 +15,12 @@ import type { NatsConnection } from '@nats-io/transport-node';
 
 import { AgentConfig } from './agent.config.js';
 import { agentDataSource } from './agent.data-source.js';
-import { AGENT_LOGGER, NATS_CONNECTION } from './agent.tokens.js';
+import { LOGGER, NATS_CONNECTION } from './agent.tokens.js';
 import { AgentRepository } from './agents/agent.repository.js';
 import { AgentsHandler } from './agents/agents.handler.js';
 import { AgentsService } from './agents/agents.service.js';
+import { AgentChat } from './chat/agent-chat.service.js';
+import { ChatStreamServer } from './chat/chat-stream.server.js';
 import { GrantCheck } from './agents/grant-check.service.js';
 import { ApprovalRepository } from './approvals/approval.repository.js';
 import { ApprovalUpkeep } from './approvals/approval-upkeep.service.js';
@@ -49,7 +51,7 @@ export class AgentModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: AgentConfig, useValue: config },
-        { provide: AGENT_LOGGER, useValue: createLogger('agent') },
+        { provide: LOGGER, useValue: createLogger('agent') },
         {
           provide: NATS_CONNECTION,
           useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'agent-client'),
@@ -79,6 +81,8 @@ export class AgentModule implements OnApplicationShutdown {
         ApprovalRepository,
         Approvals,
         ApprovalUpkeep,
+        AgentChat,
+        ChatStreamServer,
       ],
     };
   }

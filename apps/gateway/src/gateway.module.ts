@@ -27,6 +27,8 @@ import { ProjectsController } from './projects/projects.controller.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { RunsController } from './runs/runs.controller.js';
 import { SkillsController } from './skills/skills.controller.js';
+import { AgentChatClient } from './agents/agent-chat.client.js';
+import { AgentChatController } from './agents/agent-chat.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { AgentThreadsController } from './agents/agent-threads.controller.js';
 import { WorkflowsController } from './workflows/workflows.controller.js';
@@ -52,6 +54,7 @@ export class GatewayModule implements OnApplicationShutdown {
         SkillsController,
         AgentsController,
         AgentThreadsController,
+        AgentChatController,
         BillingController,
         ConnectionsController,
         EventsController,
@@ -94,17 +97,20 @@ export class GatewayModule implements OnApplicationShutdown {
             ),
         },
         DatabaseQueryClient.provider(config.natsEndpoint),
+        AgentChatClient.provider(config.natsEndpoint),
         {
           provide: ReadinessChecks,
-          inject: [NatsHealthIndicator, NATS_CONNECTION, DatabaseQueryClient],
+          inject: [NatsHealthIndicator, NATS_CONNECTION, DatabaseQueryClient, AgentChatClient],
           useFactory: (
             nats: NatsHealthIndicator,
             connection: NatsConnection,
             databases: DatabaseQueryClient,
+            chats: AgentChatClient,
           ) =>
             new ReadinessChecks([
               () => nats.pingCheck('nats', connection),
               () => nats.pingCheck('nats_databases', databases.nats),
+              () => nats.pingCheck('nats_chat', chats.nats),
             ]),
         },
         { provide: APP_GUARD, useClass: AuthGuard },

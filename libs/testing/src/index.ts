@@ -1,5 +1,6 @@
 export * from './admin-cli.js';
 export * from './api-client.js';
+export * from './chat-stream.js';
 export * from './diagrams.js';
 export * from './free-port.js';
 export * from './http-target.js';

@@ -1,13 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One answer of the scripted model, in the order the calls come (tool calls get ids `call_<n>_<i>`). */
+/**
+ * One answer of the scripted model, in the order the calls come (tool calls get ids `call_<n>_<i>`).
+ * A call with `stream: true` gets text and tool calls as chat-completion chunks over SSE; `partial`
+ * streams some text and then never finishes (`hang`, until the caller gives up) or cuts the
+ * connection (`break`).
+ */
 export type ScriptedAnswer =
   | { text: string }
   | { toolCalls: Array<{ name: string; arguments: unknown }> }
   | { status: number; body: unknown }
   | { garbage: string }
-  | { delayMs: number; text: string };
+  | { delayMs: number; text: string }
+  | { partial: string; then: 'hang' | 'break' };
 
 export interface ModelCall {
   model: string;
@@ -15,11 +21,17 @@ export interface ModelCall {
   body: Record<string, unknown>;
   /** How long this server took to answer the call (set once it has answered). */
   ms?: number;
+  /** The caller closed the connection before the answer was complete. */
+  abandoned?: boolean;
 }
+
+/** A streamed text in several deltas, each a word with the spaces after it. */
+const deltasOf = (text: string): string[] => text.match(/\s+|\S+\s*/g) ?? [];
 
 /**
  * An OpenAI-compatible chat-completions server that plays the model over real HTTP with answers a
- * test scripts: text, an error status, something that is not a completion, or a slow answer. It
+ * test scripts: text or tool calls (whole, or streamed when the call asks for a stream), an error
+ * status, something that is not a completion, a slow answer, or a stream that stops half-way. It
  * records each call. Nothing reaches a network.
  */
 export class ScriptedModel {
@@ -54,7 +66,10 @@ export class ScriptedModel {
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // A `hang` answer keeps its connection open until someone closes it.
+    this.server.closeAllConnections();
+    await closed;
   }
 
   private async reply(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -74,6 +89,9 @@ export class ScriptedModel {
     this.calls.push(call);
     response.on('finish', () => (call.ms = performance.now() - began));
     const next = this.script.shift() ?? { text: 'ok' };
+    response.on('close', () => {
+      if (!response.writableFinished && !('partial' in next && next.then === 'break')) call.abandoned = true;
+    });
     if ('status' in next) {
       response.writeHead(next.status, { 'content-type': 'application/json' }).end(JSON.stringify(next.body));
       return;
@@ -84,6 +102,14 @@ export class ScriptedModel {
     }
     if ('delayMs' in next) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
     if (response.destroyed) return;
+    if (body.stream === true) {
+      this.stream(next, body, response);
+      return;
+    }
+    if ('partial' in next) {
+      if (next.then === 'break') response.destroy();
+      return;
+    }
     const message =
       'toolCalls' in next
         ? {
@@ -106,5 +132,58 @@ export class ScriptedModel {
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
       }),
     );
+  }
+
+  /** The answer as OpenAI's streamed chat-completion chunks, ending `data: [DONE]`. */
+  private stream(
+    next: Exclude<ScriptedAnswer, { status: number } | { garbage: string }>,
+    body: Record<string, unknown>,
+    response: ServerResponse,
+  ): void {
+    const id = `chatcmpl-${this.calls.length}`;
+    const created = Math.floor(Date.now() / 1000);
+    const send = (delta: Record<string, unknown>, finishReason: string | null = null, extra = {}) =>
+      response.write(
+        `data: ${JSON.stringify({
+          id,
+          object: 'chat.completion.chunk',
+          created,
+          model: body.model,
+          choices: [{ index: 0, delta, finish_reason: finishReason }],
+          ...extra,
+        })}\n\n`,
+      );
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    send({ role: 'assistant', content: '' });
+    if ('toolCalls' in next) {
+      next.toolCalls.forEach((call, index) => {
+        const args = JSON.stringify(call.arguments);
+        const half = Math.ceil(args.length / 2);
+        send({
+          tool_calls: [
+            {
+              index,
+              id: `call_${this.calls.length}_${index}`,
+              type: 'function',
+              function: { name: call.name, arguments: '' },
+            },
+          ],
+        });
+        for (const piece of [args.slice(0, half), args.slice(half)]) {
+          send({ tool_calls: [{ index, function: { arguments: piece } }] });
+        }
+      });
+    } else {
+      for (const delta of deltasOf('partial' in next ? next.partial : next.text)) send({ content: delta });
+    }
+    if ('partial' in next) {
+      // Ends the socket after what was written, so the caller reads the text and then a cut.
+      if (next.then === 'break') response.socket?.end();
+      return;
+    }
+    send({}, 'toolCalls' in next ? 'tool_calls' : 'stop', {
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    });
+    response.end('data: [DONE]\n\n');
   }
 }

@@ -6,7 +6,7 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 
 import { AgentConfig } from '../agent.config.js';
-import { AGENT_LOGGER } from '../agent.tokens.js';
+import { LOGGER } from '../agent.tokens.js';
 import { type ApprovalRecord, ApprovalRepository } from './approval.repository.js';
 import { Approvals } from './approvals.service.js';
 
@@ -36,7 +36,7 @@ export class ApprovalUpkeep implements OnApplicationBootstrap, OnApplicationShut
     private readonly decisions: Approvals,
     private readonly rpc: RpcClient,
     private readonly config: AgentConfig,
-    @Inject(AGENT_LOGGER) private readonly logger: Logger,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.mailer = config.SMTP_URL ? createTransport(config.SMTP_URL) : null;
     this.task = new PeriodicTask(

@@ -13,7 +13,7 @@ import { RpcClient } from '#nats';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 
-import { AGENT_LOGGER } from '../agent.tokens.js';
+import { LOGGER } from '../agent.tokens.js';
 import { actionKey, AgentTools } from '../steps/agent-tools.js';
 import { type ApprovalRecord, ApprovalRepository, type StepRef } from './approval.repository.js';
 
@@ -66,7 +66,7 @@ export class Approvals {
     private readonly approvals: ApprovalRepository,
     private readonly tools: AgentTools,
     private readonly rpc: RpcClient,
-    @Inject(AGENT_LOGGER) private readonly logger: Logger,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async decide(principal: Principal, request: DecideApprovalRequest): Promise<ApprovalDecisionDto> {

@@ -46,17 +46,22 @@ const SAVE_MARGIN_MS = 10_000;
  */
 const SETTLE_GRACE_MS = ACTION_MAX_TIMEOUT_MS + ACTION_ANSWER_MARGIN_MS;
 
+/**
+ * The agent's instructions, the note that nobody can answer it (for a workflow step, not for a
+ * member's chat, where someone can), and the list of its skills.
+ */
 export function systemPromptOf(
   agent: Pick<AgentEntity, 'instructions'>,
   skills: MountedSkill[] = [],
+  { unattended = true }: { unattended?: boolean } = {},
 ): string {
   const listed =
     skills.length === 0
       ? ''
-      : `\n\nYour skills (load one with load_skill before you use it):\n${skills
+      : `Your skills (load one with load_skill before you use it):\n${skills
           .map((skill) => `- ${skill.name}: ${skill.description}`)
           .join('\n')}`;
-  return `${agent.instructions ? `${agent.instructions}\n\n` : ''}${UNATTENDED}${listed}`;
+  return [agent.instructions, unattended ? UNATTENDED : '', listed].filter(Boolean).join('\n\n');
 }
 
 /** The thinking level as the provider's reasoning effort; `off` sends none. */

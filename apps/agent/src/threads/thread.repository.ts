@@ -10,12 +10,12 @@ import type { DataSource } from 'typeorm';
 export class ThreadRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A new thread with its messages. */
+  /** A new thread with its messages; `id` when the caller had to name it before (a chat's first turn). */
   async create(
-    thread: { organizationId: string; agentId: string; title: string; runId: string | null },
+    thread: { id?: string; organizationId: string; agentId: string; title: string; runId: string | null },
     messages: ModelMessage[],
   ): Promise<string> {
-    const id = newId();
+    const id = thread.id ?? newId();
     // One statement: a step's thread costs one round trip, not a transaction of four.
     await this.dataSource.query(
       `WITH thread AS (

@@ -3,7 +3,8 @@ import type { Page } from '#common';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import { EmptyRequest, IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
-import { returns, rpc } from '../messaging/subject-catalog.js';
+import { returns, rpc, streamedRpc } from '../messaging/subject-catalog.js';
+import { AgentChatRequest } from './agent-chat.request.js';
 import {
   type AgentDto,
   AgentStepRequest,
@@ -14,6 +15,7 @@ import {
   UpdateAgentDto,
 } from './agent.dto.js';
 import { type ApprovalDecisionDto, DecideApprovalRequest, type PendingApprovalDto } from './approval.dto.js';
+import type { UiMessageChunk } from './chat-stream.protocol.js';
 import { AgentThreadRequest, type ThreadDetailDto, type ThreadDto } from './thread.dto.js';
 
 export const AgentSubjects = {
@@ -56,6 +58,14 @@ export const AgentSubjects = {
   approvalsPending: rpc('agent.approvals.pending', EmptyRequest, {
     callers: ['gateway'],
     reply: returns<PendingApprovalDto[]>(),
+  }),
+  /**
+   * One turn of a member's chat (the browser's `POST /app/agents/{id}/chat`), answered in many
+   * messages as the model produces it: see `chat-stream.protocol.ts`.
+   */
+  chatStream: streamedRpc('agent.chat.stream', AgentChatRequest, {
+    callers: ['gateway'],
+    chunk: returns<UiMessageChunk>(),
   }),
   /** The agent and its threads. */
   delete: rpc('agent.agents.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),

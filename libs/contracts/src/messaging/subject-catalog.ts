@@ -77,7 +77,25 @@ export interface StreamProtocolSubject {
   readonly callers: readonly NatsIdentity[];
 }
 
-export type CatalogEntry = AnyRpcSubject | EventSubject<unknown> | StreamProtocolSubject;
+/**
+ * A request whose answer comes in many messages (the agent's chat stream): the request is a catalog
+ * class with the caller's principal, as for `rpc`, but the server sends the caller's reply subject a
+ * message per chunk, and the caller may write back to a subject under this one while it listens.
+ * Served by hand rather than through Nest, with a protocol of the subject's own.
+ */
+export interface StreamedRpcSubject<TRequest extends object, TChunk> {
+  readonly kind: 'streamed-rpc';
+  readonly name: string;
+  readonly bare: string;
+  readonly server: ServiceIdentity;
+  readonly callers: readonly NatsIdentity[];
+  readonly request: RequestClass<TRequest>;
+  readonly carriesPrincipal: true;
+  readonly chunk: Returns<TChunk>;
+}
+
+export type CatalogEntry =
+  AnyRpcSubject | EventSubject<unknown> | StreamProtocolSubject | StreamedRpcSubject<object, unknown>;
 
 function serverOf(bare: string): ServiceIdentity {
   const owner = bare.split('.')[0];
@@ -146,6 +164,23 @@ export function streamProtocol(
   { callers }: { callers: readonly NatsIdentity[] },
 ): StreamProtocolSubject {
   return { kind: 'stream-protocol', name: subject(bare), bare, server: serverOf(bare), callers };
+}
+
+export function streamedRpc<TRequest extends object, TChunk>(
+  bare: string,
+  request: RequestClass<TRequest>,
+  { callers, chunk }: { callers: readonly NatsIdentity[]; chunk: Returns<TChunk> },
+): StreamedRpcSubject<TRequest, TChunk> {
+  return {
+    kind: 'streamed-rpc',
+    name: subject(bare),
+    bare,
+    server: serverOf(bare),
+    callers,
+    request,
+    carriesPrincipal: true,
+    chunk,
+  };
 }
 
 /**

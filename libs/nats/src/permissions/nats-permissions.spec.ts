@@ -52,6 +52,21 @@ describe('NATS permissions rendered from the subject catalog', () => {
     }
   });
 
+  it('lets a service that answers in many messages write to its callers’ inboxes, and them to its subjects', () => {
+    // The agent's chat stream: chunks to the gateway's reply subject; the gateway's heartbeats and
+    // cancel to a subject under the one it requested.
+    expect(permissions.agent.publish).toContain('_INBOX.gateway.>');
+    expect(permissions.agent.subscribe).toEqual(
+      expect.arrayContaining(['agent.chat.stream', 'agent.chat.stream.>']),
+    );
+    expect(permissions.gateway.publish).toEqual(
+      expect.arrayContaining(['agent.chat.stream', 'agent.chat.stream.>']),
+    );
+    expect(permissions.agent.publish.filter((subject) => subject.startsWith('_INBOX.'))).toEqual([
+      '_INBOX.gateway.>',
+    ]);
+  });
+
   it('grants JetStream only on the streams an identity owns or publishes to', () => {
     for (const identity of NATS_IDENTITIES) {
       const owned = JETSTREAM_CATALOG.filter((stream) => stream.owner === identity).map(

@@ -88,6 +88,7 @@ export function permissionsFor(
         for (const caller of entry.callers) permissions[caller].publish.add(name(entry.bare));
         break;
       case 'stream-protocol':
+      case 'streamed-rpc':
         permissions[entry.server].subscribe.add(name(entry.bare)).add(name(`${entry.bare}.>`));
         permissions[entry.server].allowResponses = true;
         for (const caller of entry.callers) {
