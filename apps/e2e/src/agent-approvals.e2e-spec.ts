@@ -83,9 +83,7 @@ describe('agent approvals', () => {
     target = await HttpTarget.start();
     stack = await TestStack.start(
       {
-        AI_GATEWAY_URL: model.url,
-        AI_GATEWAY_API_KEY: 'test-key',
-        AI_GATEWAY_DEFAULT_MODEL: 'scripted-default',
+        ...model.gatewayEnv,
         ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
         SMTP_URL: smtp.url,
         PUBLIC_URL: 'https://flows.example.com',

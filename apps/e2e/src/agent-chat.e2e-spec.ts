@@ -31,9 +31,7 @@ describe('agent chat', () => {
     model = await ScriptedModel.start();
     stack = await TestStack.start(
       {
-        AI_GATEWAY_URL: model.url,
-        AI_GATEWAY_API_KEY: 'test-key',
-        AI_GATEWAY_DEFAULT_MODEL: 'scripted-default',
+        ...model.gatewayEnv,
       },
       { services: ['catalog', 'database', 'events', 'agent'] },
     );

@@ -26,9 +26,7 @@ describe('agent steps', () => {
     model = await ScriptedModel.start();
     stack = await TestStack.start(
       {
-        AI_GATEWAY_URL: model.url,
-        AI_GATEWAY_API_KEY: 'test-key',
-        AI_GATEWAY_DEFAULT_MODEL: 'scripted-default',
+        ...model.gatewayEnv,
         AGENT_MODEL_TIMEOUT_MS: '1500',
         ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
       },

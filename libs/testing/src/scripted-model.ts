@@ -54,6 +54,15 @@ export class ScriptedModel {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }
 
+  /** The agent service's settings that make this server its `gateway` provider. */
+  get gatewayEnv(): Record<string, string> {
+    return {
+      AI_GATEWAY_URL: this.url,
+      AI_GATEWAY_API_KEY: 'test-key',
+      AI_GATEWAY_DEFAULT_MODEL: 'scripted-default',
+    };
+  }
+
   /** Queues answers; when the script runs out, the model answers `{text: "ok"}`. */
   queue(...answers: ScriptedAnswer[]): this {
     this.script.push(...answers);
