@@ -171,22 +171,21 @@ export class AgentSteps {
   ) {}
 
   async run(principal: Principal, request: AgentStepRequest): Promise<AgentStepResult> {
-    const fresh = request.threadId === undefined;
-    const [agent] = await Promise.all([
-      isId(request.agentId) ? this.agents.find(principal.organizationId, request.agentId) : null,
-      // Calls a first execution of this step was waiting on, if its runner died before recording
-      // the wait, belong to a conversation nobody will resume. Alongside the read: no round trip added.
-      fresh
-        ? this.approvals.supersede(
-            principal.organizationId,
-            request.runId,
-            request.nodeId,
-            'The step started again after an interruption.',
-          )
-        : undefined,
-    ]);
+    const agent = isId(request.agentId)
+      ? await this.agents.find(principal.organizationId, request.agentId)
+      : null;
     if (!agent) throw DomainException.notFound('agent', request.agentId);
     if (request.threadId !== undefined) return this.resume(principal, request, agent, request.threadId);
+    if (request.interrupted) {
+      // An earlier execution may have been waiting on calls, unrecorded by its runner: nobody will
+      // resume that conversation, so its calls can no longer be approved.
+      await this.approvals.supersede(
+        principal.organizationId,
+        request.runId,
+        request.nodeId,
+        'The step started again after an interruption.',
+      );
+    }
     return this.converse(principal, request, agent, {
       threadId: null,
       history: [],

@@ -44,6 +44,8 @@ export class RunExecution {
   private readonly outputs = new Map<string, Record<string, string>>();
   private readonly scope: TemplateScope;
   private readonly inflight = new Map<string, Promise<void>>();
+  /** Steps this execution started: any other step found `running` was cut off by a crash. */
+  private readonly started = new Set<string>();
   private readonly abort = new AbortController();
   private readonly checkpoints: CheckpointWriter;
   private readonly stepRun: StepRun;
@@ -211,6 +213,7 @@ export class RunExecution {
       wakeAt: null,
     };
     this.steps.set(nodeId, step);
+    this.started.add(nodeId);
     return step;
   }
 
@@ -348,6 +351,7 @@ export class RunExecution {
       properties: node.data.properties ?? {},
       attempt: step.attempt,
       idempotencyKey: `${this.run.id}:${node.id}:${step.attempt}`,
+      interrupted: step.status === 'running' && !this.started.has(step.nodeId),
       state: step.state ?? null,
       startedAt: step.startedAt,
       signal: this.abort.signal,

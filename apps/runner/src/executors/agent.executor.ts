@@ -44,6 +44,7 @@ export class AgentExecutor implements NodeExecutor {
       workflowId: context.run.workflowId,
       workflowName: context.run.workflowName.slice(0, 200),
       ...(typeof resumed?.threadId === 'string' ? { threadId: resumed.threadId } : {}),
+      ...(context.interrupted ? { interrupted: true } : {}),
     };
     return {
       input: JSON.stringify({ agentId: request.agentId, task: request.task }),

@@ -28,6 +28,8 @@ export interface StepContext {
    * crash (at least once) can be recognised by the other side.
    */
   readonly idempotencyKey: string;
+  /** True when an earlier execution of this attempt was cut off while it ran (its runner died). */
+  readonly interrupted: boolean;
   /** What the step returned with `waiting` the last time, or null on a first execution. */
   readonly state: unknown;
   /** When the step first started (kept across waits and retries). */

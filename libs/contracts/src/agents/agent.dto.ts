@@ -1,7 +1,15 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 
 import { EnumField, OptionalTextField, SlugField, TextField } from '../common/field.decorators.js';
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
@@ -225,6 +233,11 @@ export class AgentStepRequest {
   @IsString()
   @MaxLength(MESSAGE_ID_MAX_LENGTH)
   threadId?: string;
+
+  /** The step runs again because its runner died during an earlier execution of it. */
+  @IsOptional()
+  @IsBoolean()
+  interrupted?: boolean;
 }
 
 /** The Agent step's output fields. */
