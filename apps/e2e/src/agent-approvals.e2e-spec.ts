@@ -108,7 +108,15 @@ describe('agent approvals', () => {
   let agents = 0;
 
   /** Publishes a workflow whose agent must ask before each HTTP request, and starts a run of it. */
-  async function startWaitingRun(path: string) {
+  /** One ask-first HTTP call to each path, all in the model's first answer. */
+  const callsTo = (...paths: string[]) => ({
+    toolCalls: paths.map((path) => ({
+      name: 'http__request',
+      arguments: { method: 'POST', url: `${target.url}${path}`, body: { n: 1 } },
+    })),
+  });
+
+  async function startWaitingRun(...paths: string[]) {
     agents += 1;
     const agent = await org.api.post('/api/v1/agents', {
       name: `careful-${agents}`,
@@ -125,11 +133,7 @@ describe('agent approvals', () => {
       }),
     });
     expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
-    model.queue({
-      toolCalls: [
-        { name: 'http__request', arguments: { method: 'POST', url: `${target.url}${path}`, body: { n: 1 } } },
-      ],
-    });
+    model.queue(callsTo(...paths));
     const started = await org.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {});
     expect(started.status).toBe(201);
     const run = await settled(started.body.id, ['waiting']);
@@ -317,20 +321,79 @@ describe('agent approvals', () => {
     expect(target.requestsTo('/survived')).toHaveLength(1);
   });
 
-  it('expires an approval left without a decision: the step fails, and a late decision is refused', async () => {
-    await stack.processes.get('agent')!.kill('SIGTERM');
-    await stack.startService('agent', { ...AGENT_ENV, APPROVAL_TTL_SECONDS: '2' });
+  it('resumes only once every call of the step is decided, and waits again for calls made after', async () => {
+    const { run, approvals } = await startWaitingRun('/both-1', '/both-2');
+    expect(approvals.map((approval: any) => approval.status)).toEqual(['pending', 'pending']);
+    const first = await decide(org.api, run.id, approvals[0].id, { decision: 'approve' });
+    expect(first.body.status).toBe('approved');
+    // The step is woken by the first decision and goes back to waiting for the second.
+    const half = await waitFor(
+      async () => {
+        const current = (await org.api.get(`/api/v1/runs/${run.id}`)).body;
+        const step = current.steps.find((candidate: any) => candidate.nodeId === 'ask');
+        const statuses = JSON.parse(step.output.approvals).map((approval: any) => approval.status);
+        return current.status === 'waiting' && statuses[0] === 'approved' ? statuses : undefined;
+      },
+      { timeoutMs: 15_000, what: 'the step to show the first decision' },
+    );
+    expect(half).toEqual(['approved', 'pending']);
+
+    model.queue(callsTo('/again'), { text: 'Both done, and once more.' });
+    const second = await decide(org.api, run.id, approvals[1].id, {
+      decision: 'deny',
+      reason: 'One is enough',
+    });
+    expect(second.body.status).toBe('denied');
+    const again = await settled(run.id, ['waiting', 'complete', 'errored']);
+    const waitingAgain = JSON.parse(
+      again.steps.find((candidate: any) => candidate.nodeId === 'ask').output.approvals,
+    );
+    expect(waitingAgain.map((approval: any) => approval.status)).toEqual(['approved', 'denied', 'pending']);
+    expect(await decide(org.api, run.id, waitingAgain[2].id, { decision: 'approve' })).toMatchObject({
+      status: 200,
+    });
+
+    const done = await settled(run.id);
+    expect({ status: done.status, reply: done.reply }).toEqual({
+      status: 'complete',
+      reply: 'Both done, and once more.',
+    });
+    expect(done.steps.find((candidate: any) => candidate.nodeId === 'ask').output.tools).toBe(
+      'http__request ok\nhttp__request: denied (One is enough)\nhttp__request ok',
+    );
+    expect(
+      [target.requestsTo('/both-1'), target.requestsTo('/both-2'), target.requestsTo('/again')].map(
+        (r) => r.length,
+      ),
+    ).toEqual([1, 0, 1]);
+  });
+
+  it('expires an approval left without a decision: a late decision is refused, and the step fails', async () => {
+    // A runner whose timer is slow: the decision comes after the deadline, before the step resumed.
+    await Promise.all([stack.processes.get('agent')!.stop(), stack.processes.get('runner')!.stop()]);
+    await Promise.all([
+      stack.startService('agent', { ...AGENT_ENV, APPROVAL_TTL_SECONDS: '2' }),
+      stack.startService('runner', { RUNNER_SWEEP_INTERVAL_MS: '600000' }),
+    ]);
     const { run, approvals } = await startWaitingRun('/expired');
+    await waitFor(
+      async () =>
+        (await pendingOverNats(org.organizationId)).some((item) => item.runId === run.id) ? undefined : true,
+      { timeoutMs: 15_000, what: 'the approval to pass its deadline' },
+    );
+    const late = await decide(org.api, run.id, approvals[0].id, { decision: 'approve' });
+    expect({ status: late.status, code: late.body.error?.code }).toEqual({
+      status: 409,
+      code: 'approval_not_pending',
+    });
+    expect(late.body.error.message).toBe('The approval expired without a decision.');
+    // The refused decision expired the approval and woke the step, which fails.
     const done = await settled(run.id);
     expect(done.status).toBe('errored');
     const step = done.steps.find((candidate: any) => candidate.nodeId === 'ask');
     expect(step.status).toBe('error');
     expect(step.error).toBe('The approval of http__request expired without a decision.');
     expect(done.error).toBe(step.error);
-
-    const late = await decide(org.api, run.id, approvals[0].id, { decision: 'approve' });
-    expect(late.status).toBe(409);
-    expect(late.body.error.code).toBe('approval_not_pending');
     expect(target.requestsTo('/expired')).toEqual([]);
   });
 });

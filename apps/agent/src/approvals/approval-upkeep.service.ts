@@ -42,8 +42,12 @@ export class ApprovalUpkeep implements OnApplicationBootstrap, OnApplicationShut
     this.task = new PeriodicTask(
       config.APPROVAL_UPKEEP_INTERVAL_MS,
       async () => {
-        await this.wakeDecided();
-        await this.notifyAdmins();
+        // Apart: a runner that is down must not hold up the emails, nor a mail server the wakes.
+        const [wakes, emails] = await Promise.allSettled([this.wakeDecided(), this.notifyAdmins()]);
+        for (const failed of [wakes, emails]) {
+          if (failed.status === 'rejected')
+            logger.warn({ err: failed.reason }, 'approval upkeep failed; trying again');
+        }
       },
       (error) => logger.warn({ err: error }, 'approval upkeep failed; trying again'),
     );
@@ -65,7 +69,14 @@ export class ApprovalUpkeep implements OnApplicationBootstrap, OnApplicationShut
 
   async wakeDecided(): Promise<void> {
     for (const step of await this.approvals.unwoken(WAKE_GRACE_MS, BATCH)) {
-      await this.decisions.wake(step);
+      await this.decisions
+        .wake(step)
+        .catch((error: unknown) =>
+          this.logger.warn(
+            { err: error, runId: step.runId },
+            'waking a run after a decision failed; retrying',
+          ),
+        );
     }
   }
 

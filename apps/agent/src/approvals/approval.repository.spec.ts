@@ -130,8 +130,10 @@ describe('ApprovalRepository', () => {
 
   it('keeps the first outcome of an approved action only', async () => {
     const [one] = await approvals.insertPending([approval(newId())], 3600);
-    expect((await approvals.settle(one!.id, { result: { status: 200 } }))!.result).toEqual({ status: 200 });
-    expect(await approvals.settle(one!.id, { error: 'again' })).toBeNull();
+    expect((await approvals.settle('org-1', one!.id, { result: { status: 200 } }))!.result).toEqual({
+      status: 200,
+    });
+    expect(await approvals.settle('org-1', one!.id, { error: 'again' })).toBeNull();
     expect((await approvals.find('org-1', one!.id))!.error).toBeNull();
   });
 

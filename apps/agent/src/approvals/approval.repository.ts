@@ -2,7 +2,7 @@ import type { ApprovalStatus, PendingApprovalDto } from '#contracts';
 import { isId, newId, queryRows } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 export interface ApprovalRecord {
   id: string;
@@ -94,9 +94,13 @@ export class ApprovalRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Records a step's ask-first calls, pending until `ttlSeconds` from now; answers them in order. */
-  async insertPending(approvals: NewApproval[], ttlSeconds: number): Promise<ApprovalRecord[]> {
+  async insertPending(
+    approvals: NewApproval[],
+    ttlSeconds: number,
+    runner: DataSource | EntityManager = this.dataSource,
+  ): Promise<ApprovalRecord[]> {
     const rows = await queryRows<ApprovalRow>(
-      this.dataSource,
+      runner,
       `INSERT INTO agent.approvals (id, organization_id, run_id, node_id, workflow_id, workflow_name,
          thread_id, tool_call_id, sdk_approval_id, tool, action, connection_id, input, expires_at)
        SELECT a.id, a.organization_id, a.run_id, a.node_id, a.workflow_id, a.workflow_name,
@@ -200,39 +204,59 @@ export class ApprovalRepository {
   }
 
   /** Records an approved action's outcome, once: a second outcome (a retried run) is dropped. */
-  async settle(id: string, outcome: { result: unknown } | { error: string }): Promise<ApprovalRecord | null> {
+  async settle(
+    organizationId: string,
+    id: string,
+    outcome: { result: unknown } | { error: string },
+  ): Promise<ApprovalRecord | null> {
     const [row] = await queryRows<ApprovalRow>(
       this.dataSource,
       `UPDATE agent.approvals SET result = $2::jsonb, error = $3, settled_at = now()
-        WHERE id = $1 AND settled_at IS NULL RETURNING *`,
+        WHERE id = $1 AND organization_id = $4 AND settled_at IS NULL RETURNING *`,
       [
         id,
         'result' in outcome ? JSON.stringify(outcome.result ?? null) : null,
         'error' in outcome ? outcome.error : null,
+        organizationId,
       ],
     );
     return row ? toRecord(row) : null;
   }
 
-  /** The step was woken for every decision so far. */
-  async markWoken(runId: string, nodeId: string): Promise<void> {
+  /** The step's decisions whose wake has not reached the runner yet. */
+  async unwokenOfStep(step: StepRef): Promise<string[]> {
+    const rows = await queryRows<{ id: string }>(
+      this.dataSource,
+      `SELECT id FROM agent.approvals
+        WHERE run_id = $2 AND node_id = $3 AND organization_id = $1 AND status <> 'pending'
+          AND woken_at IS NULL`,
+      [step.organizationId, step.runId, step.nodeId],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The runner took these decisions' wake. */
+  async markWoken(organizationId: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
     await queryRows(
       this.dataSource,
-      `UPDATE agent.approvals SET woken_at = now()
-        WHERE run_id = $1 AND node_id = $2 AND status <> 'pending' AND woken_at IS NULL`,
-      [runId, nodeId],
+      `UPDATE agent.approvals SET woken_at = now() WHERE id = ANY($2::uuid[]) AND organization_id = $1`,
+      [organizationId, ids],
     );
   }
 
-  /** Steps with a decision older than `olderThanMs` whose run was not woken yet. */
+  /**
+   * Steps with a decision older than `olderThanMs` whose run was not woken yet. Past its approvals'
+   * expiry a run no longer waits on them: it has been woken by its own timer.
+   */
   async unwoken(olderThanMs: number, limit: number): Promise<StepRef[]> {
     const rows = await queryRows<{ organization_id: string; run_id: string; node_id: string }>(
       this.dataSource,
       `SELECT DISTINCT organization_id, run_id, node_id FROM (
-           SELECT organization_id, run_id, node_id FROM agent.approvals
-            WHERE status <> 'pending' AND woken_at IS NULL
-              AND decided_at < now() - make_interval(secs => $1 / 1000.0)
-            ORDER BY decided_at LIMIT $2) due`,
+         SELECT organization_id, run_id, node_id FROM agent.approvals
+          WHERE status <> 'pending' AND woken_at IS NULL
+            AND decided_at < now() - make_interval(secs => $1 / 1000.0) AND expires_at > now()
+          ORDER BY decided_at LIMIT $2) due`,
       [olderThanMs, limit],
     );
     return rows.map((row) => ({

@@ -140,19 +140,23 @@ export class Approvals {
     }
     // Another settle won (a resume racing a slow decision): its outcome is the one kept.
     return (
-      (await this.approvals.settle(approval.id, outcome)) ??
+      (await this.approvals.settle(approval.organizationId, approval.id, outcome)) ??
       (await this.approvals.find(approval.organizationId, approval.id)) ??
       approval
     );
   }
 
-  /** Asks the runner to run the step now; true once it did (or there is nothing left to wake). */
+  /**
+   * Asks the runner to run the step now; true once it did (or there is nothing left to wake). Only
+   * the decisions made before the request are marked woken: one made meanwhile gets its own wake.
+   */
   async wake(step: StepRef): Promise<boolean> {
+    const decided = await this.approvals.unwokenOfStep(step);
     const { woken } = await this.rpc.request(RunnerSubjects.runsWake, servicePrincipal(step.organizationId), {
       runId: step.runId,
       nodeId: step.nodeId,
     });
-    if (woken) await this.approvals.markWoken(step.runId, step.nodeId);
+    if (woken) await this.approvals.markWoken(step.organizationId, decided);
     return woken;
   }
 

@@ -67,9 +67,12 @@ export class AgentChat {
       ? await this.agents.find(principal.organizationId, request.agentId)
       : null;
     if (!agent) throw DomainException.notFound('agent', request.agentId);
-    const thread = isId(request.chatId)
+    const found = isId(request.chatId)
       ? await this.threads.get(principal.organizationId, agent.id, request.chatId)
       : null;
+    // A run's thread belongs to its Agent step, which may still wait on approvals there: reading it
+    // is fine, writing into it is not, so a chat naming it starts a thread of its own.
+    const thread = found?.runId === null ? found : null;
     const threadId = thread?.id ?? newId();
     const model = this.models.modelFor(agent.provider, agent.model);
     const { tools, skills } = await this.tools.forStep(agent, {

@@ -9,18 +9,22 @@ import {
   type MountedSkill,
   type Principal,
 } from '#contracts';
-import { isId } from '#persistence';
+import { isId, newId } from '#persistence';
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import {
   APICallError,
   generateText,
   InvalidResponseDataError,
   JSONParseError,
   type ModelMessage,
+  type ToolResultPart,
   RetryError,
   stepCountIs,
   TypeValidationError,
 } from 'ai';
+
+import type { DataSource } from 'typeorm';
 
 import { AgentConfig } from '../agent.config.js';
 import type { AgentEntity } from '../agents/agent.entity.js';
@@ -129,12 +133,12 @@ function lastAnswer(messages: readonly ModelMessage[]): string {
   return last.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
 
-/** The approval requests the conversation has answered already. */
-function answeredApprovals(messages: readonly ModelMessage[]): Set<string> {
+/** The tool calls the conversation has results for. */
+function answeredCalls(messages: readonly ModelMessage[]): Set<string> {
   return new Set(
     messages.flatMap((message) =>
       message.role === 'tool'
-        ? message.content.flatMap((part) => (part.type === 'tool-approval-response' ? [part.approvalId] : []))
+        ? message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : []))
         : [],
     ),
   );
@@ -168,6 +172,7 @@ export class AgentSteps {
     private readonly approvals: ApprovalRepository,
     private readonly decisions: Approvals,
     private readonly upkeep: ApprovalUpkeep,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async run(principal: Principal, request: AgentStepRequest): Promise<AgentStepResult> {
@@ -205,25 +210,29 @@ export class AgentSteps {
       (await this.approvals.forStep(organizationId, request.runId, request.nodeId)).filter(
         (approval) => approval.threadId === threadId,
       );
-    let approvals = await ofThread();
-    const now = Date.now();
-    if (approvals.some((approval) => approval.status === 'pending' && approval.expiresAt.getTime() <= now)) {
-      const expired = await this.approvals.expireDue(organizationId, request.runId, request.nodeId);
-      if (expired.length > 0) {
-        const tools = [...new Set(expired.map((approval) => approval.action))].join(', ');
-        throw new DomainException(
-          'approval_not_pending',
-          `The approval of ${tools} expired without a decision.`,
-        );
-      }
-      approvals = await ofThread(); // A decision won the race with the expiry.
-    }
-    const history = await this.threads.messages(threadId);
-    const answered = answeredApprovals(history);
-    const open = approvals.filter((approval) => !answered.has(approval.sdkApprovalId));
+    const [history, found] = await Promise.all([this.threads.messages(threadId), ofThread()]);
+    let approvals = found;
+    const answered = answeredCalls(history);
+    const openOf = (all: ApprovalRecord[]) => all.filter((approval) => !answered.has(approval.toolCallId));
+    let open = openOf(approvals);
     if (open.length === 0) {
       // The conversation went on before (the runner lost the answer): it ended where the thread ends.
       return { status: 'done', output: outputOf(lastAnswer(history), threadId, history, approvals) };
+    }
+    const now = Date.now();
+    if (open.some((approval) => approval.status === 'pending' && approval.expiresAt.getTime() <= now)) {
+      await this.approvals.expireDue(organizationId, request.runId, request.nodeId);
+      approvals = await ofThread(); // A decision may have won the race with the expiry.
+      open = openOf(approvals);
+    }
+    // Whoever expired it (this step, or a decision that came too late), an expired call fails the step.
+    const expired = open.filter((approval) => approval.status === 'expired');
+    if (expired.length > 0) {
+      const tools = [...new Set(expired.map((approval) => approval.action))].join(', ');
+      throw new DomainException(
+        'approval_not_pending',
+        `The approval of ${tools} expired without a decision.`,
+      );
     }
     const undecided = open.filter((approval) => approval.status === 'pending');
     // An approved action still running under its decision: the decision wakes the step when done.
@@ -245,33 +254,37 @@ export class AgentSteps {
         output: outputOf(lastAnswer(history), threadId, history, approvals),
       };
     }
-    const byCall = new Map(open.map((approval) => [approval.toolCallId, approval]));
-    return this.converse(
-      principal,
-      request,
-      agent,
-      {
-        threadId,
-        history,
-        added: [
-          {
-            role: 'tool',
-            content: open.map((approval) => ({
-              type: 'tool-approval-response' as const,
-              approvalId: approval.sdkApprovalId,
-              approved: approval.status === 'approved',
-              ...(approval.reason === null ? {} : { reason: approval.reason }),
-            })),
-          },
-        ],
-        approvals,
-      },
-      async (toolCallId) => {
-        const approval = byCall.get(toolCallId);
-        if (!approval) throw new Error('This call was not approved.');
-        return this.decisions.outcomeOf(principal, approval);
-      },
+    // Each call is answered from its stored decision: the approved action's outcome (it ran when it
+    // was approved), or the denial and its reason. Built here rather than by the SDK's own approval
+    // resume, which would re-check the calls against the agent's grants as they are now.
+    const results = await Promise.all(
+      open.map(async (approval) => ({
+        type: 'tool-result' as const,
+        toolCallId: approval.toolCallId,
+        toolName: approval.tool,
+        output: await this.outputOfDecision(principal, approval),
+      })),
     );
+    return this.converse(principal, request, agent, {
+      threadId,
+      history,
+      added: [{ role: 'tool', content: results }],
+      approvals,
+    });
+  }
+
+  private async outputOfDecision(
+    principal: Principal,
+    approval: ApprovalRecord,
+  ): Promise<ToolResultPart['output']> {
+    if (approval.status !== 'approved') {
+      return { type: 'execution-denied', ...(approval.reason === null ? {} : { reason: approval.reason }) };
+    }
+    try {
+      return { type: 'text', value: this.tools.bounded(await this.decisions.outcomeOf(principal, approval)) };
+    } catch (error) {
+      return { type: 'error-text', value: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   private async converse(
@@ -279,14 +292,12 @@ export class AgentSteps {
     request: AgentStepRequest,
     agent: AgentEntity,
     conversation: Conversation,
-    approvedOutcome?: (toolCallId: string) => Promise<unknown>,
   ): Promise<AgentStepResult> {
     const model = this.models.modelFor(agent.provider, agent.model);
     const { tools, skills, askFirst } = await this.tools.forStep(agent, {
       principal,
       runId: request.runId,
       nodeId: request.nodeId,
-      approvedOutcome,
     });
     const stepMs = this.config.AGENT_MODEL_TIMEOUT_MS;
     let answer: Awaited<ReturnType<typeof generateText>>;
@@ -305,45 +316,46 @@ export class AgentSteps {
       throw explainModelFailure(error, stepMs);
     }
     const produced = [...conversation.added, ...answer.response.messages];
-    let threadId = conversation.threadId;
-    if (threadId === null) {
-      threadId = await this.threads.create(
-        {
-          organizationId: principal.organizationId,
-          agentId: agent.id,
-          title: `${request.workflowName} · run ${request.runId}`,
-          runId: request.runId,
-        },
-        produced,
-      );
-    } else {
-      await this.threads.append(threadId, produced);
-    }
     const messages = [...conversation.history, ...produced];
+    const thread = {
+      organizationId: principal.organizationId,
+      agentId: agent.id,
+      title: `${request.workflowName} · run ${request.runId}`,
+      runId: request.runId,
+    };
     const requests = answer.content.filter((part) => part.type === 'tool-approval-request');
     if (requests.length === 0) {
+      let threadId = conversation.threadId;
+      if (threadId === null) threadId = await this.threads.create(thread, produced);
+      else await this.threads.append(threadId, produced);
       return { status: 'done', output: outputOf(answer.text, threadId, messages, conversation.approvals) };
     }
-    const opened = await this.approvals.insertPending(
-      requests.map(({ approvalId, toolCall }) => {
-        const action = askFirst.get(toolCall.toolName);
-        if (!action) throw new Error(`${toolCall.toolName} asked for an approval it does not need`);
-        return {
-          organizationId: principal.organizationId,
-          runId: request.runId,
-          nodeId: request.nodeId,
-          workflowId: request.workflowId,
-          workflowName: request.workflowName,
-          threadId,
-          toolCallId: toolCall.toolCallId,
-          sdkApprovalId: approvalId,
-          tool: toolCall.toolName,
-          ...action,
-          input: toolCall.input,
-        };
-      }),
-      this.config.APPROVAL_TTL_SECONDS,
-    );
+    const threadId = conversation.threadId ?? newId();
+    const pending = requests.map(({ approvalId, toolCall }) => {
+      const action = askFirst.get(toolCall.toolName);
+      if (!action) throw new Error(`${toolCall.toolName} asked for an approval it does not need`);
+      return {
+        organizationId: principal.organizationId,
+        runId: request.runId,
+        nodeId: request.nodeId,
+        workflowId: request.workflowId,
+        workflowName: request.workflowName,
+        threadId,
+        toolCallId: toolCall.toolCallId,
+        sdkApprovalId: approvalId,
+        tool: toolCall.toolName,
+        ...action,
+        input: toolCall.input,
+      };
+    });
+    // The conversation and the calls it waits on are kept together: saved apart, a crash between the
+    // two would leave a thread waiting on calls nobody recorded.
+    const opened = await this.dataSource.transaction(async (manager) => {
+      if (conversation.threadId === null)
+        await this.threads.create({ id: threadId, ...thread }, produced, manager);
+      else await this.threads.append(threadId, produced, manager);
+      return this.approvals.insertPending(pending, this.config.APPROVAL_TTL_SECONDS, manager);
+    });
     this.upkeep.kick();
     const until = Math.min(...opened.map((approval) => approval.expiresAt.getTime()));
     return {

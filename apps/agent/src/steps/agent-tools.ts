@@ -25,11 +25,6 @@ export interface StepScope {
   principal: Principal;
   runId: string;
   nodeId: string;
-  /**
-   * The outcome of an ask-first call that was approved, which the AI SDK asks for when the step
-   * resumes: the action ran when it was approved, not again here.
-   */
-  approvedOutcome?: (toolCallId: string) => Promise<unknown>;
 }
 
 /** An ask-first tool: the action it calls and the connection it calls it with. */
@@ -145,10 +140,8 @@ export class AgentTools {
           inputSchema: jsonSchema<Record<string, unknown>>(described.input as JSONSchema7),
           needsApproval,
           execute: async (input, { toolCallId }) => {
-            if (needsApproval) {
-              if (!scope.approvedOutcome) throw new Error('This call was not approved.');
-              return this.bounded(await scope.approvedOutcome(toolCallId));
-            }
+            // An approved call runs when it is approved, and its outcome answers it on resume.
+            if (needsApproval) throw new Error('This call waits for approval.');
             const done = await this.runAction(principal, {
               connectionId: grant.connectionId,
               action,

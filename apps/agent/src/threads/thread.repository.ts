@@ -4,7 +4,7 @@ import { decodeCursor, encodeCursor, isId, newId, type PageRequest } from '#pers
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ModelMessage } from 'ai';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 @Injectable()
 export class ThreadRepository {
@@ -14,10 +14,11 @@ export class ThreadRepository {
   async create(
     thread: { id?: string; organizationId: string; agentId: string; title: string; runId: string | null },
     messages: ModelMessage[],
+    runner: DataSource | EntityManager = this.dataSource,
   ): Promise<string> {
     const id = thread.id ?? newId();
     // One statement: a step's thread costs one round trip, not a transaction of four.
-    await this.dataSource.query(
+    await runner.query(
       `WITH thread AS (
          INSERT INTO agent.threads (id, organization_id, agent_id, title, run_id)
          VALUES ($1, $2, $3, $4, $5)
@@ -43,9 +44,13 @@ export class ThreadRepository {
    * Adds messages at the end of a thread, in one statement. Positions continue after the thread's
    * last message, so two appends never take the same place (the second one fails on the key).
    */
-  async append(threadId: string, messages: ModelMessage[]): Promise<void> {
+  async append(
+    threadId: string,
+    messages: ModelMessage[],
+    runner: DataSource | EntityManager = this.dataSource,
+  ): Promise<void> {
     if (messages.length === 0) return;
-    await this.dataSource.query(
+    await runner.query(
       `WITH last AS (
          SELECT coalesce(max(position), -1) AS position FROM agent.messages WHERE thread_id = $1
        ), touched AS (

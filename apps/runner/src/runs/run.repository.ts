@@ -512,18 +512,18 @@ export class RunRepository {
 
   /**
    * Wakes a run's waiting step now (an approval was decided). Answers the job to publish when the
-   * run was waiting, and `woken` false when the step is still running: it has not come back as
-   * waiting yet, so the caller asks again. A step or run that is finished, or not there, has nothing
-   * to wake.
+   * run was waiting, and `woken` false while the run is running (the step has not come back as
+   * waiting yet, or another branch still runs and the run's wake time is about to be written): the
+   * caller asks again. A run that is queued, finished or not there has nothing left to wake.
    */
   async wakeStep(
     organizationId: string,
     runId: string,
     nodeId: string,
   ): Promise<{ woken: boolean; job: DispatchedRun | null }> {
-    const [row] = await this.rows<{ step_status: string | null; woke: boolean; dispatch: number | null }>(
+    const [row] = await this.rows<{ run_status: string | null; dispatch: number | null }>(
       `WITH run AS (
-         SELECT id FROM runner.runs WHERE id = $2 AND organization_id = $1
+         SELECT id, status FROM runner.runs WHERE id = $2 AND organization_id = $1
        ), woke AS (
          UPDATE runner.run_steps SET wake_at = now()
           WHERE run_id = (SELECT id FROM run) AND node_id = $3 AND status = 'waiting'
@@ -534,17 +534,12 @@ export class RunRepository {
           WHERE id = (SELECT run_id FROM woke) AND status = 'waiting'
           RETURNING id, dispatch
        )
-       SELECT (SELECT status FROM runner.run_steps WHERE run_id = (SELECT id FROM run) AND node_id = $3)
-                AS step_status,
-              EXISTS (SELECT 1 FROM woke) AS woke,
-              (SELECT dispatch FROM queued) AS dispatch`,
+       SELECT (SELECT status FROM run) AS run_status, (SELECT dispatch FROM queued) AS dispatch`,
       [organizationId, runId, nodeId],
     );
-    if (!row) return { woken: true, job: null };
-    return {
-      woken: row.woke || row.step_status !== 'running',
-      job: row.dispatch === null ? null : { runId, dispatch: row.dispatch },
-    };
+    const job =
+      row?.dispatch === null || row?.dispatch === undefined ? null : { runId, dispatch: row.dispatch };
+    return { woken: job !== null || row?.run_status !== 'running', job };
   }
 
   /**
