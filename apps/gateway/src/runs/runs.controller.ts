@@ -15,7 +15,7 @@ import {
   WorkflowRunDto,
   WorkflowRunSummaryDto,
 } from '#contracts';
-import { RpcClient } from '#nats';
+import { DEFAULT_RPC_TIMEOUT_MS, RpcClient } from '#nats';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBody,
@@ -137,8 +137,8 @@ export class RunsController {
       AgentSubjects.approvalsDecide,
       principal,
       { runId, approvalId, body },
-      // An approval runs its action before it answers.
-      ACTION_MAX_TIMEOUT_MS + 2 * ACTION_ANSWER_MARGIN_MS,
+      // An approval reads the run and runs its action before it answers, then wakes the run.
+      ACTION_MAX_TIMEOUT_MS + 2 * ACTION_ANSWER_MARGIN_MS + 2 * DEFAULT_RPC_TIMEOUT_MS,
     );
   }
 }
