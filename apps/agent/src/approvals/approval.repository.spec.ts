@@ -29,7 +29,6 @@ function approval(runId: string, overrides: Partial<NewApproval> = {}): NewAppro
     workflowName: 'Workflow',
     threadId: newId(),
     toolCallId: `call-${newId()}`,
-    sdkApprovalId: `aitxt-${newId()}`,
     tool: 'http__request',
     action: 'http__request',
     connectionId: 'conn-1',

@@ -13,8 +13,6 @@ export interface ApprovalRecord {
   workflowName: string;
   threadId: string;
   toolCallId: string;
-  /** The id the AI SDK gave the request: the resumed conversation answers it. */
-  sdkApprovalId: string;
   /** The tool as the model knows it. */
   tool: string;
   /** The action ref `<provider>__<action>` and the connection it runs with. */
@@ -45,7 +43,6 @@ interface ApprovalRow {
   workflow_name: string;
   thread_id: string;
   tool_call_id: string;
-  sdk_approval_id: string;
   tool: string;
   action: string;
   connection_id: string;
@@ -68,7 +65,6 @@ const toRecord = (row: ApprovalRow): ApprovalRecord => ({
   workflowName: row.workflow_name,
   threadId: row.thread_id,
   toolCallId: row.tool_call_id,
-  sdkApprovalId: row.sdk_approval_id,
   tool: row.tool,
   action: row.action,
   connectionId: row.connection_id,
@@ -102,13 +98,12 @@ export class ApprovalRepository {
     const rows = await queryRows<ApprovalRow>(
       runner,
       `INSERT INTO agent.approvals (id, organization_id, run_id, node_id, workflow_id, workflow_name,
-         thread_id, tool_call_id, sdk_approval_id, tool, action, connection_id, input, expires_at)
+         thread_id, tool_call_id, tool, action, connection_id, input, expires_at)
        SELECT a.id, a.organization_id, a.run_id, a.node_id, a.workflow_id, a.workflow_name,
-         a.thread_id, a.tool_call_id, a.sdk_approval_id, a.tool, a.action, a.connection_id, a.input,
+         a.thread_id, a.tool_call_id, a.tool, a.action, a.connection_id, a.input,
          now() + make_interval(secs => $2)
          FROM jsonb_to_recordset($1::jsonb) AS a(id uuid, organization_id text, run_id text,
-           node_id text, workflow_id text, workflow_name text, thread_id uuid, tool_call_id text,
-           sdk_approval_id text, tool text, action text, connection_id text, input jsonb)
+           node_id text, workflow_id text, workflow_name text, thread_id uuid, tool_call_id text, tool text, action text, connection_id text, input jsonb)
        RETURNING *`,
       [
         JSON.stringify(
@@ -121,7 +116,6 @@ export class ApprovalRepository {
             workflow_name: approval.workflowName,
             thread_id: approval.threadId,
             tool_call_id: approval.toolCallId,
-            sdk_approval_id: approval.sdkApprovalId,
             tool: approval.tool,
             action: approval.action,
             connection_id: approval.connectionId,

@@ -16,7 +16,6 @@ export class Approvals1764800000000 implements MigrationInterface {
         workflow_name text NOT NULL,
         thread_id uuid NOT NULL,
         tool_call_id text NOT NULL,
-        sdk_approval_id text NOT NULL,
         tool text NOT NULL,
         action text NOT NULL,
         connection_id text NOT NULL,

@@ -331,7 +331,7 @@ export class AgentSteps {
       return { status: 'done', output: outputOf(answer.text, threadId, messages, conversation.approvals) };
     }
     const threadId = conversation.threadId ?? newId();
-    const pending = requests.map(({ approvalId, toolCall }) => {
+    const pending = requests.map(({ toolCall }) => {
       const action = askFirst.get(toolCall.toolName);
       if (!action) throw new Error(`${toolCall.toolName} asked for an approval it does not need`);
       return {
@@ -342,7 +342,6 @@ export class AgentSteps {
         workflowName: request.workflowName,
         threadId,
         toolCallId: toolCall.toolCallId,
-        sdkApprovalId: approvalId,
         tool: toolCall.toolName,
         ...action,
         input: toolCall.input,

@@ -415,13 +415,7 @@ export class RunRepository {
              THEN now() + make_interval(secs => $3 / 1000.0) ELSE NULL END,
            reply = CASE WHEN $4 = 'complete' THEN $5 ELSE reply END,
            error = CASE WHEN $4 = 'errored' THEN $6 ELSE error END,
-           -- A waiting step woken meanwhile (an approval decided while another branch ran) keeps
-           -- its earlier wake time, which the holder's own records do not know of.
-           wake_at = CASE WHEN $4 = 'waiting' THEN least($7::timestamptz, (
-             SELECT min(w.wake_at) FROM runner.run_steps w
-              WHERE w.run_id = $1 AND w.status = 'waiting'
-                AND NOT EXISTS (SELECT 1 FROM ${stepsRecordset('$8')} WHERE s.node_id = w.node_id)))
-             ELSE NULL END,
+           wake_at = CASE WHEN $4 = 'waiting' THEN $7::timestamptz ELSE NULL END,
            finished_at = CASE WHEN $4 IN ('complete', 'errored') THEN now() ELSE finished_at END
          WHERE id = $1 AND lease_token = $2 AND status = 'running'
          RETURNING id
