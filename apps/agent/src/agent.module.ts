@@ -41,7 +41,12 @@ export class AgentModule implements OnApplicationShutdown {
   static forRoot(config: AgentConfig): DynamicModule {
     return {
       module: AgentModule,
-      imports: [TypeOrmModule.forRoot(dataSourceOptions(agentDataSource(config.DATABASE_URL))), HealthModule],
+      imports: [
+        TypeOrmModule.forRoot(
+          dataSourceOptions({ ...agentDataSource(config.DATABASE_URL), poolSize: config.DATABASE_POOL_SIZE }),
+        ),
+        HealthModule,
+      ],
       controllers: [
         ServiceHealthController,
         AgentsHandler,

@@ -42,7 +42,12 @@ export class CatalogModule {
     return {
       module: CatalogModule,
       imports: [
-        TypeOrmModule.forRoot(dataSourceOptions(catalogDataSource(config.DATABASE_URL))),
+        TypeOrmModule.forRoot(
+          dataSourceOptions({
+            ...catalogDataSource(config.DATABASE_URL),
+            poolSize: config.DATABASE_POOL_SIZE,
+          }),
+        ),
         ScheduleModule.forRoot(),
         HealthModule,
       ],

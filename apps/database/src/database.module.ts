@@ -52,7 +52,12 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot(dataSourceOptions(databaseDataSource(config.DATABASE_URL))),
+        TypeOrmModule.forRoot(
+          dataSourceOptions({
+            ...databaseDataSource(config.DATABASE_URL),
+            poolSize: config.DATABASE_POOL_SIZE,
+          }),
+        ),
         HealthModule,
       ],
       controllers: [ServiceHealthController, DatabasesHandler, QueryHandler],

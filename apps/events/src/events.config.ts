@@ -7,9 +7,7 @@ export class EventsConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3105;
 
   /** Postgres connections of this process: ingress, fan-out and the routes share them. */
-  @IsInt()
-  @Min(2)
-  DATABASE_POOL_SIZE: number = 16;
+  override DATABASE_POOL_SIZE: number = 16;
 
   /**
    * The key connection credentials are encrypted with (AES-256-GCM): 32 bytes as base64 or 64 hex

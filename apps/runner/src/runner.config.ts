@@ -9,9 +9,7 @@ export class RunnerConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3103;
 
   /** Postgres connections of this process: starts, checkpoints and reads share them. */
-  @IsInt()
-  @Min(2)
-  DATABASE_POOL_SIZE: number = 16;
+  override DATABASE_POOL_SIZE: number = 16;
 
   /** Runs this process executes at once. Most of a run is waiting on I/O, so this can exceed the cores. */
   @IsInt()

@@ -43,7 +43,12 @@ export class WorkflowModule implements OnApplicationShutdown {
     return {
       module: WorkflowModule,
       imports: [
-        TypeOrmModule.forRoot(dataSourceOptions(workflowDataSource(config.DATABASE_URL))),
+        TypeOrmModule.forRoot(
+          dataSourceOptions({
+            ...workflowDataSource(config.DATABASE_URL),
+            poolSize: config.DATABASE_POOL_SIZE,
+          }),
+        ),
         HealthModule,
       ],
       controllers: [ServiceHealthController, WorkflowsHandler],

@@ -8,6 +8,11 @@ export class ServiceConfig {
   @IsString()
   DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
 
+  /** Postgres connections this process may hold at most. */
+  @IsInt()
+  @Min(2)
+  DATABASE_POOL_SIZE: number = 10;
+
   @IsString()
   NATS_URL: string = 'nats://127.0.0.1:4222';
 

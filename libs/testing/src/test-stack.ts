@@ -63,6 +63,9 @@ export class TestStack {
       NATS_SUBJECT_PREFIX: subjectPrefix,
       DATA_DIR: dataDir,
       AUTH_SECRET: `test-secret-${id}-0123456789abcdefghijklmnop`,
+      // Up to three stacks run at once (the shared one and two files' own): smaller pools keep them
+      // within Postgres' 100 connections.
+      DATABASE_POOL_SIZE: '8',
       ...extraEnv,
     };
     await createDatabase(databaseName);
