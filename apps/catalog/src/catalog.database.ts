@@ -4,6 +4,7 @@ import { OrganizationPlanEntity } from './billing/organization-plan.entity.js';
 import { CatalogInitial1763712000000 } from './migrations/1763712000000-catalog-initial.js';
 import { ProjectCounts1763715600000 } from './migrations/1763715600000-project-counts.js';
 import { ProjectDeletion1764400000000 } from './migrations/1764400000000-project-deletion.js';
+import { RunDays1764900000000 } from './migrations/1764900000000-run-days.js';
 import { ProjectEntity } from './projects/project.entity.js';
 import { SkillEntity } from './skills/skill.entity.js';
 
@@ -12,6 +13,11 @@ export function catalogDataSource(url: string): ServiceDataSourceOptions {
     url,
     schema: 'catalog',
     entities: [ProjectEntity, SkillEntity, OrganizationPlanEntity],
-    migrations: [CatalogInitial1763712000000, ProjectCounts1763715600000, ProjectDeletion1764400000000],
+    migrations: [
+      CatalogInitial1763712000000,
+      ProjectCounts1763715600000,
+      ProjectDeletion1764400000000,
+      RunDays1764900000000,
+    ],
   };
 }

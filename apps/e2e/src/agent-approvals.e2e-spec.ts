@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
-import { type PendingApprovalDto, servicePrincipal } from '#contracts';
+import type { PendingApprovalDto } from '#contracts';
 import {
   chainOf,
-  connectAs,
   createConnection,
   createMember,
   createOrganization,
@@ -16,7 +15,6 @@ import {
   TestStack,
   waitFor,
 } from '#testing';
-import type { NatsConnection } from '@nats-io/transport-node';
 import { SMTPServer } from 'smtp-server';
 
 interface ReceivedMail {
@@ -73,7 +71,6 @@ describe('agent approvals', () => {
   let admin: MemberFixture;
   let projectId: string;
   let connectionId: string;
-  let nats: NatsConnection;
 
   const AGENT_ENV = { APPROVAL_UPKEEP_INTERVAL_MS: '200' };
 
@@ -96,11 +93,9 @@ describe('agent approvals', () => {
     admin = await createMember(stack.description, org.organizationId, 'admin');
     projectId = (await org.api.post('/api/v1/projects', { name: 'Approvals' })).body.id;
     ({ connectionId } = await createConnection(stack.description, org.organizationId, 'http'));
-    nats = await connectAs(stack.description, 'gateway');
   }, 120_000);
 
   afterAll(async () => {
-    await nats?.close();
     await stack?.stop();
     await Promise.all([model?.stop(), smtp?.stop(), target?.stop()]);
   });
@@ -161,17 +156,10 @@ describe('agent approvals', () => {
   const decide = (api: OrganizationFixture['api'], runId: string, approvalId: string, body: object) =>
     api.post(`/api/v1/runs/${runId}/approvals/${approvalId}`, body);
 
-  async function pendingOverNats(organizationId: string): Promise<PendingApprovalDto[]> {
-    const subject = `${stack.env.NATS_SUBJECT_PREFIX}agent.approvals.pending`;
-    const packet = JSON.stringify({
-      pattern: subject,
-      data: { principal: servicePrincipal(organizationId), data: {} },
-      id: randomUUID(),
-    });
-    const answer = await nats.request(subject, packet, { timeout: 10_000 });
-    const { response } = answer.json<{ response: { ok: boolean; data: PendingApprovalDto[] } }>();
-    expect(response.ok).toBe(true);
-    return response.data;
+  async function pendingOnDashboard(fixture: OrganizationFixture): Promise<PendingApprovalDto[]> {
+    const dashboard = await fixture.api.get('/api/v1/dashboard');
+    expect(dashboard.status).toBe(200);
+    return dashboard.body.approvals;
   }
 
   it('waits for an ask-first call, emails the admins, runs the action once approved and goes on with its result', async () => {
@@ -188,7 +176,7 @@ describe('agent approvals', () => {
     ]);
     expect(target.requestsTo('/approved')).toEqual([]);
 
-    const listed = await pendingOverNats(org.organizationId);
+    const listed = await pendingOnDashboard(org);
     expect(listed).toContainEqual({
       runId: run.id,
       workflowId,
@@ -200,7 +188,7 @@ describe('agent approvals', () => {
       (Date.parse(listed.find((item) => item.runId === run.id)!.expiresAt) - Date.now()) / 3_600_000;
     expect(hours).toBeGreaterThan(71.9);
     expect(hours).toBeLessThanOrEqual(72);
-    expect(await pendingOverNats((await createOrganization(stack.description)).organizationId)).toEqual([]);
+    expect(await pendingOnDashboard(await createOrganization(stack.description))).toEqual([]);
 
     const mail = await waitFor(() => smtp.mails.find((candidate) => candidate.text.includes(run.id)), {
       timeoutMs: 15_000,
@@ -235,9 +223,7 @@ describe('agent approvals', () => {
     expect(received[0]!.headers['idempotency-key']).toMatch(new RegExp(`^${run.id}:ask:call_`));
     // The model went on from the action's result.
     expect(JSON.stringify(model.calls.slice(calls)[0]!.messages)).toMatch(/"role":"tool"/);
-    expect(await pendingOverNats(org.organizationId)).not.toContainEqual(
-      expect.objectContaining({ runId: run.id }),
-    );
+    expect(await pendingOnDashboard(org)).not.toContainEqual(expect.objectContaining({ runId: run.id }));
 
     const again = await decide(org.api, run.id, approvals[0].id, { decision: 'deny' });
     expect(again.status).toBe(409);
@@ -300,9 +286,7 @@ describe('agent approvals', () => {
     });
     expect(late.body.error.message).toMatch(/terminated/);
     expect(target.requestsTo('/terminated')).toEqual([]);
-    expect(await pendingOverNats(org.organizationId)).not.toContainEqual(
-      expect.objectContaining({ runId: run.id }),
-    );
+    expect(await pendingOnDashboard(org)).not.toContainEqual(expect.objectContaining({ runId: run.id }));
   });
 
   it('resumes after the runner and the agent service were killed during the wait, running the action once', async () => {
@@ -377,8 +361,7 @@ describe('agent approvals', () => {
     ]);
     const { run, approvals } = await startWaitingRun('/expired');
     await waitFor(
-      async () =>
-        (await pendingOverNats(org.organizationId)).some((item) => item.runId === run.id) ? undefined : true,
+      async () => ((await pendingOnDashboard(org)).some((item) => item.runId === run.id) ? undefined : true),
       { timeoutMs: 15_000, what: 'the approval to pass its deadline' },
     );
     const late = await decide(org.api, run.id, approvals[0].id, { decision: 'approve' });

@@ -27,6 +27,19 @@ export class GatewayConfig {
   @Min(100)
   RPC_TIMEOUT_MS: number = 10_000;
 
+  /**
+   * How long the dashboard waits for the services' parts. A part that does not answer in time is
+   * shown as it last answered, marked stale; without an earlier answer the dashboard answers 503.
+   */
+  @IsInt()
+  @Min(200)
+  DASHBOARD_TIMEOUT_MS: number = 2_000;
+
+  /** How long a part's last answer may stand in for one that does not come. */
+  @IsInt()
+  @Min(0)
+  DASHBOARD_STALE_MAX_MS: number = 3_600_000;
+
   /** A query batch may carry 100 statements of 100,000 characters, so bodies may be large. */
   @IsInt()
   @Min(1024)

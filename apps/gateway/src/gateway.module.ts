@@ -15,6 +15,8 @@ import { AuthGuard } from './auth/auth.guard.js';
 import { AuthProxyController } from './auth/auth-proxy.controller.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { BillingController } from './billing/billing.controller.js';
+import { DashboardController } from './dashboard/dashboard.controller.js';
+import { DashboardService } from './dashboard/dashboard.service.js';
 import { ConnectionsController } from './connections/connections.controller.js';
 import { EventsController } from './events/events.controller.js';
 import { HooksController } from './hooks/hooks.controller.js';
@@ -56,6 +58,7 @@ export class GatewayModule implements OnApplicationShutdown {
         AgentThreadsController,
         AgentChatController,
         BillingController,
+        DashboardController,
         ConnectionsController,
         EventsController,
         HooksController,
@@ -113,6 +116,7 @@ export class GatewayModule implements OnApplicationShutdown {
               () => nats.pingCheck('nats_chat', chats.nats),
             ]),
         },
+        DashboardService,
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };

@@ -3,6 +3,7 @@ import type { ServiceDataSourceOptions } from '#persistence';
 import { RunnerInitial1764000000000 } from './migrations/1764000000000-runner-initial.js';
 import { IdempotencyFingerprint1764300000000 } from './migrations/1764300000000-idempotency-fingerprint.js';
 import { TerminatedWorkflows1764400000000 } from './migrations/1764400000000-terminated-workflows.js';
+import { DashboardIndexes1764900000000 } from './migrations/1764900000000-dashboard-indexes.js';
 import { RunStepEntity } from './runs/run-step.entity.js';
 import { RunEntity } from './runs/run.entity.js';
 
@@ -15,6 +16,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       RunnerInitial1764000000000,
       IdempotencyFingerprint1764300000000,
       TerminatedWorkflows1764400000000,
+      DashboardIndexes1764900000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

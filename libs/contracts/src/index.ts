@@ -11,6 +11,8 @@ export * from './billing/billing.dto.js';
 export * from './billing/plan.messages.js';
 export * from './billing/plan.js';
 export * from './common/deleted.dto.js';
+export * from './dashboard/dashboard.dto.js';
+export * from './dashboard/overview.messages.js';
 export * from './common/error.dto.js';
 export * from './common/field.decorators.js';
 export * from './common/page.dto.js';

@@ -28,7 +28,7 @@ export class AgentRepository {
     });
   }
 
-  count(organizationId: string, manager: EntityManager): Promise<number> {
+  count(organizationId: string, manager?: EntityManager): Promise<number> {
     return this.repo(manager).countBy({ organizationId });
   }
 

@@ -1,20 +1,29 @@
-import { AgentSubjects, type DecideApprovalRequest, type Principal } from '#contracts';
+import { type AgentOverview, AgentSubjects, type DecideApprovalRequest, type Principal } from '#contracts';
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
 
+import { AgentRepository } from '../agents/agent.repository.js';
 import { Approvals } from './approvals.service.js';
 
 @Controller()
 export class ApprovalsHandler {
-  constructor(private readonly approvals: Approvals) {}
+  constructor(
+    private readonly approvals: Approvals,
+    private readonly agents: AgentRepository,
+  ) {}
 
   @Handles(AgentSubjects.approvalsDecide)
   decide(request: DecideApprovalRequest, principal: Principal) {
     return this.approvals.decide(principal, request);
   }
 
-  @Handles(AgentSubjects.approvalsPending)
-  pending(_request: object, principal: Principal) {
-    return this.approvals.pending(principal);
+  /** The dashboard's approvals and billing's agent count. */
+  @Handles(AgentSubjects.overview)
+  async overview(_request: object, principal: Principal): Promise<AgentOverview> {
+    const [agents, approvals] = await Promise.all([
+      this.agents.count(principal.organizationId),
+      this.approvals.pending(principal),
+    ]);
+    return { agents, approvals };
   }
 }

@@ -1,4 +1,4 @@
-import type { BillingDto } from '#contracts';
+import type { CatalogBilling } from '#contracts';
 import { Injectable } from '@nestjs/common';
 
 import { ProjectRepository } from '../projects/project.repository.js';
@@ -13,7 +13,7 @@ export class BillingService {
     private readonly projects: ProjectRepository,
   ) {}
 
-  async get(organizationId: string): Promise<BillingDto> {
+  async get(organizationId: string): Promise<CatalogBilling> {
     const [plan, runs, projects] = await Promise.all([
       this.plans.planOf(organizationId),
       this.usage.runsThisPeriod(organizationId),

@@ -1,4 +1,4 @@
-import { newId, paginate, type PageRequest } from '#persistence';
+import { isId, newId, paginate, type PageRequest } from '#persistence';
 import type { Page } from '#common';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -56,6 +56,18 @@ export class ProjectRepository {
       [organizationId],
     );
     return rows[0]?.projects ?? 0;
+  }
+
+  /** The current names of those of `ids` that exist and are not deleted. */
+  async names(organizationId: string, ids: readonly string[]): Promise<Record<string, string>> {
+    const valid = ids.filter(isId);
+    if (valid.length === 0) return {};
+    const rows: Array<{ id: string; name: string }> = await this.dataSource.query(
+      `SELECT id, name FROM catalog.projects
+        WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+      [organizationId, valid],
+    );
+    return Object.fromEntries(rows.map((row) => [row.id, row.name]));
   }
 
   /** The hottest read of the service: plain SQL, skipping the query builder. */

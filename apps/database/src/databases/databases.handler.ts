@@ -1,5 +1,6 @@
 import {
   type CreateDatabaseDto,
+  type DatabaseOverview,
   DatabaseSubjects,
   type IdAndBody,
   type IdRequest,
@@ -11,11 +12,15 @@ import {
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
 
+import { DatabaseRepository } from './database.repository.js';
 import { DatabasesService } from './databases.service.js';
 
 @Controller()
 export class DatabasesHandler {
-  constructor(private readonly databases: DatabasesService) {}
+  constructor(
+    private readonly databases: DatabasesService,
+    private readonly rows: DatabaseRepository,
+  ) {}
 
   @Handles(DatabaseSubjects.list)
   list(query: PageQueryDto, principal: Principal) {
@@ -40,6 +45,11 @@ export class DatabasesHandler {
   @Handles(DatabaseSubjects.existing)
   async existing({ ids }: IdsRequest, principal: Principal) {
     return { ids: await this.databases.existing(principal, ids) };
+  }
+
+  @Handles(DatabaseSubjects.overview)
+  async overview(_request: object, principal: Principal): Promise<DatabaseOverview> {
+    return { databases: await this.rows.count(principal.organizationId) };
   }
 
   @Handles(DatabaseSubjects.delete)

@@ -46,6 +46,10 @@ export class ConnectionRepository {
     return rows.map((row) => ({ id: row.id, integrationId: row.integration_id }));
   }
 
+  count(organizationId: string): Promise<number> {
+    return this.repo.countBy({ organizationId });
+  }
+
   /** With its credentials, whichever organization it belongs to (webhook ingress knows only the id). */
   findSealed(id: string): Promise<SealedConnection | null> {
     return this.repo

@@ -75,6 +75,17 @@ export class BindingRepository {
     return new Set(rows.map((row) => subscriptionKey(toBinding(row))));
   }
 
+  /** The subscriptions the plan counts: distinct connection, trigger and filter among active triggers. */
+  async activeCount(organizationId: string): Promise<number> {
+    const rows: Array<{ count: number }> = await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM (
+         SELECT DISTINCT connection_id, trigger, filter_key FROM events.trigger_bindings
+          WHERE organization_id = $1 AND status = 'active') AS subscriptions`,
+      [organizationId],
+    );
+    return rows[0]?.count ?? 0;
+  }
+
   /** The workflow's triggers become exactly these, all active. */
   async replace(
     manager: EntityManager,

@@ -23,8 +23,8 @@ export class SubscriptionsHandler {
     return this.subscriptions.deactivate(principal, workflowId, deleted ?? false);
   }
 
-  @Handles(EventsSubjects.triggersUnhealthy)
-  unhealthy(_request: object, principal: Principal) {
-    return this.subscriptions.unhealthy(principal);
+  @Handles(EventsSubjects.overview)
+  overview(_request: object, principal: Principal) {
+    return this.subscriptions.overview(principal);
   }
 }

@@ -6,11 +6,12 @@ import {
   hasTrigger,
   parseTriggerRef,
   type Principal,
-  type UnhealthyTrigger,
+  type EventsOverview,
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
+import { ConnectionRepository } from '../connections/connection.repository.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { AppProviders } from '../integrations/app-providers.js';
 import { type Binding, BindingRepository, subscriptionKey } from './binding.repository.js';
@@ -31,6 +32,7 @@ export class SubscriptionsService {
   constructor(
     private readonly bindings: BindingRepository,
     private readonly connections: ConnectionsService,
+    private readonly connectionRows: ConnectionRepository,
     private readonly providers: AppProviders,
     private readonly rpc: RpcClient,
   ) {}
@@ -67,9 +69,16 @@ export class SubscriptionsService {
     return { stopped };
   }
 
-  async unhealthy(principal: Principal): Promise<{ triggers: UnhealthyTrigger[] }> {
-    const rows = await this.bindings.unhealthy(principal.organizationId);
+  /** Connections and active subscriptions (what billing counts), and the triggers that need a look. */
+  async overview({ organizationId }: Principal): Promise<EventsOverview> {
+    const [connections, subscriptions, rows] = await Promise.all([
+      this.connectionRows.count(organizationId),
+      this.bindings.activeCount(organizationId),
+      this.bindings.unhealthy(organizationId),
+    ]);
     return {
+      connections,
+      subscriptions,
       triggers: rows.map((row) => ({
         workflowId: row.workflowId,
         triggerNodeId: row.triggerNodeId,

@@ -1,4 +1,11 @@
-import { BillingDto, CatalogSubjects, type Principal } from '#contracts';
+import {
+  AgentSubjects,
+  BillingDto,
+  CatalogSubjects,
+  DatabaseSubjects,
+  EventsSubjects,
+  type Principal,
+} from '#contracts';
 import { RpcClient } from '#nats';
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -11,11 +18,26 @@ import { ApiErrors } from '../http/api-errors.decorator.js';
 export class BillingController {
   constructor(private readonly rpc: RpcClient) {}
 
+  /** Catalog knows the plan, projects and runs; each other service counts what it holds. */
   @Get()
-  @ApiOperation({ summary: "Get the organization's plan, limits and usage" })
+  @ApiOperation({ summary: "Get the organization's plan, every limit and the current usage" })
   @ApiOkResponse({ type: BillingDto })
   @ApiErrors()
-  get(@CurrentPrincipal() principal: Principal) {
-    return this.rpc.request(CatalogSubjects.billingGet, principal, {});
+  async get(@CurrentPrincipal() principal: Principal): Promise<BillingDto> {
+    const [billing, databases, agents, events] = await Promise.all([
+      this.rpc.request(CatalogSubjects.billingGet, principal, {}),
+      this.rpc.request(DatabaseSubjects.overview, principal, {}),
+      this.rpc.request(AgentSubjects.overview, principal, {}),
+      this.rpc.request(EventsSubjects.overview, principal, {}),
+    ]);
+    return {
+      ...billing,
+      usage: {
+        ...billing.usage,
+        databases: databases.databases,
+        agents: agents.agents,
+        subscriptions: events.subscriptions,
+      },
+    };
   }
 }

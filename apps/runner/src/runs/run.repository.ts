@@ -55,6 +55,26 @@ const WORKFLOW_GATE = `gate AS (SELECT runner.workflow_takes_runs($2, $3) AS ope
 const RECORD_OUTCOME = `SELECT CASE WHEN NOT (SELECT open FROM gate) THEN 'workflow_deleted'
   WHEN EXISTS (SELECT 1 FROM run) THEN 'recorded' ELSE 'key_taken' END AS outcome`;
 
+/** A run as the dashboard lists it, with the workflow's name when the run started. */
+export interface RecentRunRecord {
+  id: string;
+  workflowId: string;
+  workflowName: string;
+  projectId: string;
+  trigger: RunTrigger;
+  status: RunRecord['status'];
+  createdAt: Date;
+}
+
+export interface FailedStepRecord {
+  runId: string;
+  workflowId: string;
+  workflowName: string;
+  step: string;
+  error: string | null;
+  at: Date;
+}
+
 /** A run the sweeper hands to the queue again. */
 export interface DispatchedRun {
   runId: string;
@@ -580,6 +600,65 @@ export class RunRepository {
       [organizationId, id],
     );
     return rows[0] ? toRunWithSteps(rows[0]) : null;
+  }
+
+  /** The organization's newest runs, from `runs_recent_idx`. */
+  async recent(organizationId: string, limit: number): Promise<RecentRunRecord[]> {
+    const rows = await this.rows<{
+      id: string;
+      workflow_id: string;
+      workflow_name: string;
+      project_id: string;
+      trigger: RunTrigger;
+      status: RunRecord['status'];
+      created_at: Date;
+    }>(
+      `SELECT id, workflow_id, workflow_name, project_id, trigger, status, created_at FROM runner.runs
+        WHERE organization_id = $1 ORDER BY created_at DESC LIMIT $2`,
+      [organizationId, limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      workflowId: row.workflow_id,
+      workflowName: row.workflow_name,
+      projectId: row.project_id,
+      trigger: row.trigger,
+      status: row.status,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /**
+   * The failed steps of runs that errored since `since`, newest run first, from `runs_errored_idx`:
+   * a run's failed step is what errored it. A step's failure time is its start plus its duration.
+   */
+  async failures(organizationId: string, since: Date, limit: number): Promise<FailedStepRecord[]> {
+    const rows = await this.rows<{
+      run_id: string;
+      workflow_id: string;
+      workflow_name: string;
+      node_id: string;
+      error: string | null;
+      at: Date;
+    }>(
+      `SELECT r.id AS run_id, r.workflow_id, r.workflow_name, s.node_id, s.error,
+              coalesce(s.started_at + make_interval(secs => s.ms / 1000.0), r.finished_at) AS at
+         FROM (SELECT id, workflow_id, workflow_name, finished_at FROM runner.runs
+                WHERE organization_id = $1 AND status = 'errored' AND finished_at >= $2
+                ORDER BY finished_at DESC LIMIT $3) r
+         JOIN runner.run_steps s ON s.run_id = r.id AND s.status = 'error'
+        ORDER BY r.finished_at DESC, s.position
+        LIMIT $3`,
+      [organizationId, since, limit],
+    );
+    return rows.map((row) => ({
+      runId: row.run_id,
+      workflowId: row.workflow_id,
+      workflowName: row.workflow_name,
+      step: row.node_id,
+      error: row.error,
+      at: row.at,
+    }));
   }
 
   list(organizationId: string, workflowId: string, page: PageRequest): Promise<Page<RunEntity>> {

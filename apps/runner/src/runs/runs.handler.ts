@@ -35,6 +35,11 @@ export class RunsHandler {
     return this.runs.get(principal, id);
   }
 
+  @Handles(RunnerSubjects.overview)
+  overview(_request: object, principal: Principal) {
+    return this.runs.overview(principal);
+  }
+
   @Handles(RunnerSubjects.runsWake)
   wake({ runId, nodeId }: WakeStepRequest, principal: Principal) {
     return this.runs.wake(principal, runId, nodeId);

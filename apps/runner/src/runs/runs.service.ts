@@ -1,6 +1,7 @@
 import { DomainException, type Page } from '#common';
 import {
   type PageQueryDto,
+  type RunnerOverview,
   type Principal,
   type TerminateRunsReply,
   type WakeStepReply,
@@ -13,8 +14,13 @@ import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
 import { RunJobs } from '../queue/run-jobs.service.js';
+import { visibleStatus } from './run-status.util.js';
 import { toRunSummaryDto, toWorkflowRunDto } from './run.mapper.js';
 import { RunRepository } from './run.repository.js';
+
+const RECENT_RUNS = 10;
+const RECENT_FAILURES = 20;
+const FAILURES_WINDOW_MS = 7 * 86_400_000;
 
 /** Reading runs, waking a waiting step, and ending the runs of a deleted workflow. */
 @Injectable()
@@ -42,6 +48,22 @@ export class RunsService {
     return mapPage(await this.runs.list(principal.organizationId, workflowId, query), (run) =>
       toRunSummaryDto(run, now),
     );
+  }
+
+  /** The dashboard's recent runs and the steps that failed in the last 7 days. */
+  async overview({ organizationId }: Principal, now = new Date()): Promise<RunnerOverview> {
+    const [runs, failures] = await Promise.all([
+      this.runs.recent(organizationId, RECENT_RUNS),
+      this.runs.failures(organizationId, new Date(now.getTime() - FAILURES_WINDOW_MS), RECENT_FAILURES),
+    ]);
+    return {
+      runs: runs.map((run) => ({
+        ...run,
+        status: visibleStatus(run.status, run.createdAt, now),
+        createdAt: run.createdAt.toISOString(),
+      })),
+      failures: failures.map((failure) => ({ ...failure, at: failure.at.toISOString() })),
+    };
   }
 
   /** The step runs again now; the job is published after the wake is committed. */

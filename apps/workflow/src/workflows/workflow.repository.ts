@@ -1,5 +1,5 @@
 import type { Diagram } from '#contracts';
-import { newId, paginate, type PageRequest } from '#persistence';
+import { isId, newId, paginate, type PageRequest } from '#persistence';
 import type { Page } from '#common';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -93,6 +93,28 @@ export class WorkflowRepository {
       })
       .andWhere('workflow.deleted_at IS NULL');
     return paginate(query, page);
+  }
+
+  /** Workflows not deleted, and those of them with a live version, from the organization's index. */
+  async counts(organizationId: string): Promise<{ workflows: number; published: number }> {
+    const rows: Array<{ workflows: number; published: number }> = await this.dataSource.query(
+      `SELECT count(*)::int AS workflows, count(published_version)::int AS published
+         FROM workflow.workflows WHERE organization_id = $1 AND deleted_at IS NULL`,
+      [organizationId],
+    );
+    return rows[0] ?? { workflows: 0, published: 0 };
+  }
+
+  /** The current names of those of `ids` that exist and are not deleted. */
+  async names(organizationId: string, ids: readonly string[]): Promise<Record<string, string>> {
+    const valid = ids.filter(isId);
+    if (valid.length === 0) return {};
+    const rows: Array<{ id: string; name: string }> = await this.dataSource.query(
+      `SELECT id, name FROM workflow.workflows
+        WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+      [organizationId, valid],
+    );
+    return Object.fromEntries(rows.map((row) => [row.id, row.name]));
   }
 
   /**

@@ -4,21 +4,28 @@ import {
   type IdAndQuery,
   type IdRequest,
   type ListWorkflowsRequest,
+  type NamesReply,
+  type NamesRequest,
   type Principal,
   type ProjectScopedRequest,
   type PublishWorkflowDto,
   type RunTargetRequest,
   type UpdateWorkflowDto,
+  type WorkflowOverview,
   WorkflowSubjects,
 } from '#contracts';
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
 
+import { WorkflowRepository } from './workflow.repository.js';
 import { WorkflowsService } from './workflows.service.js';
 
 @Controller()
 export class WorkflowsHandler {
-  constructor(private readonly workflows: WorkflowsService) {}
+  constructor(
+    private readonly workflows: WorkflowsService,
+    private readonly rows: WorkflowRepository,
+  ) {}
 
   @Handles(WorkflowSubjects.list)
   list({ projectId, query }: ListWorkflowsRequest, principal: Principal) {
@@ -68,6 +75,16 @@ export class WorkflowsHandler {
   @Handles(WorkflowSubjects.runTarget)
   runTarget(request: RunTargetRequest, principal: Principal) {
     return this.workflows.runTarget(principal, request);
+  }
+
+  @Handles(WorkflowSubjects.overview)
+  overview(_request: object, principal: Principal): Promise<WorkflowOverview> {
+    return this.rows.counts(principal.organizationId);
+  }
+
+  @Handles(WorkflowSubjects.workflowNames)
+  async names({ ids }: NamesRequest, principal: Principal): Promise<NamesReply> {
+    return { names: await this.rows.names(principal.organizationId, ids) };
   }
 
   @Handles(WorkflowSubjects.deleteForProject)

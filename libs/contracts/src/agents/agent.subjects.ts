@@ -2,6 +2,7 @@ import type { Page } from '#common';
 
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
+import type { AgentOverview } from '../dashboard/overview.messages.js';
 import { EmptyRequest, IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
 import { returns, rpc, streamedRpc } from '../messaging/subject-catalog.js';
 import { AgentChatRequest } from './agent-chat.request.js';
@@ -14,7 +15,7 @@ import {
   IdsRequest,
   UpdateAgentDto,
 } from './agent.dto.js';
-import { type ApprovalDecisionDto, DecideApprovalRequest, type PendingApprovalDto } from './approval.dto.js';
+import { type ApprovalDecisionDto, DecideApprovalRequest } from './approval.dto.js';
 import type { UiMessageChunk } from './chat-stream.protocol.js';
 import { AgentThreadRequest, type ThreadDetailDto, type ThreadDto } from './thread.dto.js';
 
@@ -54,10 +55,13 @@ export const AgentSubjects = {
     callers: ['gateway'],
     reply: returns<ApprovalDecisionDto>(),
   }),
-  /** The organization's approvals waiting for a decision, the soonest to expire first (the dashboard). */
-  approvalsPending: rpc('agent.approvals.pending', EmptyRequest, {
+  /**
+   * For the dashboard and billing: how many agents the organization has, and its approvals waiting
+   * for a decision, the soonest to expire first.
+   */
+  overview: rpc('agent.overview.get', EmptyRequest, {
     callers: ['gateway'],
-    reply: returns<PendingApprovalDto[]>(),
+    reply: returns<AgentOverview>(),
   }),
   /**
    * One turn of a member's chat (the browser's `POST /app/agents/{id}/chat`), answered in many

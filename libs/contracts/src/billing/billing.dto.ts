@@ -6,6 +6,19 @@ export class BillingUsageDto {
   @ApiProperty({ type: 'integer', description: 'Projects that exist now.' })
   projects!: number;
 
+  @ApiProperty({ type: 'integer', description: 'Databases that exist now.' })
+  databases!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Agents that exist now.' })
+  agents!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Active app subscriptions: App event triggers of live, unpaused versions, counting once those with the same connection, trigger and filter.',
+  })
+  subscriptions!: number;
+
   @ApiProperty({ type: 'integer', description: 'Runs started this calendar month (UTC).' })
   runs!: number;
 }
@@ -27,9 +40,14 @@ export class BillingDto {
   })
   limits!: Record<string, number>;
 
-  @ApiProperty({ type: BillingUsageDto, description: 'What counts against the limits now.' })
+  @ApiProperty({ type: BillingUsageDto, description: 'What counts against each limit now.' })
   usage!: BillingUsageDto;
 
   @ApiProperty({ format: 'date-time', description: 'Start of the month the run quota counts.' })
   periodStart!: string;
 }
+
+/** Billing as catalog knows it: the plan, and the usage it counts itself (projects, runs). */
+export type CatalogBilling = Omit<BillingDto, 'usage'> & {
+  usage: Pick<BillingUsageDto, 'projects' | 'runs'>;
+};

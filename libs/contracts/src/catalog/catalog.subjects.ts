@@ -16,10 +16,11 @@ import {
   type ResolvedCredential,
 } from '../auth/auth.messages.js';
 import { type ExistingIds, IdsRequest, type MountedSkill } from '../agents/agent.dto.js';
-import type { BillingDto } from '../billing/billing.dto.js';
+import type { CatalogBilling } from '../billing/billing.dto.js';
 import { ConsumeRunRequest, type PlanLimitsReply } from '../billing/plan.messages.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
+import { type CatalogOverview, type NamesReply, NamesRequest } from '../dashboard/overview.messages.js';
 import { EmptyRequest, IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
 import { event, returns, rpc, systemRpc } from '../messaging/subject-catalog.js';
 import { CreateProjectDto } from '../projects/create-project.dto.js';
@@ -100,18 +101,28 @@ export const CatalogSubjects = {
 
   billingGet: rpc('catalog.billing.get', EmptyRequest, {
     callers: ['gateway'],
-    reply: returns<BillingDto>(),
+    reply: returns<CatalogBilling>(),
   }),
-  /**
-   * The organization's plan limits, for a service that counts what it holds itself (databases, app
-   * subscriptions): it
-   * asks first, then counts and inserts under its own lock, so no lock waits on this request.
-   */
   /** Where to tell the organization's owners and admins that something waits for them. */
   adminEmails: rpc('catalog.organizations.admin-emails', EmptyRequest, {
     callers: ['agent'],
     reply: returns<{ emails: string[] }>(),
   }),
+  /** The dashboard's project count and seven days of run activity, from counters. */
+  overview: rpc('catalog.overview.get', EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<CatalogOverview>(),
+  }),
+  /** Current names of these projects, for the dashboard. */
+  projectNames: rpc('catalog.projects.names', NamesRequest, {
+    callers: ['gateway'],
+    reply: returns<NamesReply>(),
+  }),
+  /**
+   * The organization's plan limits, for a service that counts what it holds itself (databases,
+   * agents, app subscriptions): it asks first, then counts and inserts under its own lock, so no
+   * lock waits on this request.
+   */
   planLimits: rpc('catalog.plan.limits', EmptyRequest, {
     callers: ['database', 'events', 'agent'],
     reply: returns<PlanLimitsReply>(),

@@ -3,7 +3,8 @@ import type { Page } from '#common';
 import { type ExistingIds, IdsRequest } from '../agents/agent.dto.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
-import { IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
+import type { DatabaseOverview } from '../dashboard/overview.messages.js';
+import { EmptyRequest, IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
 import { returns, rpc, streamProtocol } from '../messaging/subject-catalog.js';
 import { CreateDatabaseDto } from './create-database.dto.js';
 import type { DatabaseDto } from './database.dto.js';
@@ -45,4 +46,9 @@ export const DatabaseSubjects = {
   }),
   /** The same request and answer in parts of any size (see `query-stream.protocol.ts`); the gateway's route. */
   queryStream: streamProtocol('database.databases.query-stream', { callers: ['gateway'] }),
+  /** For billing: how many databases the organization holds. */
+  overview: rpc('database.overview.get', EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<DatabaseOverview>(),
+  }),
 } as const;

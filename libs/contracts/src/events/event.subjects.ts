@@ -2,6 +2,7 @@ import type { Page } from '#common';
 
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
+import type { EventsOverview } from '../dashboard/overview.messages.js';
 import { EmptyRequest, IdRequest } from '../messaging/common-requests.js';
 import { jetStream, returns, rpc, systemRpc } from '../messaging/subject-catalog.js';
 import type { AppEventDto } from './app-event.dto.js';
@@ -16,7 +17,6 @@ import {
   ListWorkflowEventsRequest,
   ReceiveHookRequest,
   ReplayEventRequest,
-  type UnhealthyTrigger,
 } from './event.messages.js';
 import type { ConnectionSummary } from './integrations.js';
 
@@ -78,10 +78,13 @@ export const EventsSubjects = {
     reply: returns<{ queued: true }>(),
   }),
 
-  /** The dashboard's `triggers`: App event triggers whose subscription or connection is unhealthy. */
-  triggersUnhealthy: rpc('events.triggers.unhealthy', EmptyRequest, {
+  /**
+   * For the dashboard and billing: connections, active subscriptions, and the App event triggers
+   * whose subscription or connection is unhealthy.
+   */
+  overview: rpc('events.overview.get', EmptyRequest, {
     callers: ['gateway'],
-    reply: returns<{ triggers: UnhealthyTrigger[] }>(),
+    reply: returns<EventsOverview>(),
   }),
 } as const;
 

@@ -1,6 +1,7 @@
 import type { Page } from '#common';
 
-import { IdRequest } from '../messaging/common-requests.js';
+import type { RunnerOverview } from '../dashboard/overview.messages.js';
+import { EmptyRequest, IdRequest } from '../messaging/common-requests.js';
 import { event, jetStream, returns, rpc } from '../messaging/subject-catalog.js';
 import {
   ListRunsRequest,
@@ -34,6 +35,11 @@ export const RunnerSubjects = {
   runsWake: rpc('runner.runs.wake', WakeStepRequest, {
     callers: ['agent'],
     reply: returns<WakeStepReply>(),
+  }),
+  /** The dashboard's recent runs and the steps that failed in the last 7 days, from indexes. */
+  overview: rpc('runner.overview.get', EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<RunnerOverview>(),
   }),
   /**
    * Workflows were deleted: their unfinished runs become `terminated`, and no run of them is recorded

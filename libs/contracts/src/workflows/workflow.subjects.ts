@@ -1,7 +1,8 @@
 import type { Page } from '#common';
 
 import type { DeletedDto } from '../common/deleted.dto.js';
-import { IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
+import { type NamesReply, NamesRequest, type WorkflowOverview } from '../dashboard/overview.messages.js';
+import { EmptyRequest, IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
 import { returns, rpc } from '../messaging/subject-catalog.js';
 import { PublishWorkflowDto } from './publish-workflow.dto.js';
 import { type RunTarget, RunTargetRequest } from './run-target.js';
@@ -55,5 +56,15 @@ export const WorkflowSubjects = {
   deleteForProject: rpc('workflow.workflows.delete-for-project', ProjectScopedRequest, {
     callers: ['catalog'],
     reply: returns<{ deleted: number }>(),
+  }),
+  /** The dashboard's workflow counts. */
+  overview: rpc('workflow.overview.get', EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<WorkflowOverview>(),
+  }),
+  /** Current names of these workflows (deleted ones are absent), for the dashboard. */
+  workflowNames: rpc('workflow.workflows.names', NamesRequest, {
+    callers: ['gateway'],
+    reply: returns<NamesReply>(),
   }),
 } as const;
