@@ -1,7 +1,10 @@
 import {
+  adminCli,
   ApiClient,
+  createConnection,
   createOrganization,
   freePort,
+  nodes,
   type OrganizationFixture,
   runningStack,
   type ServiceProcess,
@@ -86,12 +89,40 @@ describe('gateway', () => {
         subscriptions: expect.any(Number),
         runs: expect.any(Number),
       },
-      usage: { projects: 0, runs: 0 },
+      usage: { projects: 0, databases: 0, agents: 0, subscriptions: 0, runs: 0 },
       periodStart: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00.000Z$/),
     });
     const pro = await (await createOrganization(stack, { plan: 'pro' })).api.get('/api/v1/billing');
     expect(pro.body).toMatchObject({ plan: 'pro', complimentary: true });
     expect(pro.body.limits.projects).toBeGreaterThan(billing.body.limits.projects);
+  });
+
+  it('counts every limited resource in the usage, and applies a new plan at once', async () => {
+    const free = await createOrganization(stack, { plan: 'free' });
+    const projectId = (await free.api.post('/api/v1/projects', { name: 'Counted' })).body.id;
+    expect((await free.api.post('/api/v1/databases', { name: 'counted' })).status).toBe(201);
+    expect((await free.api.post('/api/v1/agents', { name: 'counted' })).status).toBe(201);
+    const hook = await createConnection(stack, free.organizationId, 'webhook');
+    const workflow = await free.api.post(`/api/v1/projects/${projectId}/workflows`, {
+      name: 'Hooked',
+      diagram: { nodes: [nodes.webhook('hook', hook.connectionId)], edges: [] },
+    });
+    expect((await free.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
+    expect((await free.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {})).status).toBe(201);
+
+    const billing = (await free.api.get('/api/v1/billing')).body;
+    expect(billing.usage).toEqual({ projects: 1, databases: 1, agents: 1, subscriptions: 1, runs: 1 });
+
+    // Fill the free plan's projects; the next create is refused until the plan changes.
+    for (let index = 1; index < billing.limits.projects; index += 1) {
+      expect((await free.api.post('/api/v1/projects', { name: `p${index}` })).status).toBe(201);
+    }
+    expect((await free.api.post('/api/v1/projects', { name: 'one too many' })).status).toBe(402);
+    await adminCli(['org', 'set-plan', '--org', free.organizationId, '--plan', 'pro'], stack.env);
+    const pro = (await free.api.get('/api/v1/billing')).body;
+    expect(pro).toMatchObject({ plan: 'pro', label: 'Pro' });
+    expect(pro.limits.projects).toBeGreaterThan(billing.limits.projects);
+    expect((await free.api.post('/api/v1/projects', { name: 'now allowed' })).status).toBe(201);
   });
 
   describe('OpenAPI reference', () => {

@@ -502,6 +502,25 @@ describe('runs', () => {
     expect(listed.body.data).toHaveLength(1);
   });
 
+  it("lets exactly one of two starts racing for the month's last run win", async () => {
+    const free = await createOrganization(stack, { plan: 'free' });
+    const project = (await free.api.post('/api/v1/projects', { name: 'p' })).body.id;
+    const workflowId = await createWorkflow(free.api, project, [trigger('t')], []);
+    expect((await startRun(free.api, workflowId, {})).status).toBe(201);
+    const limit = (await free.api.get('/api/v1/billing')).body.limits.runs as number;
+    await db.query(`UPDATE catalog.run_usage SET runs = $2 WHERE organization_id = $1`, [
+      free.organizationId,
+      limit - 1,
+    ]);
+    const racing = await Promise.all([
+      startRun(free.api, workflowId, {}),
+      startRun(free.api, workflowId, {}),
+    ]);
+    expect(racing.map((answer) => answer.status).sort()).toEqual([201, 402]);
+    expect((await free.api.get('/api/v1/billing')).body.usage.runs).toBe(limit);
+    expect(await free.api.listAll(`/api/v1/workflows/${workflowId}/runs`)).toHaveLength(2);
+  });
+
   it('retries a failing step after its backoff, then errors the run with the step error', async () => {
     const nodes = [
       trigger('t'),

@@ -364,4 +364,47 @@ describe('RunRepository', () => {
       expect((await runs.find('org-1', run.id))?.run.status).toBe('terminated');
     });
   });
+
+  it("lists an organization's newest runs, and the failed steps of its runs errored since a moment", async () => {
+    const organizationId = 'org-dashboard';
+    const at = (ms: number) => new Date(Date.parse('2026-11-23T00:00:00.000Z') + ms);
+    const made = [];
+    for (let index = 0; index < 3; index += 1) {
+      const run = newRun({ organizationId, createdAt: at(index * 1_000), workflowName: `W${index}` });
+      expect(await runs.insert(run)).toBe('recorded');
+      made.push(run.id);
+    }
+    await runs.insert(newRun({ organizationId: 'org-elsewhere', createdAt: at(5_000) }));
+    const since = at(60_000);
+    // The first run errored just before the window opened, the second as it opened.
+    for (const [runId, finishedAt] of [
+      [made[0], at(59_999)],
+      [made[1], since],
+    ] as const) {
+      await sql(`UPDATE runner.runs SET status = 'errored', finished_at = $2 WHERE id = $1`, [
+        runId,
+        finishedAt,
+      ]);
+      await sql(
+        `INSERT INTO runner.run_steps (run_id, node_id, position, status, via, error, ms, started_at)
+         VALUES ($1, 'bad', 1, 'error', '{}', 'boom', 250, $2)`,
+        [runId, at(1_000)],
+      );
+    }
+
+    expect((await runs.recent(organizationId, 2)).map((run) => run.id)).toEqual([made[2], made[1]]);
+    expect(await runs.recent(organizationId, 10)).toContainEqual({
+      id: made[0],
+      workflowId: 'wf-1',
+      workflowName: 'W0',
+      projectId: 'project-1',
+      trigger: 'api',
+      status: 'errored',
+      createdAt: at(0),
+    });
+    expect(await runs.failures(organizationId, since, 20)).toEqual([
+      { runId: made[1], workflowId: 'wf-1', workflowName: 'W1', step: 'bad', error: 'boom', at: at(1_250) },
+    ]);
+    expect(await runs.failures('org-elsewhere', new Date(0), 20)).toEqual([]);
+  });
 });

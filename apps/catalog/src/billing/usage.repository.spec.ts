@@ -1,0 +1,116 @@
+import { dataSourceOptions, migrate, newId } from '#persistence';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+
+import { catalogDataSource } from '../catalog.database.js';
+import { lastSevenDays, UsageRepository } from './usage.repository.js';
+
+/** Run counting and the dashboard's seven days, with an injected clock, on a Postgres database of its own. */
+const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const name = `fm_catalog_usage_spec_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const url = Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('UsageRepository', () => {
+  let dataSource: DataSource;
+  let usage: UsageRepository;
+  let organization = 0;
+  const nextOrganization = () => `org-${(organization += 1)}`;
+
+  beforeAll(async () => {
+    await admin(`CREATE DATABASE "${name}"`);
+    await migrate(catalogDataSource(url));
+    dataSource = new DataSource(dataSourceOptions(catalogDataSource(url)));
+    await dataSource.initialize();
+    usage = new UsageRepository(dataSource);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+
+  const count = (organizationId: string, at: string, limit = 1_000) =>
+    usage.consumeRun(organizationId, newId(), limit, new Date(at));
+
+  it('lists seven UTC days ending today, oldest first, whatever the hour', () => {
+    expect(lastSevenDays(new Date('2026-03-01T00:00:00.000Z'))).toEqual([
+      '2026-02-23',
+      '2026-02-24',
+      '2026-02-25',
+      '2026-02-26',
+      '2026-02-27',
+      '2026-02-28',
+      '2026-03-01',
+    ]);
+    expect(lastSevenDays(new Date('2026-03-01T23:59:59.999Z'))).toEqual(
+      lastSevenDays(new Date('2026-03-01T00:00:00.000Z')),
+    );
+  });
+
+  it('counts each run on its UTC day and shows the seven days up to the clock, zeros included', async () => {
+    const org = nextOrganization();
+    // Either side of midnight UTC, of the window's first day, and just before the window.
+    await count(org, '2026-11-22T23:59:59.999Z');
+    await count(org, '2026-11-23T00:00:00.000Z');
+    await count(org, '2026-11-23T00:00:00.001Z');
+    await count(org, '2026-11-17T00:00:00.000Z');
+    await count(org, '2026-11-16T23:59:59.999Z');
+    await count(nextOrganization(), '2026-11-23T12:00:00.000Z');
+
+    const at = (iso: string) => usage.activity(org, new Date(iso));
+    expect(await at('2026-11-23T00:00:00.000Z')).toEqual([
+      { date: '2026-11-17', runs: 1 },
+      { date: '2026-11-18', runs: 0 },
+      { date: '2026-11-19', runs: 0 },
+      { date: '2026-11-20', runs: 0 },
+      { date: '2026-11-21', runs: 0 },
+      { date: '2026-11-22', runs: 1 },
+      { date: '2026-11-23', runs: 2 },
+    ]);
+    // One millisecond before midnight the window is a day earlier: the 16th is in, the 23rd is out.
+    expect(await at('2026-11-22T23:59:59.999Z')).toEqual([
+      { date: '2026-11-16', runs: 1 },
+      { date: '2026-11-17', runs: 1 },
+      { date: '2026-11-18', runs: 0 },
+      { date: '2026-11-19', runs: 0 },
+      { date: '2026-11-20', runs: 0 },
+      { date: '2026-11-21', runs: 0 },
+      { date: '2026-11-22', runs: 1 },
+    ]);
+  });
+
+  it('counts a retried run once, and a refused run not at all', async () => {
+    const org = nextOrganization();
+    const runId = newId();
+    const now = new Date('2026-11-23T10:00:00.000Z');
+    expect(await usage.consumeRun(org, runId, 2, now)).toBe('counted');
+    expect(await usage.consumeRun(org, runId, 2, now)).toBe('already_counted');
+    expect(await usage.consumeRun(org, newId(), 2, now)).toBe('counted');
+    expect(await usage.consumeRun(org, newId(), 2, now)).toBe('limit_reached');
+    expect((await usage.activity(org, now)).at(-1)).toEqual({ date: '2026-11-23', runs: 2 });
+  });
+
+  it('lets exactly one of two runs racing for the last place of the month be counted', async () => {
+    for (let round = 0; round < 10; round += 1) {
+      const org = nextOrganization();
+      const now = new Date('2026-11-23T10:00:00.000Z');
+      expect(await usage.consumeRun(org, newId(), 2, now)).toBe('counted');
+      const outcomes = await Promise.all([
+        usage.consumeRun(org, newId(), 2, now),
+        usage.consumeRun(org, newId(), 2, now),
+      ]);
+      expect(outcomes.sort()).toEqual(['counted', 'limit_reached']);
+      expect((await usage.activity(org, now)).at(-1)?.runs).toBe(2);
+    }
+  });
+});
