@@ -68,51 +68,19 @@ export class DashboardService {
 
   async get(principal: Principal): Promise<DashboardDto> {
     const started = Date.now();
-    const partsTimeout = Math.floor(this.config.DASHBOARD_TIMEOUT_MS * PARTS_SHARE);
-    const ask = <P extends ServicePart>(part: P, request: (timeoutMs: number) => Promise<Parts[P]>) =>
-      this.answerOf(principal, part, request(partsTimeout));
-    const [projects, runs, workflows, events, agents] = await Promise.all([
-      ask('projects', (timeout) => this.rpc.request(CatalogSubjects.overview, principal, {}, timeout)),
-      ask('runs', (timeout) => this.rpc.request(RunnerSubjects.overview, principal, {}, timeout)),
-      ask('workflows', (timeout) => this.rpc.request(WorkflowSubjects.overview, principal, {}, timeout)),
-      ask('events', (timeout) => this.rpc.request(EventsSubjects.overview, principal, {}, timeout)),
-      ask('agents', (timeout) => this.rpc.request(AgentSubjects.overview, principal, {}, timeout)),
-    ]);
-    const missing = (
-      [
-        ['projects', projects],
-        ['runs', runs],
-        ['workflows', workflows],
-        ['events', events],
-        ['agents', agents],
-      ] as const
-    ).filter(([, answer]) => answer === null);
-    if (missing.length > 0 || !projects || !runs || !workflows || !events || !agents) {
-      const parts = missing.map(([part]) => part);
-      throw new DomainException(
-        'service_unavailable',
-        `The dashboard cannot be shown: ${parts.join(', ')} did not answer in time. Try again shortly.`,
-        { parts },
-      );
-    }
-    const stale: DashboardStalePartDto[] = [];
-    for (const [part, answer] of [
-      ['projects', projects],
-      ['runs', runs],
-      ['workflows', workflows],
-      ['events', events],
-      ['agents', agents],
-    ] as const) {
-      if (answer.stale) stale.push({ part, asOf: answer.asOf.toISOString() });
-    }
+    const { parts, stale } = await this.parts(
+      principal,
+      Math.floor(this.config.DASHBOARD_TIMEOUT_MS * PARTS_SHARE),
+    );
+    const { projects, runs, workflows, events, agents } = parts;
 
     const workflowIds = unique([
-      ...runs.value.runs.map((run) => run.workflowId),
-      ...runs.value.failures.map((failure) => failure.workflowId),
-      ...events.value.triggers.map((trigger) => trigger.workflowId),
-      ...agents.value.approvals.map((approval) => approval.workflowId),
+      ...runs.runs.map((run) => run.workflowId),
+      ...runs.failures.map((failure) => failure.workflowId),
+      ...events.triggers.map((trigger) => trigger.workflowId),
+      ...agents.approvals.map((approval) => approval.workflowId),
     ]);
-    const projectIds = unique(runs.value.runs.map((run) => run.projectId));
+    const projectIds = unique(runs.runs.map((run) => run.projectId));
     const namesTimeout = Math.max(100, this.config.DASHBOARD_TIMEOUT_MS - (Date.now() - started));
     const names = await this.names(principal, workflowIds, projectIds, namesTimeout);
     if (!names) stale.push({ part: 'names', asOf: null });
@@ -121,23 +89,23 @@ export class DashboardService {
     const live = (workflowId: string) => !names || Object.hasOwn(names.workflows, workflowId);
     const workflowName = (workflowId: string, recorded = '') => names?.workflows[workflowId] ?? recorded;
 
-    const activity = projects.value.activity;
+    const activity = projects.activity;
     return {
       activity,
-      approvals: agents.value.approvals
+      approvals: agents.approvals
         .filter((approval) => live(approval.workflowId))
         .map((approval) => ({
           ...approval,
           workflowName: workflowName(approval.workflowId, approval.workflowName),
         })),
-      failures: runs.value.failures.map((failure) => ({
+      failures: runs.failures.map((failure) => ({
         ...failure,
         workflowName: workflowName(failure.workflowId, failure.workflowName),
       })),
-      triggers: events.value.triggers
+      triggers: events.triggers
         .filter((trigger) => live(trigger.workflowId))
         .map((trigger) => ({ ...trigger, workflowName: workflowName(trigger.workflowId) })),
-      runs: runs.value.runs.map((run) => ({
+      runs: runs.runs.map((run) => ({
         id: run.id,
         workflowId: run.workflowId,
         workflowName: workflowName(run.workflowId, run.workflowName),
@@ -148,14 +116,49 @@ export class DashboardService {
         createdAt: run.createdAt,
       })),
       counts: {
-        projects: projects.value.projects,
-        workflows: workflows.value.workflows,
-        published: workflows.value.published,
-        connections: events.value.connections,
+        projects: projects.projects,
+        workflows: workflows.workflows,
+        published: workflows.published,
+        connections: events.connections,
         runsThisWeek: activity.reduce((sum, day) => sum + day.runs, 0),
       },
       stale: stale.sort((a, b) => a.part.localeCompare(b.part)),
     };
+  }
+
+  /** Every service's part, asked in parallel; 503 when a part came neither now nor before. */
+  private async parts(
+    principal: Principal,
+    timeoutMs: number,
+  ): Promise<{ parts: Parts; stale: DashboardStalePartDto[] }> {
+    const requests: { [P in ServicePart]: Promise<Parts[P]> } = {
+      projects: this.rpc.request(CatalogSubjects.overview, principal, {}, timeoutMs),
+      runs: this.rpc.request(RunnerSubjects.overview, principal, {}, timeoutMs),
+      workflows: this.rpc.request(WorkflowSubjects.overview, principal, {}, timeoutMs),
+      events: this.rpc.request(EventsSubjects.overview, principal, {}, timeoutMs),
+      agents: this.rpc.request(AgentSubjects.overview, principal, {}, timeoutMs),
+    };
+    const answers = await Promise.all(
+      (Object.keys(requests) as ServicePart[]).map(
+        async (part) => [part, await this.answerOf(principal, part, requests[part])] as const,
+      ),
+    );
+    const missing = answers.filter(([, answer]) => answer === null).map(([part]) => part);
+    if (missing.length > 0) {
+      throw new DomainException(
+        'service_unavailable',
+        `The dashboard cannot be shown: ${missing.join(', ')} did not answer in time. Try again shortly.`,
+        { parts: missing },
+      );
+    }
+    const stale: DashboardStalePartDto[] = [];
+    for (const [part, answer] of answers) {
+      if (answer?.stale) stale.push({ part, asOf: answer.asOf.toISOString() });
+    }
+    const parts = Object.fromEntries(
+      answers.map(([part, answer]) => [part, answer?.value]),
+    ) as unknown as Parts;
+    return { parts, stale };
   }
 
   /** The part as answered now, or as last answered (stale), or null when it never was. */
