@@ -85,6 +85,8 @@ describe('agent approvals', () => {
         SMTP_URL: smtp.url,
         PUBLIC_URL: 'https://flows.example.com',
         RUNNER_SWEEP_INTERVAL_MS: '200',
+        // The pending list is read from the dashboard: a busy machine must not make it a 503.
+        DASHBOARD_TIMEOUT_MS: '8000',
         ...AGENT_ENV,
       },
       { services: ['catalog', 'database', 'events', 'agent', 'workflow', 'runner'] },

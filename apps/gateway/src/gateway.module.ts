@@ -15,6 +15,7 @@ import { AuthGuard } from './auth/auth.guard.js';
 import { AuthProxyController } from './auth/auth-proxy.controller.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { BillingController } from './billing/billing.controller.js';
+import { BillingService } from './billing/billing.service.js';
 import { DashboardController } from './dashboard/dashboard.controller.js';
 import { DashboardService } from './dashboard/dashboard.service.js';
 import { ConnectionsController } from './connections/connections.controller.js';
@@ -116,6 +117,7 @@ export class GatewayModule implements OnApplicationShutdown {
               () => nats.pingCheck('nats_chat', chats.nats),
             ]),
         },
+        BillingService,
         DashboardService,
         { provide: APP_GUARD, useClass: AuthGuard },
       ],

@@ -145,6 +145,10 @@ export class AgentsService {
     return this.agents.existing(principal.organizationId, ids);
   }
 
+  count(principal: Principal): Promise<number> {
+    return this.agents.count(principal.organizationId);
+  }
+
   private async findOwned(principal: Principal, id: string): Promise<AgentEntity> {
     const agent = isId(id) ? await this.agents.find(principal.organizationId, id) : null;
     if (!agent) throw DomainException.notFound('agent', id);

@@ -2,14 +2,14 @@ import { type AgentOverview, AgentSubjects, type DecideApprovalRequest, type Pri
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
 
-import { AgentRepository } from '../agents/agent.repository.js';
+import { AgentsService } from '../agents/agents.service.js';
 import { Approvals } from './approvals.service.js';
 
 @Controller()
 export class ApprovalsHandler {
   constructor(
     private readonly approvals: Approvals,
-    private readonly agents: AgentRepository,
+    private readonly agents: AgentsService,
   ) {}
 
   @Handles(AgentSubjects.approvalsDecide)
@@ -21,7 +21,7 @@ export class ApprovalsHandler {
   @Handles(AgentSubjects.overview)
   async overview(_request: object, principal: Principal): Promise<AgentOverview> {
     const [agents, approvals] = await Promise.all([
-      this.agents.count(principal.organizationId),
+      this.agents.count(principal),
       this.approvals.pending(principal),
     ]);
     return { agents, approvals };

@@ -9,18 +9,14 @@ import {
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
 
-import { ProjectRepository } from '../projects/project.repository.js';
 import { BillingService } from './billing.service.js';
 import { PlanService } from './plan.service.js';
-import { UsageRepository } from './usage.repository.js';
 
 @Controller()
 export class BillingHandler {
   constructor(
     private readonly billing: BillingService,
     private readonly plans: PlanService,
-    private readonly usage: UsageRepository,
-    private readonly projects: ProjectRepository,
   ) {}
 
   @Handles(CatalogSubjects.billingGet)
@@ -30,17 +26,13 @@ export class BillingHandler {
 
   /** The dashboard's project count and run activity: a counter row and seven day rows. */
   @Handles(CatalogSubjects.overview)
-  async overview(_request: object, { organizationId }: Principal): Promise<CatalogOverview> {
-    const [projects, activity] = await Promise.all([
-      this.projects.count(organizationId),
-      this.usage.activity(organizationId),
-    ]);
-    return { projects, activity };
+  overview(_request: object, principal: Principal): Promise<CatalogOverview> {
+    return this.billing.overview(principal.organizationId);
   }
 
   @Handles(CatalogSubjects.projectNames)
-  async projectNames({ ids }: NamesRequest, { organizationId }: Principal): Promise<NamesReply> {
-    return { names: await this.projects.names(organizationId, ids) };
+  projectNames({ ids }: NamesRequest, principal: Principal): Promise<NamesReply> {
+    return this.billing.projectNames(principal.organizationId, ids);
   }
 
   @Handles(CatalogSubjects.planLimits)

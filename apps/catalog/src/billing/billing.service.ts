@@ -1,4 +1,4 @@
-import type { CatalogBilling } from '#contracts';
+import type { CatalogBilling, CatalogOverview, NamesReply } from '#contracts';
 import { Injectable } from '@nestjs/common';
 
 import { ProjectRepository } from '../projects/project.repository.js';
@@ -12,6 +12,19 @@ export class BillingService {
     private readonly usage: UsageRepository,
     private readonly projects: ProjectRepository,
   ) {}
+
+  async overview(organizationId: string): Promise<CatalogOverview> {
+    const [projects, activity] = await Promise.all([
+      this.projects.count(organizationId),
+      this.usage.activity(organizationId),
+    ]);
+    return { projects, activity };
+  }
+
+  /** For the dashboard: it shows runs under their project's current name. */
+  async projectNames(organizationId: string, ids: string[]): Promise<NamesReply> {
+    return { names: await this.projects.names(organizationId, ids) };
+  }
 
   async get(organizationId: string): Promise<CatalogBilling> {
     const [plan, runs, projects] = await Promise.all([

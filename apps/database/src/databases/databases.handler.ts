@@ -12,15 +12,11 @@ import {
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
 
-import { DatabaseRepository } from './database.repository.js';
 import { DatabasesService } from './databases.service.js';
 
 @Controller()
 export class DatabasesHandler {
-  constructor(
-    private readonly databases: DatabasesService,
-    private readonly rows: DatabaseRepository,
-  ) {}
+  constructor(private readonly databases: DatabasesService) {}
 
   @Handles(DatabaseSubjects.list)
   list(query: PageQueryDto, principal: Principal) {
@@ -48,8 +44,8 @@ export class DatabasesHandler {
   }
 
   @Handles(DatabaseSubjects.overview)
-  async overview(_request: object, principal: Principal): Promise<DatabaseOverview> {
-    return { databases: await this.rows.count(principal.organizationId) };
+  overview(_request: object, principal: Principal): Promise<DatabaseOverview> {
+    return this.databases.overview(principal);
   }
 
   @Handles(DatabaseSubjects.delete)

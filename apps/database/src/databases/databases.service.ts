@@ -1,5 +1,12 @@
 import { DomainException, type Page } from '#common';
-import type { CreateDatabaseDto, DatabaseDto, PageQueryDto, Principal, UpdateDatabaseDto } from '#contracts';
+import type {
+  CreateDatabaseDto,
+  DatabaseDto,
+  DatabaseOverview,
+  PageQueryDto,
+  Principal,
+  UpdateDatabaseDto,
+} from '#contracts';
 import { isId, mapPage } from '#persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -31,6 +38,10 @@ export class DatabasesService {
 
   existing(principal: Principal, ids: string[]): Promise<string[]> {
     return this.databases.existing(principal.organizationId, ids);
+  }
+
+  async overview(principal: Principal): Promise<DatabaseOverview> {
+    return { databases: await this.databases.count(principal.organizationId) };
   }
 
   async list(principal: Principal, query: PageQueryDto): Promise<Page<DatabaseDto>> {

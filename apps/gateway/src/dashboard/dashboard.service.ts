@@ -43,8 +43,8 @@ interface Names {
 
 /** Phase one's share of the budget; the rest is left for the names. */
 const PARTS_SHARE = 0.75;
-/** Last answers kept: a few parts for each of this many organizations. */
-const REMEMBERED_ANSWERS = 50_000;
+/** Characters of last answers kept, all organizations together (their JSON length). */
+const REMEMBERED_CHARACTERS = 64 * 1024 * 1024;
 
 const unique = (values: Iterable<string>) => [...new Set(values)].slice(0, NAMES_MAX_IDS);
 
@@ -63,7 +63,11 @@ export class DashboardService {
     private readonly rpc: RpcClient,
     private readonly config: GatewayConfig,
   ) {
-    this.answers = new LRUCache({ max: REMEMBERED_ANSWERS, ttl: Math.max(1, config.DASHBOARD_STALE_MAX_MS) });
+    this.answers = new LRUCache({
+      maxSize: REMEMBERED_CHARACTERS,
+      sizeCalculation: (answer) => Math.max(1, JSON.stringify(answer.value).length),
+      ttl: Math.max(1, config.DASHBOARD_STALE_MAX_MS),
+    });
   }
 
   async get(principal: Principal): Promise<DashboardDto> {
@@ -84,9 +88,11 @@ export class DashboardService {
     const namesTimeout = Math.max(100, this.config.DASHBOARD_TIMEOUT_MS - (Date.now() - started));
     const names = await this.names(principal, workflowIds, projectIds, namesTimeout);
     if (!names) stale.push({ part: 'names', asOf: null });
-    // With current names known, a workflow absent from them is deleted: its triggers are gone and its
-    // runs were terminated, so nothing of it waits for anyone.
-    const live = (workflowId: string) => !names || Object.hasOwn(names.workflows, workflowId);
+    // A workflow asked about and absent from the current names is deleted: its triggers are gone and
+    // its runs were terminated, so nothing of it waits for anyone.
+    const asked = new Set(workflowIds);
+    const live = (workflowId: string) =>
+      !names || !asked.has(workflowId) || Object.hasOwn(names.workflows, workflowId);
     const workflowName = (workflowId: string, recorded = '') => names?.workflows[workflowId] ?? recorded;
 
     const activity = projects.activity;
@@ -173,7 +179,9 @@ export class DashboardService {
       this.answers.set(key, answer);
       return { ...answer, stale: false };
     } catch (error) {
-      this.logger.warn(`dashboard part ${part} did not answer: ${(error as Error).message}`);
+      // Only a service that is down or slow is covered for; any other failure is a fault to see.
+      if (!(error instanceof DomainException) || error.code !== 'service_unavailable') throw error;
+      this.logger.warn(`dashboard part ${part} did not answer: ${error.message}`);
       const last = this.answers.get(key) as Answer<Parts[P]> | undefined;
       return last ? { ...last, stale: true } : null;
     }
@@ -196,7 +204,8 @@ export class DashboardService {
       ]);
       return { workflows: workflows.names, projects: projects.names };
     } catch (error) {
-      this.logger.warn(`dashboard names did not answer: ${(error as Error).message}`);
+      if (!(error instanceof DomainException) || error.code !== 'service_unavailable') throw error;
+      this.logger.warn(`dashboard names did not answer: ${error.message}`);
       return null;
     }
   }

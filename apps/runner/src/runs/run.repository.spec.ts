@@ -376,10 +376,12 @@ describe('RunRepository', () => {
     }
     await runs.insert(newRun({ organizationId: 'org-elsewhere', createdAt: at(5_000) }));
     const since = at(60_000);
-    // The first run errored just before the window opened, the second as it opened.
-    for (const [runId, finishedAt] of [
-      [made[0], at(59_999)],
-      [made[1], since],
+    // The first run errored just before the window opened; the second errored inside it, but its
+    // step had failed before it opened (another branch went on); the third's step failed as it opened.
+    for (const [runId, stepFailedAt, finishedAt] of [
+      [made[0], at(59_999), at(59_999)],
+      [made[1], at(59_999), at(70_000)],
+      [made[2], since, at(70_000)],
     ] as const) {
       await sql(`UPDATE runner.runs SET status = 'errored', finished_at = $2 WHERE id = $1`, [
         runId,
@@ -388,7 +390,7 @@ describe('RunRepository', () => {
       await sql(
         `INSERT INTO runner.run_steps (run_id, node_id, position, status, via, error, ms, started_at)
          VALUES ($1, 'bad', 1, 'error', '{}', 'boom', 250, $2)`,
-        [runId, at(1_000)],
+        [runId, new Date(stepFailedAt.getTime() - 250)],
       );
     }
 
@@ -403,7 +405,7 @@ describe('RunRepository', () => {
       createdAt: at(0),
     });
     expect(await runs.failures(organizationId, since, 20)).toEqual([
-      { runId: made[1], workflowId: 'wf-1', workflowName: 'W1', step: 'bad', error: 'boom', at: at(1_250) },
+      { runId: made[2], workflowId: 'wf-1', workflowName: 'W2', step: 'bad', error: 'boom', at: since },
     ]);
     expect(await runs.failures('org-elsewhere', new Date(0), 20)).toEqual([]);
   });

@@ -629,8 +629,9 @@ export class RunRepository {
   }
 
   /**
-   * The failed steps of runs that errored since `since`, newest run first, from `runs_errored_idx`:
-   * a run's failed step is what errored it. A step's failure time is its start plus its duration.
+   * The steps that failed since `since`, newest run first. A failed step errors its run, which
+   * finishes no earlier than the step failed, so the runs errored since `since` (`runs_errored_idx`)
+   * hold every such step. A step's failure time is its start plus its duration.
    */
   async failures(organizationId: string, since: Date, limit: number): Promise<FailedStepRecord[]> {
     const rows = await this.rows<{
@@ -641,13 +642,15 @@ export class RunRepository {
       error: string | null;
       at: Date;
     }>(
-      `SELECT r.id AS run_id, r.workflow_id, r.workflow_name, s.node_id, s.error,
-              coalesce(s.started_at + make_interval(secs => s.ms / 1000.0), r.finished_at) AS at
-         FROM (SELECT id, workflow_id, workflow_name, finished_at FROM runner.runs
-                WHERE organization_id = $1 AND status = 'errored' AND finished_at >= $2
-                ORDER BY finished_at DESC LIMIT $3) r
-         JOIN runner.run_steps s ON s.run_id = r.id AND s.status = 'error'
-        ORDER BY r.finished_at DESC, s.position
+      `SELECT * FROM (
+         SELECT r.id AS run_id, r.workflow_id, r.workflow_name, r.finished_at, s.position, s.node_id, s.error,
+                coalesce(s.started_at + make_interval(secs => s.ms / 1000.0), r.finished_at) AS at
+           FROM (SELECT id, workflow_id, workflow_name, finished_at FROM runner.runs
+                  WHERE organization_id = $1 AND status = 'errored' AND finished_at >= $2
+                  ORDER BY finished_at DESC LIMIT $3) r
+           JOIN runner.run_steps s ON s.run_id = r.id AND s.status = 'error') failed
+        WHERE at >= $2
+        ORDER BY finished_at DESC, position
         LIMIT $3`,
       [organizationId, since, limit],
     );

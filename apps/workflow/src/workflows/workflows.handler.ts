@@ -17,15 +17,11 @@ import {
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
 
-import { WorkflowRepository } from './workflow.repository.js';
 import { WorkflowsService } from './workflows.service.js';
 
 @Controller()
 export class WorkflowsHandler {
-  constructor(
-    private readonly workflows: WorkflowsService,
-    private readonly rows: WorkflowRepository,
-  ) {}
+  constructor(private readonly workflows: WorkflowsService) {}
 
   @Handles(WorkflowSubjects.list)
   list({ projectId, query }: ListWorkflowsRequest, principal: Principal) {
@@ -79,12 +75,12 @@ export class WorkflowsHandler {
 
   @Handles(WorkflowSubjects.overview)
   overview(_request: object, principal: Principal): Promise<WorkflowOverview> {
-    return this.rows.counts(principal.organizationId);
+    return this.workflows.overview(principal);
   }
 
   @Handles(WorkflowSubjects.workflowNames)
-  async names({ ids }: NamesRequest, principal: Principal): Promise<NamesReply> {
-    return { names: await this.rows.names(principal.organizationId, ids) };
+  names({ ids }: NamesRequest, principal: Principal): Promise<NamesReply> {
+    return this.workflows.names(principal, ids);
   }
 
   @Handles(WorkflowSubjects.deleteForProject)

@@ -16,6 +16,8 @@ import {
   type WorkflowDto,
   type WorkflowSummaryDto,
   type WorkflowVersionDto,
+  type NamesReply,
+  type WorkflowOverview,
 } from '#contracts';
 import { isId, mapPage } from '#persistence';
 import { Inject, Injectable } from '@nestjs/common';
@@ -50,6 +52,14 @@ export class WorkflowsService {
     private readonly triggers: TriggerActivation,
     @Inject(PUBLISH_CHECKS) private readonly publishChecks: PublishCheck[],
   ) {}
+
+  overview(principal: Principal): Promise<WorkflowOverview> {
+    return this.workflows.counts(principal.organizationId);
+  }
+
+  async names(principal: Principal, ids: string[]): Promise<NamesReply> {
+    return { names: await this.workflows.names(principal.organizationId, ids) };
+  }
 
   async list(
     principal: Principal,

@@ -65,8 +65,8 @@ export interface DatabaseOverview {
   databases: number;
 }
 
-/** The most ids a names lookup takes: what one dashboard can show. */
-export const NAMES_MAX_IDS = 200;
+/** The most ids a names lookup takes: more than one dashboard lists (10 runs, 20 failures, 500 triggers, 100 approvals). */
+export const NAMES_MAX_IDS = 1_000;
 
 export class NamesRequest {
   @IsArray()
