@@ -7,13 +7,13 @@
  *   npm run build && node dist/tools/bench/runs-bench.js [--seconds 20] [--clients 1,10,50]
  *
  * It starts a stack of its own (fresh database, own NATS prefix), so it measures exactly what
- * `npm start` runs. The completion notice is the runner's `runner.events.run-finished` message on
- * core NATS; a client that misses one notices by reading the run after a second.
+ * `npm start` runs. The completion notice is the runner's `runner.events.run-changed.<runId>` message
+ * on core NATS with a final status; a client that misses one notices by reading the run after a second.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
-import { RunnerSubjects } from '#contracts';
+import { FINAL_RUN_STATUSES, type RunChangedEvent, RunnerSubjects } from '#contracts';
 import { connectAs, createOrganization, TestStack } from '#testing';
 import pg from 'pg';
 
@@ -141,9 +141,10 @@ async function main(): Promise<void> {
     // Completion notices, by run id; a notice may arrive before the start's 201 does.
     const waiters = new Map<string, (status: string) => void>();
     const early = new Map<string, string>();
-    nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runFinished.bare}`, {
+    nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runChanged.bare}.*`, {
       callback: (_error, message) => {
-        const event = message.json<{ runId: string; status: string }>();
+        const event = message.json<RunChangedEvent>();
+        if (!FINAL_RUN_STATUSES.includes(event.status)) return;
         const waiter = waiters.get(event.runId);
         if (waiter) waiter(event.status);
         else early.set(event.runId, event.status);

@@ -13,6 +13,7 @@ import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
 import { RunJobs } from '../queue/run-jobs.service.js';
+import { RunChanges } from './run-changes.service.js';
 import { toRunSummaryDto, toWorkflowRunDto } from './run.mapper.js';
 import { RunRepository } from './run.repository.js';
 
@@ -21,6 +22,7 @@ import { RunRepository } from './run.repository.js';
 export class RunsService {
   constructor(
     private readonly runs: RunRepository,
+    private readonly changes: RunChanges,
     private readonly rpc: RpcClient,
     private readonly jobs: RunJobs,
   ) {}
@@ -48,12 +50,16 @@ export class RunsService {
   async wake(principal: Principal, runId: string, nodeId: string): Promise<WakeStepReply> {
     if (!isId(runId)) return { woken: true };
     const { woken, job } = await this.runs.wakeStep(principal.organizationId, runId, nodeId);
-    if (job) await this.jobs.publishSoon(job);
+    if (job) {
+      this.changes.changed(runId, 'queued');
+      await this.jobs.publishSoon(job);
+    }
     return { woken };
   }
 
   async terminateForWorkflows(principal: Principal, workflowIds: string[]): Promise<TerminateRunsReply> {
     const terminated = await this.runs.terminateForWorkflows(principal.organizationId, workflowIds);
+    for (const runId of terminated) this.changes.changed(runId, 'terminated');
     return { terminated: terminated.length };
   }
 }
