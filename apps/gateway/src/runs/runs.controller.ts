@@ -172,7 +172,7 @@ export class RunsController {
     description: 'Server-Sent Events `run`, `step`, `status`, `end`, as described above.',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
-  @ApiErrors('run_not_found')
+  @ApiErrors('invalid_request', 'run_not_found')
   async stream(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
