@@ -6,7 +6,7 @@
  *
  *   npm run build && node dist/tools/bench/agent-bench.js [--seconds 10] [--clients 1,10]
  */
-import { RunnerSubjects } from '#contracts';
+import { FINAL_RUN_STATUSES, type RunChangedEvent, RunnerSubjects } from '#contracts';
 import { chainOf, connectAs, createOrganization, nodes, ScriptedModel, TestStack } from '#testing';
 
 import { machineTicks } from './src/measure.js';
@@ -52,9 +52,10 @@ try {
 
   const waiters = new Map<string, () => void>();
   const early = new Set<string>();
-  nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runFinished.bare}`, {
+  nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runChanged.bare}.*`, {
     callback: (_error, message) => {
-      const { runId } = message.json<{ runId: string }>();
+      const { runId, status } = message.json<RunChangedEvent>();
+      if (!FINAL_RUN_STATUSES.includes(status)) return;
       const waiter = waiters.get(runId);
       if (waiter) waiter();
       else early.add(runId);

@@ -4,16 +4,18 @@
  * clients. Each client starts a run over HTTP (through the gateway, with an organization key) and
  * waits until the runner announces that run complete, then starts the next.
  *
- *   npm run build && node dist/tools/bench/runs-bench.js [--seconds 20] [--clients 1,10,50]
+ *   npm run build && node dist/tools/bench/runs-bench.js [--seconds 20] [--clients 1,10,50] [--mode prefer]
  *
  * It starts a stack of its own (fresh database, own NATS prefix), so it measures exactly what
- * `npm start` runs. The completion notice is the runner's `runner.events.run-finished` message on
- * core NATS; a client that misses one notices by reading the run after a second.
+ * `npm start` runs. The completion notice is the runner's `runner.events.run-changed.<runId>` message
+ * on core NATS with a final status; a client that misses one notices by reading the run after a second.
+ * With `--mode prefer` a client instead sends `Prefer: wait=60` and counts the run complete from that
+ * one answer, as an API user would (docs/runs.md, "Live runs").
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
-import { RunnerSubjects } from '#contracts';
+import { FINAL_RUN_STATUSES, type RunChangedEvent, RunnerSubjects } from '#contracts';
 import { connectAs, createOrganization, TestStack } from '#testing';
 import pg from 'pg';
 
@@ -23,6 +25,8 @@ interface Options {
   seconds: number;
   warmupSeconds: number;
   clients: number[];
+  /** `notice`: wait for the runner's change notice on NATS; `prefer`: the start's own answer. */
+  mode: 'notice' | 'prefer';
 }
 
 function options(): Options {
@@ -34,6 +38,7 @@ function options(): Options {
     seconds: Number(argument('seconds', '20')),
     warmupSeconds: Number(argument('warmup', '3')),
     clients: argument('clients', '1,10,50').split(',').map(Number),
+    mode: argument('mode', 'notice') === 'prefer' ? 'prefer' : 'notice',
   };
 }
 
@@ -141,17 +146,19 @@ async function main(): Promise<void> {
     // Completion notices, by run id; a notice may arrive before the start's 201 does.
     const waiters = new Map<string, (status: string) => void>();
     const early = new Map<string, string>();
-    nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runFinished.bare}`, {
-      callback: (_error, message) => {
-        const event = message.json<{ runId: string; status: string }>();
-        const waiter = waiters.get(event.runId);
-        if (waiter) waiter(event.status);
-        else early.set(event.runId, event.status);
-      },
-    });
+    if (settings.mode === 'notice')
+      nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runChanged.bare}.*`, {
+        callback: (_error, message) => {
+          const event = message.json<RunChangedEvent>();
+          if (!FINAL_RUN_STATUSES.includes(event.status)) return;
+          const waiter = waiters.get(event.runId);
+          if (waiter) waiter(event.status);
+          else early.set(event.runId, event.status);
+        },
+      });
 
     const start = () =>
-      new Promise<{ status: number; id: string }>((resolve, reject) => {
+      new Promise<{ status: number; id: string; runStatus: string }>((resolve, reject) => {
         const call = request(
           url,
           {
@@ -161,6 +168,7 @@ async function main(): Promise<void> {
               authorization: `Bearer ${org.apiKey}`,
               'content-type': 'application/json',
               'content-length': Buffer.byteLength(body),
+              ...(settings.mode === 'prefer' ? { prefer: 'wait=60' } : {}),
             },
           },
           (response) => {
@@ -168,8 +176,12 @@ async function main(): Promise<void> {
             response.setEncoding('utf8');
             response.on('data', (chunk: string) => (text += chunk));
             response.on('end', () => {
-              const parsed = JSON.parse(text) as { id?: string };
-              resolve({ status: response.statusCode ?? 0, id: parsed.id ?? '' });
+              const parsed = JSON.parse(text) as { id?: string; status?: string };
+              resolve({
+                status: response.statusCode ?? 0,
+                id: parsed.id ?? '',
+                runStatus: parsed.status ?? '',
+              });
             });
           },
         );
@@ -211,13 +223,13 @@ async function main(): Promise<void> {
       const client = async () => {
         while (!stopping) {
           const began = performance.now();
-          const started = await start().catch(() => ({ status: 0, id: '' }));
+          const started = await start().catch(() => ({ status: 0, id: '', runStatus: '' }));
           const accepted = performance.now();
           if (started.status !== 201) {
             errors += 1;
             continue;
           }
-          const status = await completion(started.id);
+          const status = settings.mode === 'prefer' ? started.runStatus : await completion(started.id);
           const completed = performance.now();
           if (!measuring || stopping) continue;
           if (status !== 'complete') errors += 1;

@@ -45,6 +45,11 @@ export class GatewayConfig {
   @Min(1024)
   BODY_LIMIT_BYTES: number = 32 * 1024 * 1024;
 
+  /** How often a run's event stream sends a comment line while the run does not change. */
+  @IsInt()
+  @Min(100)
+  RUN_STREAM_HEARTBEAT_MS: number = 15_000;
+
   /** The address browsers use; better-auth checks request origins against it. */
   @IsString()
   PUBLIC_URL: string = 'http://localhost:3000';

@@ -28,6 +28,8 @@ import { HealthController } from './health/health.controller.js';
 import { HealthProbesController } from './health/health-probes.controller.js';
 import { ProjectsController } from './projects/projects.controller.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
+import { LiveRuns } from './runs/live-runs.service.js';
+import { RunWatcher } from './runs/run-watcher.service.js';
 import { RunsController } from './runs/runs.controller.js';
 import { SkillsController } from './skills/skills.controller.js';
 import { AgentChatClient } from './agents/agent-chat.client.js';
@@ -102,19 +104,23 @@ export class GatewayModule implements OnApplicationShutdown {
         },
         DatabaseQueryClient.provider(config.natsEndpoint),
         AgentChatClient.provider(config.natsEndpoint),
+        RunWatcher.provider(config.natsEndpoint),
+        LiveRuns,
         {
           provide: ReadinessChecks,
-          inject: [NatsHealthIndicator, NATS_CONNECTION, DatabaseQueryClient, AgentChatClient],
+          inject: [NatsHealthIndicator, NATS_CONNECTION, DatabaseQueryClient, AgentChatClient, RunWatcher],
           useFactory: (
             nats: NatsHealthIndicator,
             connection: NatsConnection,
             databases: DatabaseQueryClient,
             chats: AgentChatClient,
+            runs: RunWatcher,
           ) =>
             new ReadinessChecks([
               () => nats.pingCheck('nats', connection),
               () => nats.pingCheck('nats_databases', databases.nats),
               () => nats.pingCheck('nats_chat', chats.nats),
+              () => nats.pingCheck('nats_runs', runs.nats),
             ]),
         },
         BillingService,

@@ -1,12 +1,10 @@
 import { createLogger } from '#common';
-import { RunnerSubjects } from '#contracts';
 import {
   connectNats,
   ExecutionSlots,
   HealthModule,
   JetStreamQueue,
   NatsHealthIndicator,
-  publishEvent,
   ReadinessChecks,
   RpcClient,
   ServiceHealthController,
@@ -33,6 +31,7 @@ import { RunJobs } from './queue/run-jobs.service.js';
 import { RunnerConfig } from './runner.config.js';
 import { runnerDataSource } from './runner.database.js';
 import { NATS_CONNECTION, RUNNER_LOGGER } from './runner.tokens.js';
+import { RunChanges } from './runs/run-changes.service.js';
 import { RunRepository } from './runs/run.repository.js';
 import { RunsHandler } from './runs/runs.handler.js';
 import { RunsService } from './runs/runs.service.js';
@@ -99,19 +98,18 @@ export class RunnerModule implements OnApplicationShutdown {
         },
         {
           provide: ENGINE_RESOURCES,
-          inject: [RunRepository, NodeExecutorRegistry, NATS_CONNECTION, RUNNER_LOGGER],
+          inject: [RunRepository, NodeExecutorRegistry, RunChanges, RUNNER_LOGGER],
           useFactory: (
             runs: RunRepository,
             executors: NodeExecutorRegistry,
-            nats: NatsConnection,
+            changes: RunChanges,
             logger: Logger,
           ): EngineResources => ({
             runs,
             executors,
             settings: { leaseMs: config.RUNNER_LEASE_MS, maxClaims: config.RUNNER_MAX_CLAIMS },
             logger,
-            announce: (event) =>
-              publishEvent(nats, RunnerSubjects.runFinished, { ...event, at: new Date().toISOString() }),
+            changed: (runId, status) => changes.changed(runId, status),
             now: () => new Date(),
           }),
         },
@@ -119,6 +117,7 @@ export class RunnerModule implements OnApplicationShutdown {
         NodeExecutorRegistry,
         ...NODE_EXECUTORS,
         RunRepository,
+        RunChanges,
         RunEngine,
         RunJobs,
         RunJobConsumer,

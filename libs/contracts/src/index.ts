@@ -54,6 +54,7 @@ export * from './runs/run.subjects.js';
 export * from './runs/start-run.request.js';
 export * from './runs/run-input.js';
 export * from './runs/run-status.js';
+export * from './runs/run-wait.query.js';
 export * from './runs/run.messages.js';
 export * from './runs/run-step.dto.js';
 export * from './runs/start-run.dto.js';

@@ -14,6 +14,8 @@ export interface TargetResponse {
   headers?: Record<string, string>;
   /** Answers only after this long: a slow app. */
   delayMs?: number;
+  /** Answers only once this settles: an app that holds a call until the test lets it go. */
+  until?: Promise<unknown>;
 }
 
 /**
@@ -44,7 +46,8 @@ export class HttpTarget {
           response.writeHead(next?.status ?? 200, { 'content-type': 'application/json', ...next?.headers });
           response.end(JSON.stringify(next?.body ?? { ok: true }));
         };
-        if (next?.delayMs) setTimeout(answer, next.delayMs);
+        if (next?.until) void next.until.finally(answer);
+        else if (next?.delayMs) setTimeout(answer, next.delayMs);
         else answer();
       });
     });

@@ -39,6 +39,8 @@ export class TestNatsServer {
 
   private constructor(
     readonly port: number,
+    /** The server's monitoring port (`/connz`, `/subsz`), for tests that look at its subscriptions. */
+    readonly monitorPort: number,
     private readonly dir: string,
     /** `NATS_<IDENTITY>_PASSWORD` for every identity: what the processes using it connect with. */
     readonly credentials: Record<string, string>,
@@ -48,9 +50,14 @@ export class TestNatsServer {
     return `nats://127.0.0.1:${this.port}`;
   }
 
+  get monitorUrl(): string {
+    return `http://127.0.0.1:${this.monitorPort}`;
+  }
+
   static async start(subjectPrefix: string): Promise<TestNatsServer> {
     const dir = mkdtempSync(join(tmpdir(), 'flowmesh-nats-'));
     const port = await freePort();
+    const monitorPort = await freePort();
     const credentials = Object.fromEntries(
       NATS_IDENTITIES.map((identity) => [passwordVariableOf(identity), generateNatsPassword()]),
     );
@@ -59,12 +66,13 @@ export class TestNatsServer {
       join(dir, 'nats.conf'),
       [
         `listen: 127.0.0.1:${port}`,
+        `http: 127.0.0.1:${monitorPort}`,
         `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
         'include ./authorization.conf',
         '',
       ].join('\n'),
     );
-    const server = new TestNatsServer(port, dir, credentials);
+    const server = new TestNatsServer(port, monitorPort, dir, credentials);
     try {
       await server.resume();
     } catch (error) {

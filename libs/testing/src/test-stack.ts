@@ -23,6 +23,8 @@ export interface StackDescription {
   baseUrl: string;
   env: Record<string, string>;
   databaseName: string;
+  /** The NATS server's monitoring endpoint, on stacks `TestStack` started. */
+  natsMonitorUrl?: string;
 }
 
 /**
@@ -72,7 +74,12 @@ export class TestStack {
     const services = wanted.filter(isBuilt);
     for (const app of services) await runMigrations(app, env);
     const processes = new Map<string, ServiceProcess>();
-    const stack = new TestStack({ baseUrl: '', env, databaseName }, processes, dataDir, nats);
+    const stack = new TestStack(
+      { baseUrl: '', env, databaseName, natsMonitorUrl: nats.monitorUrl },
+      processes,
+      dataDir,
+      nats,
+    );
     try {
       await Promise.all(services.map((app) => stack.startService(app)));
       const gateway = await stack.startGateway();

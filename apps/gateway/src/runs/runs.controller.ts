@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+
 import { DomainException } from '#common';
 import {
   ACTION_ANSWER_MARGIN_MS,
@@ -9,7 +11,9 @@ import {
   PageOf,
   PageQueryDto,
   type Principal,
+  RUN_WAIT_MAX_SECONDS,
   RunnerSubjects,
+  RunWaitQueryDto,
   StartRunDto,
   type StartRunRequest,
   WorkflowRunDto,
@@ -23,26 +27,40 @@ import {
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
+  ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
+import { LiveRuns } from './live-runs.service.js';
+import { preferredWaitSeconds } from './prefer-header.util.js';
+
+/** Aborted when the client goes away before it was answered, so a wait lets go of the run at once. */
+function clientLeft(reply: FastifyReply): AbortSignal {
+  const left = new AbortController();
+  reply.raw.once('close', () => left.abort());
+  return left.signal;
+}
 
 const isIdempotencyKey = (key: string) => key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX_LENGTH;
 
 @ApiTags('runs')
 @Controller('api/v1')
 export class RunsController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly live: LiveRuns,
+  ) {}
 
   @Post('workflows/:id/runs')
   @HttpCode(201)
   @ApiOperation({
     summary: 'Start a run',
     description:
-      'Runs the live version, or the draft with `draft: true`. Answers as soon as the run is accepted, usually before its steps finish: poll the run.',
+      'Runs the live version, or the draft with `draft: true`. Answers as soon as the run is accepted, usually before its steps finish: poll the run.\n\n' +
+      `Extension beyond the contract: with \`Prefer: wait=N\` (RFC 7240; N whole seconds, at most ${RUN_WAIT_MAX_SECONDS}) the 201 comes once the run is \`complete\`, \`errored\`, \`terminated\` or \`waiting\`, or after N seconds with the run as it stands then, and carries \`Preference-Applied: wait=N\`. A replay of an \`Idempotency-Key\` waits the same way.`,
   })
   @ApiBody({ type: StartRunDto, required: false })
   @ApiHeader({
@@ -51,12 +69,22 @@ export class RunsController {
     description:
       'The same key from the same organization within 24 hours, sent again with the same workflow and body, answers the run it first created (with `Idempotent-Replayed: true`). The same key with another workflow or another body answers 422 `idempotency_key_reused`.',
   })
+  @ApiHeader({
+    name: 'Prefer',
+    required: false,
+    description: `Extension beyond the contract. \`wait=N\` (RFC 7240): answer once the run is final or waiting, or after N seconds (at most ${RUN_WAIT_MAX_SECONDS}). Other preferences, and a \`wait\` that is not whole seconds, are ignored.`,
+  })
   @ApiCreatedResponse({
     type: WorkflowRunDto,
     headers: {
       'Idempotent-Replayed': {
         description: '`true` when an earlier run was answered; absent otherwise.',
         schema: { type: 'string', enum: ['true'] },
+      },
+      'Preference-Applied': {
+        description:
+          'Extension beyond the contract: `wait=N` when a `Prefer: wait` was honoured, N the seconds waited at most.',
+        schema: { type: 'string' },
       },
     },
   })
@@ -74,8 +102,11 @@ export class RunsController {
     @Param('id') workflowId: string,
     @Body() body: StartRunDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Headers('prefer') prefer: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WorkflowRunDto> {
+    const began = Date.now();
+    const left = clientLeft(reply);
     if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
       throw DomainException.invalidRequest([
         {
@@ -94,7 +125,10 @@ export class RunsController {
     };
     const started = await this.rpc.request(RunnerSubjects.runsStart, principal, request);
     if (started.replayed) void reply.header('Idempotent-Replayed', 'true');
-    return started.run;
+    const wait = preferredWaitSeconds(prefer);
+    if (wait === undefined) return started.run;
+    void reply.header('Preference-Applied', `wait=${wait}`);
+    return this.live.waitFor(principal, started.run.id, began + wait * 1000, left, started.run);
   }
 
   @Get('workflows/:id/runs')
@@ -110,11 +144,53 @@ export class RunsController {
   }
 
   @Get('runs/:id')
-  @ApiOperation({ summary: 'Get a run with its steps' })
+  @ApiOperation({
+    summary: 'Get a run with its steps',
+    description:
+      'Extension beyond the contract: `wait=N` holds the answer back until the run is `complete`, `errored`, `terminated` or `waiting`, or N seconds pass, whichever is first, instead of polling. It counts as one request against the rate limit.',
+  })
   @ApiOkResponse({ type: WorkflowRunDto })
   @ApiErrors('invalid_request', 'run_not_found')
-  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return this.rpc.request(RunnerSubjects.runsGet, principal, { id });
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: RunWaitQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    if (query.wait === undefined) return this.rpc.request(RunnerSubjects.runsGet, principal, { id });
+    return this.live.waitFor(principal, id, Date.now() + query.wait * 1000, clientLeft(reply));
+  }
+
+  @Get('runs/:id/stream')
+  @ApiOperation({
+    summary: 'Follow a run as Server-Sent Events',
+    description:
+      'Extension beyond the contract. `text/event-stream` of the run until it is final: first `run` (the whole WorkflowRun), then a `step` (a RunStep) each time a step is recorded in a new state, in the order recorded, a `status` (`{id, status, reply, error}`) when the run changes status, and `end` (`{id, status}`) once it is `complete`, `errored` or `terminated`, after which the stream closes (an EventSource should call `close()` on `end`, or it reconnects). Comment lines every 15 s keep proxies from closing it. Works with a session cookie (EventSource) or `Authorization: Bearer`. An unknown run answers 404 `run_not_found` as JSON before the stream starts. The stream counts as one request against the rate limit.',
+  })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({
+    description: 'Server-Sent Events `run`, `step`, `status`, `end`, as described above.',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiErrors('invalid_request', 'run_not_found')
+  async stream(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const left = clientLeft(reply);
+    const stream = await this.live.stream(principal, id);
+    if (left.aborted) return stream.close();
+    left.addEventListener('abort', () => stream.close(), { once: true });
+    void reply
+      .status(200)
+      .headers({
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        // nginx buffers answers unless told otherwise, which would hold events back.
+        'x-accel-buffering': 'no',
+      })
+      .send(Readable.from(stream.events, { objectMode: false }));
   }
 
   @Post('runs/:id/approvals/:approvalId')

@@ -1,3 +1,5 @@
+import type { RunStatus } from '#contracts';
+
 import type { RecordOutcome, RunRepository } from '../runs/run.repository.js';
 import { LeaseLost, type RunSettlement, type StepRecord, WorkflowDeleted } from './run-state.js';
 
@@ -41,6 +43,8 @@ export class CheckpointWriter {
     private readonly runId: string,
     private readonly leaseToken: number,
     private readonly leaseMs: number,
+    /** Called after each write, with the run's status from then on. */
+    private readonly onWritten: (status: RunStatus) => void,
     private firstWrite?: FirstWrite,
   ) {
     this.durable = new Promise<void>((resolve, reject) => {
@@ -86,6 +90,7 @@ export class CheckpointWriter {
         this.written = true;
         this.markDurable();
         if (settlement) this.closed = true;
+        this.onWritten(settlement?.status ?? 'running');
       },
       (error: unknown) => {
         if (first) this.failDurable(error);

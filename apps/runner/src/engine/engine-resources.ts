@@ -1,3 +1,4 @@
+import type { RunStatus } from '#contracts';
 import type { Logger } from 'pino';
 
 import type { NodeExecutorRegistry } from '../executors/node-executor.registry.js';
@@ -20,12 +21,7 @@ export interface EngineResources {
   readonly executors: NodeExecutorRegistry;
   readonly settings: EngineSettings;
   readonly logger: Logger;
-  /** Notifies listeners that a run ended; never fails the run. */
-  readonly announce: (event: {
-    runId: string;
-    organizationId: string;
-    workflowId: string;
-    status: string;
-  }) => void;
+  /** Tells listeners that a committed write changed the run or its steps; never fails the run. */
+  readonly changed: (runId: string, status: RunStatus) => void;
   readonly now: () => Date;
 }

@@ -36,6 +36,7 @@ export class RunEngine implements BeforeApplicationShutdown {
       this.resources.logger.debug({ ...job, outcome }, 'run job found nothing to claim');
       return outcome;
     }
+    this.resources.changed(claimed.run.id, 'running');
     const end = await this.execute(claimed, delivery.signal);
     this.resources.logger.debug({ ...job, end: describe(end) }, 'run execution ended');
     return end.kind === 'handedBack' ? JobOutcomes.retry(0) : JobOutcomes.ack;

@@ -82,6 +82,7 @@ export class RunExecution {
       run.id,
       run.leaseToken,
       resources.settings.leaseMs,
+      (status) => resources.changed(run.id, status),
       firstWrite,
     );
     this.stepRun = {
@@ -385,14 +386,6 @@ export class RunExecution {
       throw error;
     }
     this.settled = settlement;
-    if (settlement.status !== 'waiting') {
-      this.resources.announce({
-        runId: this.run.id,
-        organizationId: this.run.organizationId,
-        workflowId: this.run.workflowId,
-        status: settlement.status,
-      });
-    }
     return { kind: 'settled', settlement };
   }
 

@@ -260,6 +260,8 @@ describe('RunRepository', () => {
     );
     expect(moved.map((job) => job.runId).sort()).toEqual([waiting.id, lost.id, orphaned.id].sort());
     expect(moved.every((job) => job.dispatch === 1)).toBe(true);
+    // Only the waiting run changed status, so only it is announced as changed.
+    expect(moved.filter((job) => job.woken).map((job) => job.runId)).toEqual([waiting.id]);
     expect((await runs.find('org-1', waiting.id))?.run.status).toBe('queued');
     expect((await runs.find('org-1', orphaned.id))?.run.status).toBe('running');
     expect(await runs.sweep(100, 30_000, 60_000)).toEqual([]);

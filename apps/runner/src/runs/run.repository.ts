@@ -81,6 +81,11 @@ export interface DispatchedRun {
   dispatch: number;
 }
 
+/** A run a sweep moved back to the queue; `woken` when it was `waiting` and is now `queued`. */
+export interface SweptRun extends DispatchedRun {
+  woken: boolean;
+}
+
 const RUN_COLUMNS = `r.id, r.organization_id, r.workflow_id, r.workflow_name, r.project_id, r.version,
   r.trigger, r.trigger_node_id, r.status, r.created_by, r.principal, r.input, r.reply, r.error,
   r.diagram, r.time_zone, r.lease_token, r.claims, r.created_at`;
@@ -493,8 +498,8 @@ export class RunRepository {
    * publishes after this commits: a job must never reach a runner before the run it names is
    * claimable, and a publish that fails leaves a `queued` run the next sweep publishes again.
    */
-  async sweep(limit: number, requeueAfterMs: number, recoverAfterMs: number): Promise<DispatchedRun[]> {
-    const rows = await this.rows<{ id: string; dispatch: number }>(
+  async sweep(limit: number, requeueAfterMs: number, recoverAfterMs: number): Promise<SweptRun[]> {
+    const rows = await this.rows<{ id: string; dispatch: number; woken: boolean }>(
       `WITH waiting AS (
          SELECT id FROM runner.runs WHERE status = 'waiting' AND wake_at <= now()
          ORDER BY wake_at LIMIT $1 FOR UPDATE SKIP LOCKED
@@ -512,16 +517,17 @@ export class RunRepository {
              AND dispatched_at < now() - make_interval(secs => $3 / 1000.0)))
          ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
        ), due AS (
-         SELECT id FROM waiting UNION ALL SELECT id FROM lost UNION ALL SELECT id FROM orphaned
+         SELECT id, true AS woken FROM waiting
+         UNION ALL SELECT id, false FROM lost UNION ALL SELECT id, false FROM orphaned
        )
        UPDATE runner.runs r SET
          status = CASE WHEN r.status = 'waiting' THEN 'queued' ELSE r.status END,
          wake_at = NULL, dispatch = r.dispatch + 1, dispatched_at = now()
        FROM due WHERE r.id = due.id
-       RETURNING r.id, r.dispatch`,
+       RETURNING r.id, r.dispatch, due.woken`,
       [limit, requeueAfterMs, recoverAfterMs],
     );
-    return rows.map((row) => ({ runId: row.id, dispatch: row.dispatch }));
+    return rows.map((row) => ({ runId: row.id, dispatch: row.dispatch, woken: row.woken }));
   }
 
   /**

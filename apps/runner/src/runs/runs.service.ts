@@ -14,6 +14,7 @@ import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
 import { RunJobs } from '../queue/run-jobs.service.js';
+import { RunChanges } from './run-changes.service.js';
 import { visibleStatus } from './run-status.util.js';
 import { toRunSummaryDto, toWorkflowRunDto } from './run.mapper.js';
 import { RunRepository } from './run.repository.js';
@@ -27,6 +28,7 @@ const FAILURES_WINDOW_MS = 7 * 86_400_000;
 export class RunsService {
   constructor(
     private readonly runs: RunRepository,
+    private readonly changes: RunChanges,
     private readonly rpc: RpcClient,
     private readonly jobs: RunJobs,
   ) {}
@@ -70,12 +72,16 @@ export class RunsService {
   async wake(principal: Principal, runId: string, nodeId: string): Promise<WakeStepReply> {
     if (!isId(runId)) return { woken: true };
     const { woken, job } = await this.runs.wakeStep(principal.organizationId, runId, nodeId);
-    if (job) await this.jobs.publishSoon(job);
+    if (job) {
+      this.changes.changed(runId, 'queued');
+      await this.jobs.publishSoon(job);
+    }
     return { woken };
   }
 
   async terminateForWorkflows(principal: Principal, workflowIds: string[]): Promise<TerminateRunsReply> {
     const terminated = await this.runs.terminateForWorkflows(principal.organizationId, workflowIds);
+    for (const runId of terminated) this.changes.changed(runId, 'terminated');
     return { terminated: terminated.length };
   }
 }

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
+import { RunChanges } from '../runs/run-changes.service.js';
 import { RunRepository } from '../runs/run.repository.js';
 
 const BATCH = 200;
@@ -27,6 +28,7 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
 
   constructor(
     private readonly runs: RunRepository,
+    private readonly changes: RunChanges,
     private readonly jobs: RunJobs,
     private readonly config: RunnerConfig,
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
@@ -52,8 +54,10 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
         this.config.RUNNER_REQUEUE_AFTER_MS,
         this.config.RUNNER_LEASE_MS,
       );
+      // Only a woken run changed as a client sees it; the others were and stay queued or running.
+      for (const run of moved) if (run.woken) this.changes.changed(run.runId, 'queued');
       // A failed publish leaves the run queued; the sweep after RUNNER_REQUEUE_AFTER_MS retries it.
-      await Promise.all(moved.map((job) => this.jobs.publishSoon(job)));
+      await Promise.all(moved.map(({ runId, dispatch }) => this.jobs.publishSoon({ runId, dispatch })));
       total += moved.length;
       if (moved.length < BATCH || this.stopped) return total;
     }

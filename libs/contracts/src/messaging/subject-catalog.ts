@@ -63,6 +63,11 @@ export interface EventSubject<TPayload> {
   readonly publisher: ServiceIdentity;
   readonly listeners: readonly NatsIdentity[];
   readonly payload: Returns<TPayload>;
+  /**
+   * Published on `<name>.<key>` (a run id, say) rather than on the name itself, so a listener
+   * interested in one key subscribes to that key alone and the server filters the rest.
+   */
+  readonly keyed: boolean;
 }
 
 /**
@@ -154,9 +159,13 @@ export function systemRpc<TRequest extends object, TReply>(
 
 export function event<TPayload>(
   bare: string,
-  { listeners, payload }: { listeners: readonly NatsIdentity[]; payload: Returns<TPayload> },
+  {
+    listeners,
+    payload,
+    keyed = false,
+  }: { listeners: readonly NatsIdentity[]; payload: Returns<TPayload>; keyed?: boolean },
 ): EventSubject<TPayload> {
-  return { kind: 'event', name: subject(bare), bare, publisher: serverOf(bare), listeners, payload };
+  return { kind: 'event', name: subject(bare), bare, publisher: serverOf(bare), listeners, payload, keyed };
 }
 
 export function streamProtocol(

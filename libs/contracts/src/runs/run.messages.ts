@@ -62,13 +62,12 @@ export interface TerminateRunsReply {
 }
 
 /**
- * Published on core NATS (`RunnerSubjects.runFinished`) when a run ends (`complete`, `errored`). It
- * is a notification, not a record: a listener that misses one reads the run.
+ * Published on core NATS (`RunnerSubjects.runChanged`, on `….run-changed.<runId>`) after every write
+ * that changes a run or its steps, with the run's status after that write. It is a notice, not a
+ * record: it carries no steps, so it stays a few dozen bytes, and a listener reads the run to learn
+ * more. A listener that may have missed one (a reconnect) reads the run again.
  */
-export interface RunFinishedEvent {
+export interface RunChangedEvent {
   runId: string;
-  organizationId: string;
-  workflowId: string;
   status: RunStatus;
-  at: string;
 }

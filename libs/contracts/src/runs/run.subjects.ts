@@ -5,7 +5,7 @@ import { EmptyRequest, IdRequest } from '../messaging/common-requests.js';
 import { event, jetStream, returns, rpc } from '../messaging/subject-catalog.js';
 import {
   ListRunsRequest,
-  type RunFinishedEvent,
+  type RunChangedEvent,
   TerminateRunsRequest,
   type TerminateRunsReply,
   WakeStepRequest,
@@ -50,12 +50,14 @@ export const RunnerSubjects = {
     reply: returns<TerminateRunsReply>(),
   }),
   /**
-   * A run ended (`complete`, `errored`); nothing depends on receiving it. The gateway may listen: the
-   * runs benchmark does, as a client waiting for its results would.
+   * A run or its steps changed (`RunChangedEvent`), on one subject per run, so the gateway's waits and
+   * streams (docs/runs.md, "Live runs") listen to the runs they watch and nothing else. The benchmarks
+   * listen to every run's (`….run-changed.*`) to see runs end. Nothing depends on receiving one.
    */
-  runFinished: event('runner.events.run-finished', {
+  runChanged: event('runner.events.run-changed', {
     listeners: ['gateway'],
-    payload: returns<RunFinishedEvent>(),
+    payload: returns<RunChangedEvent>(),
+    keyed: true,
   }),
 } as const;
 

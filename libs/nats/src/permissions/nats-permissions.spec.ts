@@ -25,7 +25,11 @@ describe('NATS permissions rendered from the subject catalog', () => {
     const { publish, subscribe, allowResponses } = permissions.gateway;
     expect(publish.filter((subject) => !subject.endsWith('.>')).sort()).toEqual([...routed].sort());
     expect(publish.some((subject) => subject.startsWith('catalog.admin.'))).toBe(false);
-    expect(subscribe).toEqual(['_INBOX.gateway.>', 'catalog.auth.invalidated', 'runner.events.run-finished']);
+    expect(subscribe).toEqual([
+      '_INBOX.gateway.>',
+      'catalog.auth.invalidated',
+      'runner.events.run-changed.*',
+    ]);
     expect(allowResponses).toBe(false);
   });
 

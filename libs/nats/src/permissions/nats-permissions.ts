@@ -97,10 +97,13 @@ export function permissionsFor(
           permissions[entry.server].publish.add(`${inboxPrefixOf(caller)}.>`);
         }
         break;
-      case 'event':
-        permissions[entry.publisher].publish.add(name(entry.bare));
-        for (const listener of entry.listeners) permissions[listener].subscribe.add(name(entry.bare));
+      case 'event': {
+        // A keyed family is one token deeper (`….run-changed.<runId>`): `*` covers exactly that.
+        const subject = name(entry.keyed ? `${entry.bare}.*` : entry.bare);
+        permissions[entry.publisher].publish.add(subject);
+        for (const listener of entry.listeners) permissions[listener].subscribe.add(subject);
         break;
+      }
       default: {
         const unknown: never = entry;
         throw new Error(`unknown catalog entry ${JSON.stringify(unknown)}`);

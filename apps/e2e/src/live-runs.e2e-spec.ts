@@ -1,0 +1,503 @@
+import {
+  type ApiClient,
+  chainOf,
+  createConnection,
+  createMember,
+  createOrganization,
+  freePort,
+  HttpTarget,
+  nodes,
+  type OrganizationFixture,
+  runningStack,
+  startService,
+  type TestDiagram,
+  type TestNode,
+  waitFor,
+} from '#testing';
+
+const stack = runningStack();
+
+interface SseEvent {
+  event: string;
+  data: any;
+}
+
+/** An open `GET /runs/{id}/stream`, read event by event as a client would. */
+interface OpenStream {
+  status: number;
+  headers: Headers;
+  /** The next event, or undefined once the server closed the stream. */
+  next(): Promise<SseEvent | undefined>;
+  /** Every event to the end of the stream. */
+  rest(): Promise<SseEvent[]>;
+  /** Comment lines seen so far (heartbeats). */
+  comments: number;
+  abort(): void;
+}
+
+async function openStream(
+  baseUrl: string,
+  runId: string,
+  headers: Record<string, string>,
+): Promise<OpenStream & { errorBody?: any }> {
+  const controller = new AbortController();
+  const response = await fetch(`${baseUrl}/api/v1/runs/${runId}/stream`, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
+  const abort = () => controller.abort();
+  if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    const errorBody = await response.json();
+    return {
+      status: response.status,
+      headers: response.headers,
+      errorBody,
+      next: () => Promise.resolve(undefined),
+      rest: () => Promise.resolve([]),
+      comments: 0,
+      abort,
+    };
+  }
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const stream: OpenStream = {
+    status: response.status,
+    headers: response.headers,
+    comments: 0,
+    abort,
+    async next() {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const lines = frame.split('\n');
+          if (lines.every((line) => line.startsWith(':'))) {
+            stream.comments += 1;
+            continue;
+          }
+          const field = (name: string) =>
+            lines.find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+          return { event: field('event') ?? 'message', data: JSON.parse(field('data') ?? 'null') };
+        }
+        const chunk = await reader.read();
+        if (chunk.done) return undefined;
+        buffer += chunk.value;
+      }
+    },
+    async rest() {
+      const events: SseEvent[] = [];
+      for (let event = await stream.next(); event; event = await stream.next()) events.push(event);
+      return events;
+    },
+  };
+  return stream;
+}
+
+/** Subscriptions the NATS server holds on a run's change notices, from its monitoring endpoint. */
+async function subscriptionsTo(runId: string): Promise<number> {
+  const response = await fetch(`${stack.natsMonitorUrl}/connz?subs=1&limit=4096`);
+  const connz = (await response.json()) as { connections: Array<{ subscriptions_list?: string[] }> };
+  const subject = `${stack.env.NATS_SUBJECT_PREFIX}runner.events.run-changed.${runId}`;
+  return connz.connections
+    .flatMap((connection) => connection.subscriptions_list ?? [])
+    .filter((each) => each === subject).length;
+}
+
+const subscriptionsBecome = (runId: string, count: number) =>
+  waitFor(async () => ((await subscriptionsTo(runId)) === count ? true : undefined), {
+    timeoutMs: 5_000,
+    what: `${count} subscription(s) to run ${runId}'s changes`,
+  });
+
+/** A call the local app holds until `release()`: the step stays `running` meanwhile. */
+interface Hold {
+  path: string;
+  release(): void;
+}
+
+describe('live runs (extensions beyond the contract)', () => {
+  let org: OrganizationFixture;
+  let other: OrganizationFixture;
+  let projectId: string;
+  let connectionId: string;
+  let target: HttpTarget;
+  let holds = 0;
+  const unreleased = new Set<() => void>();
+
+  const hold = (): Hold => {
+    holds += 1;
+    const path = `/hold-${holds}`;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    target.respond(path, { until: released, body: { held: path } });
+    unreleased.add(release);
+    return { path, release };
+  };
+
+  const held = (id: string, { path }: Hold) =>
+    nodes.action(id, 'http__request', { method: 'GET', url: `${target.url}${path}` }, { connectionId });
+
+  async function workflow(api: ApiClient, diagram: TestDiagram): Promise<string> {
+    const created = await api.post(`/api/v1/projects/${projectId}/workflows`, { name: 'Live', diagram });
+    expect(created.status).toBe(201);
+    expect((await api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
+    return created.body.id as string;
+  }
+
+  /** Starts a run whose `call` step is held by the app; answers once the app has the call. */
+  async function heldRun(then: TestNode[] = []) {
+    const gate = hold();
+    const workflowId = await workflow(org.api, chainOf(nodes.trigger('t'), held('call', gate), ...then));
+    const started = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {});
+    expect(started.status).toBe(201);
+    await waitFor(() => (target.requestsTo(gate.path).length === 1 ? true : undefined), {
+      what: 'the held call to reach the app',
+    });
+    return { workflowId, runId: started.body.id as string, gate };
+  }
+
+  beforeAll(async () => {
+    [org, other] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
+    projectId = (await org.api.post('/api/v1/projects', { name: 'Live runs' })).body.id;
+    target = await HttpTarget.start();
+    ({ connectionId } = await createConnection(stack, org.organizationId, 'http'));
+  });
+
+  afterAll(async () => {
+    for (const release of unreleased) release();
+    await target?.stop();
+  });
+
+  describe('GET /runs/{id}?wait=N', () => {
+    it('answers as soon as the run completes', async () => {
+      const { runId, gate } = await heldRun([nodes.alwaysTrue('c')]);
+      let answered = false;
+      const began = Date.now();
+      const waiting = org.api.get(`/api/v1/runs/${runId}?wait=30`).finally(() => (answered = true));
+      await subscriptionsBecome(runId, 1);
+      expect(answered).toBe(false);
+      gate.release();
+      const run = await waiting;
+      expect(run.status).toBe(200);
+      expect(run.body.status).toBe('complete');
+      expect(run.body.steps.map((step: any) => [step.nodeId, step.status])).toEqual([
+        ['t', 'done'],
+        ['call', 'done'],
+        ['c', 'done'],
+      ]);
+      expect(Date.now() - began).toBeLessThan(10_000);
+      await subscriptionsBecome(runId, 0);
+    });
+
+    it('answers when the run starts waiting (a delay)', async () => {
+      const { runId, gate } = await heldRun([nodes.delay('later', 3600)]);
+      const waiting = org.api.get(`/api/v1/runs/${runId}?wait=30`);
+      await subscriptionsBecome(runId, 1);
+      gate.release();
+      const run = await waiting;
+      expect(run.body.status).toBe('waiting');
+      expect(run.body.steps.find((step: any) => step.nodeId === 'later')).toMatchObject({
+        status: 'waiting',
+      });
+    });
+
+    it('answers the run as it stands once N seconds pass', async () => {
+      const { runId, gate } = await heldRun();
+      const began = Date.now();
+      const run = await org.api.get(`/api/v1/runs/${runId}?wait=1`);
+      const took = Date.now() - began;
+      expect(run.status).toBe(200);
+      expect(run.body.status).toBe('running');
+      expect(run.body.steps.find((step: any) => step.nodeId === 'call')).toMatchObject({ status: 'running' });
+      expect(took).toBeGreaterThanOrEqual(1_000);
+      expect(took).toBeLessThan(5_000);
+      gate.release();
+      // wait=0 and no wait answer at once, as the contract's route does.
+      const final = await org.api.get(`/api/v1/runs/${runId}?wait=30`);
+      expect(final.body.status).toBe('complete');
+      expect((await org.api.get(`/api/v1/runs/${runId}?wait=0`)).body).toEqual(final.body);
+      expect((await org.api.get(`/api/v1/runs/${runId}`)).body).toEqual(final.body);
+    });
+
+    it('refuses a wait that is not whole seconds from 0 to 60 with invalid_request', async () => {
+      const { runId, gate } = await heldRun();
+      gate.release();
+      for (const value of ['-1', '61', '1.5', 'abc', '', '1e1', '0x10', '5&wait=6']) {
+        const refused = await org.api.get(`/api/v1/runs/${runId}?wait=${value}`);
+        expect({ value, status: refused.status, code: refused.body.error?.code }).toEqual({
+          value,
+          status: 400,
+          code: 'invalid_request',
+        });
+        expect(refused.body.error.details.issues.length).toBeGreaterThan(0);
+        for (const issue of refused.body.error.details.issues) expect(issue.path).toBe('wait');
+      }
+    });
+
+    it("answers run_not_found for another organization's run and an unknown id, at once", async () => {
+      const { runId, gate } = await heldRun();
+      const began = Date.now();
+      for (const path of [
+        `/api/v1/runs/${runId}?wait=30`,
+        '/api/v1/runs/01900000-0000-7000-8000-000000000000?wait=30',
+        '/api/v1/runs/not.a*run?wait=30',
+      ]) {
+        const refused = await other.api.get(path);
+        expect({ path, status: refused.status, code: refused.body.error?.code }).toEqual({
+          path,
+          status: 404,
+          code: 'run_not_found',
+        });
+      }
+      expect(Date.now() - began).toBeLessThan(5_000);
+      gate.release();
+    });
+
+    it('counts as one request against the rate limit', async () => {
+      const { runId, gate } = await heldRun();
+      const before = Number((await org.api.get(`/api/v1/runs/${runId}`)).headers.get('ratelimit-remaining'));
+      const waited = await org.api.get(`/api/v1/runs/${runId}?wait=2`);
+      expect(waited.status).toBe(200);
+      expect(waited.body.status).toBe('running');
+      expect(Number(waited.headers.get('ratelimit-remaining'))).toBe(before - 1);
+      const after = await org.api.get(`/api/v1/runs/${runId}`);
+      expect(Number(after.headers.get('ratelimit-remaining'))).toBe(before - 2);
+      gate.release();
+    });
+  });
+
+  describe('POST /workflows/{id}/runs with Prefer: wait=N', () => {
+    it('answers 201 with the finished run and Preference-Applied', async () => {
+      const gate = hold();
+      const workflowId = await workflow(
+        org.api,
+        chainOf(nodes.trigger('t'), held('call', gate), nodes.alwaysTrue('c')),
+      );
+      const starting = org.api.post(
+        `/api/v1/workflows/${workflowId}/runs`,
+        {},
+        { prefer: 'respond-async, wait=30' },
+      );
+      await waitFor(() => (target.requestsTo(gate.path).length === 1 ? true : undefined));
+      gate.release();
+      const started = await starting;
+      expect(started.status).toBe(201);
+      expect(started.headers.get('preference-applied')).toBe('wait=30');
+      expect(started.body.status).toBe('complete');
+      expect(started.body.steps.map((step: any) => step.status)).toEqual(['done', 'done', 'done']);
+    });
+
+    it('answers at waiting, and after N seconds with the run as it stands; clamps N to 60', async () => {
+      const gate = hold();
+      const workflowId = await workflow(
+        org.api,
+        chainOf(nodes.trigger('t'), held('call', gate), nodes.delay('later', 3600)),
+      );
+      const began = Date.now();
+      const timedOut = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {}, { prefer: 'wait=1' });
+      expect(Date.now() - began).toBeGreaterThanOrEqual(1_000);
+      expect(timedOut.status).toBe(201);
+      expect(timedOut.headers.get('preference-applied')).toBe('wait=1');
+      expect(timedOut.body.status).toBe('running');
+
+      const second = hold();
+      const delayed = await workflow(
+        org.api,
+        chainOf(nodes.trigger('t'), held('call', second), nodes.delay('later', 3600)),
+      );
+      const starting = org.api.post(`/api/v1/workflows/${delayed}/runs`, {}, { prefer: 'wait=600' });
+      await waitFor(() => (target.requestsTo(second.path).length === 1 ? true : undefined));
+      second.release();
+      const waiting = await starting;
+      expect(waiting.headers.get('preference-applied')).toBe('wait=60');
+      expect(waiting.body.status).toBe('waiting');
+      gate.release();
+    });
+
+    it('leaves a start without a readable wait preference as the contract has it', async () => {
+      const workflowId = await workflow(org.api, chainOf(nodes.trigger('t'), nodes.alwaysTrue('c')));
+      for (const prefer of [undefined, 'respond-async', 'wait=soon']) {
+        const started = await org.api.post(
+          `/api/v1/workflows/${workflowId}/runs`,
+          {},
+          prefer === undefined ? {} : { prefer },
+        );
+        expect(started.status).toBe(201);
+        expect(started.headers.get('preference-applied')).toBeNull();
+      }
+    });
+
+    it('waits on an idempotent replay too', async () => {
+      const gate = hold();
+      const workflowId = await workflow(org.api, chainOf(nodes.trigger('t'), held('call', gate)));
+      const key = `live-${Date.now()}`;
+      const first = await org.api.post(
+        `/api/v1/workflows/${workflowId}/runs`,
+        {},
+        { 'idempotency-key': key, prefer: 'wait=1' },
+      );
+      expect(first.status).toBe(201);
+      expect(first.body.status).toBe('running');
+      const replaying = org.api.post(
+        `/api/v1/workflows/${workflowId}/runs`,
+        {},
+        { 'idempotency-key': key, prefer: 'wait=30' },
+      );
+      await subscriptionsBecome(first.body.id, 1);
+      gate.release();
+      const replayed = await replaying;
+      expect(replayed.status).toBe(201);
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.headers.get('preference-applied')).toBe('wait=30');
+      expect(replayed.body).toMatchObject({ id: first.body.id, status: 'complete' });
+    });
+  });
+
+  describe('GET /runs/{id}/stream', () => {
+    it('sends every recorded step change in order, then end, and closes', async () => {
+      const first = hold();
+      const second = hold();
+      const workflowId = await workflow(
+        org.api,
+        chainOf(nodes.trigger('t'), held('one', first), held('two', second), nodes.alwaysTrue('c')),
+      );
+      const started = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {});
+      const runId = started.body.id as string;
+      const stream = await openStream(stack.baseUrl, runId, { authorization: `Bearer ${org.apiKey}` });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get('cache-control')).toContain('no-cache');
+
+      const opening = await stream.next();
+      expect(opening).toMatchObject({ event: 'run', data: { id: runId, status: 'running' } });
+      expect(opening!.data.steps.map((step: any) => [step.nodeId, step.status])).toEqual([
+        ['t', 'done'],
+        ['one', 'running'],
+      ]);
+      first.release();
+      const untilSecondRuns: SseEvent[] = [];
+      for (;;) {
+        const event = await stream.next();
+        untilSecondRuns.push(event!);
+        if (event?.data?.nodeId === 'two') break;
+      }
+      second.release();
+      const rest = await stream.rest();
+      const seen = [...untilSecondRuns, ...rest].map(({ event, data }) =>
+        event === 'step' ? `step ${data.nodeId} ${data.status}` : `${event} ${data.status}`,
+      );
+      expect(seen).toEqual([
+        'step one done',
+        'step two running',
+        'step two done',
+        'step c done',
+        'status complete',
+        'end complete',
+      ]);
+      const complete = (await org.api.get(`/api/v1/runs/${runId}`)).body;
+      expect(untilSecondRuns[0]!.data).toEqual(complete.steps[1]);
+      expect(rest.find((event) => event.event === 'status')!.data).toEqual({
+        id: runId,
+        status: 'complete',
+        reply: complete.reply,
+        error: null,
+      });
+      await subscriptionsBecome(runId, 0);
+    });
+
+    it('works with the session cookie a browser EventSource sends', async () => {
+      const member = await createMember(stack, org.organizationId);
+      const signedIn = await fetch(`${stack.baseUrl}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: stack.baseUrl },
+        body: JSON.stringify({ email: member.email, password: member.password }),
+      });
+      const cookie = signedIn.headers
+        .getSetCookie()
+        .map((header) => header.split(';')[0])
+        .join('; ');
+      const { runId, gate } = await heldRun();
+      const stream = await openStream(stack.baseUrl, runId, { cookie });
+      expect(stream.status).toBe(200);
+      expect(await stream.next()).toMatchObject({ event: 'run', data: { id: runId, status: 'running' } });
+      gate.release();
+      expect((await stream.rest()).map((event) => event.event)).toEqual(['step', 'status', 'end']);
+
+      // A finished run: the whole run, then end at once.
+      const again = await openStream(stack.baseUrl, runId, { cookie });
+      expect((await again.rest()).map((event) => [event.event, event.data.status])).toEqual([
+        ['run', 'complete'],
+        ['end', 'complete'],
+      ]);
+    });
+
+    it("answers run_not_found as JSON for another organization's run and an unknown one", async () => {
+      const { runId, gate } = await heldRun();
+      for (const id of [runId, '01900000-0000-7000-8000-000000000000', 'not.a*run']) {
+        const refused = await openStream(stack.baseUrl, id, { authorization: `Bearer ${other.apiKey}` });
+        expect({ status: refused.status, code: refused.errorBody?.error?.code }).toEqual({
+          status: 404,
+          code: 'run_not_found',
+        });
+      }
+      expect(await subscriptionsTo(runId)).toBe(0);
+      gate.release();
+    });
+
+    it('shares one subscription per run and leaves nothing behind when clients disconnect', async () => {
+      const { runId, gate } = await heldRun();
+      const auth = { authorization: `Bearer ${org.apiKey}` };
+      const one = await openStream(stack.baseUrl, runId, auth);
+      const two = await openStream(stack.baseUrl, runId, auth);
+      await Promise.all([one.next(), two.next()]);
+      const waitGone = new AbortController();
+      const waiting = fetch(`${stack.baseUrl}/api/v1/runs/${runId}?wait=60`, {
+        headers: auth,
+        signal: waitGone.signal,
+      }).catch((error: unknown) => error);
+      expect(await subscriptionsTo(runId)).toBe(1);
+
+      one.abort();
+      waitGone.abort();
+      expect(await waiting).toMatchObject({ name: 'AbortError' });
+      // The other stream still listens on the one subscription, and still hears the run end.
+      await subscriptionsBecome(runId, 1);
+      two.abort();
+      await subscriptionsBecome(runId, 0);
+      gate.release();
+    });
+  });
+
+  it('sends heartbeats, and closes open streams when the gateway shuts down', async () => {
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const gateway = await startService('gateway', {
+      name: 'gateway-live-runs',
+      env: {
+        ...stack.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: baseUrl,
+        RUN_STREAM_HEARTBEAT_MS: '100',
+      },
+      readyUrl: `${baseUrl}/health/ready`,
+    });
+    try {
+      const { runId, gate } = await heldRun();
+      const stream = await openStream(baseUrl, runId, { authorization: `Bearer ${org.apiKey}` });
+      expect((await stream.next())?.event).toBe('run');
+      // Nothing changes while the call is held: only heartbeats come, which next() counts and skips.
+      const pending = stream.next();
+      await waitFor(() => (stream.comments >= 2 ? true : undefined), { what: 'two heartbeats' });
+      const began = Date.now();
+      const [, last] = await Promise.all([gateway.stop(), pending.catch(() => undefined)]);
+      // Closed without `end`, since the run is not over: an EventSource reconnects elsewhere.
+      expect(last).toBeUndefined();
+      // Well before the 5 s after which the test process would have been killed.
+      expect(Date.now() - began).toBeLessThan(4_000);
+      gate.release();
+    } finally {
+      await gateway.stop();
+    }
+  });
+});

@@ -1,0 +1,29 @@
+import { RunnerSubjects, type RunStatus } from '#contracts';
+import { publishEvent } from '#nats';
+import { Inject, Injectable } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+
+import { NATS_CONNECTION, RUNNER_LOGGER } from '../runner.tokens.js';
+
+/**
+ * Tells listeners (the gateway's waits and streams) that a run or its steps changed, once the write
+ * is committed. Every write of `RunRepository` that changes what `runs.get` answers is followed by
+ * one notice: inserts, claims, checkpoints, wakes, sweeps that wake a run, terminations.
+ */
+@Injectable()
+export class RunChanges {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
+    @Inject(RUNNER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** Never fails the caller: the write stands, and a listener that misses a notice times out. */
+  changed(runId: string, status: RunStatus): void {
+    try {
+      publishEvent(this.nats, RunnerSubjects.runChanged, { runId, status }, runId);
+    } catch (error) {
+      this.logger.warn({ err: error, runId }, 'could not publish a run change notice');
+    }
+  }
+}
