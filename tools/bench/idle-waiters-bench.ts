@@ -70,6 +70,8 @@ try {
   );
 
   const gateway = stack.processes.get('gateway')!.child.pid!;
+  const quietStart = usageOf(gateway);
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const idle = usageOf(gateway);
   const clients = await Promise.all(
     runIds.map((id) => hold(`${stack.baseUrl}/api/v1/runs/${id}/stream`, org.apiKey)),
@@ -88,6 +90,9 @@ try {
   console.log(`| gateway RSS before the clients | ${idle.rssMiB.toFixed(0)} MiB |`);
   console.log(`| gateway RSS with them open | ${connected.rssMiB.toFixed(0)} MiB |`);
   console.log(`| gateway CPU to open them all | ${(connected.cpu - idle.cpu).toFixed(2)} s |`);
+  console.log(
+    `| gateway CPU over the same time without them | ${(idle.cpu - quietStart.cpu).toFixed(2)} s in ${seconds} s |`,
+  );
   console.log(
     `| gateway CPU while they wait | ${(after.cpu - before.cpu).toFixed(2)} s in ${seconds} s (${(((after.cpu - before.cpu) / seconds) * 100).toFixed(2)}% of a core) |`,
   );

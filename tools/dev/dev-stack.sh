@@ -26,8 +26,10 @@ if ! port_open 4222; then
     nats_bin=$(command -v nats-server || echo /usr/sbin/nats-server)
     store=${NATS_STORE_DIR:-/var/lib/nats-server}
     mkdir -p "$store"
+    # As deploy/base/nats/nats.conf: a run with the largest input travels whole in one reply.
+    echo 'max_payload: 8MB' > "$store/dev-stack.conf"
     start-stop-daemon --start --oknodo --background --exec "$nats_bin" -- \
-      -a 127.0.0.1 -p 4222 -js -sd "$store" -l "${NATS_LOG:-/var/log/nats-server.log}"
+      -c "$store/dev-stack.conf" -a 127.0.0.1 -p 4222 -js -sd "$store" -l "${NATS_LOG:-/var/log/nats-server.log}"
   else
     echo "dev-stack: NATS is not running and not installed here; set NATS_URL to one" >&2
   fi

@@ -67,6 +67,8 @@ export class TestNatsServer {
       [
         `listen: 127.0.0.1:${port}`,
         `http: 127.0.0.1:${monitorPort}`,
+        // As deploy/base/nats/nats.conf: a run with the largest input travels whole in one reply.
+        'max_payload: 8MB',
         `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
         'include ./authorization.conf',
         '',

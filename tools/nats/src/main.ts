@@ -37,7 +37,7 @@ function serve(port: number, dir: string): Promise<number> {
   writeFileSync(join(dir, 'authorization.conf'), renderAuthorization(process.env.NATS_SUBJECT_PREFIX ?? ''));
   writeFileSync(
     join(dir, 'nats.conf'),
-    `listen: 127.0.0.1:${port}\njetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }\ninclude ./authorization.conf\n`,
+    `listen: 127.0.0.1:${port}\nmax_payload: 8MB\njetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }\ninclude ./authorization.conf\n`,
   );
   console.error(
     `Authenticated NATS on nats://127.0.0.1:${port}. Start the apps against it with:\n` +

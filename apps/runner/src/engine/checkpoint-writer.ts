@@ -31,6 +31,8 @@ function refusal(outcome: RecordOutcome): LeaseLost | null {
 export class CheckpointWriter {
   /** Settles once something was written: the run is on record (or could not be recorded). */
   readonly durable: Promise<void>;
+  /** How the run ended, once that is written. */
+  settlement: RunSettlement | undefined;
   private readonly staged = new Map<string, StepRecord>();
   private writing: Promise<void> | undefined;
   private closed = false;
@@ -88,6 +90,8 @@ export class CheckpointWriter {
           throw lost;
         }
         this.written = true;
+        // Known before `durable` settles: whoever answers from the run then sees how it ended.
+        this.settlement = settlement;
         this.markDurable();
         if (settlement) this.closed = true;
         this.onWritten(settlement?.status ?? 'running');

@@ -51,7 +51,6 @@ export class RunExecution {
   private readonly stepRun: StepRun;
   private nextPosition = 0;
   private failure: { nodeId: string; message: string } | undefined;
-  private settled: RunSettlement | undefined;
   private stop: Stop | undefined;
   private wake: () => void = () => undefined;
 
@@ -137,7 +136,7 @@ export class RunExecution {
 
   /** The run and its steps as this execution knows them now. */
   snapshot(): RunWithSteps {
-    const settled = this.settled;
+    const settled = this.checkpoints.settlement;
     return {
       run: {
         ...this.run,
@@ -385,7 +384,6 @@ export class RunExecution {
       if (error instanceof LeaseLost) return { kind: 'lost' };
       throw error;
     }
-    this.settled = settlement;
     return { kind: 'settled', settlement };
   }
 
