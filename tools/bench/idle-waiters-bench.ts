@@ -69,7 +69,8 @@ try {
     { what: 'the runs to wait' },
   );
 
-  const gateway = stack.processes.get('gateway')!.child.pid!;
+  const gateway = stack.processes.get('gateway')?.child.pid;
+  if (gateway === undefined) throw new Error('the stack has no gateway process');
   const quietStart = usageOf(gateway);
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const idle = usageOf(gateway);

@@ -364,6 +364,10 @@ describe('live runs (extensions beyond the contract)', () => {
       );
       const started = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {});
       const runId = started.body.id as string;
+      // Opened once the first call is held, so the run is surely `running` with its step started.
+      await waitFor(() => (target.requestsTo(first.path).length === 1 ? true : undefined), {
+        what: 'the first held call to reach the app',
+      });
       const stream = await openStream(stack.baseUrl, runId, { authorization: `Bearer ${org.apiKey}` });
       expect(stream.status).toBe(200);
       expect(stream.headers.get('cache-control')).toContain('no-cache');
@@ -378,8 +382,9 @@ describe('live runs (extensions beyond the contract)', () => {
       const untilSecondRuns: SseEvent[] = [];
       for (;;) {
         const event = await stream.next();
-        untilSecondRuns.push(event!);
-        if (event?.data?.nodeId === 'two') break;
+        if (!event) throw new Error(`the stream ended early, after ${JSON.stringify(untilSecondRuns)}`);
+        untilSecondRuns.push(event);
+        if (event.data?.nodeId === 'two') break;
       }
       second.release();
       const rest = await stream.rest();
@@ -440,7 +445,7 @@ describe('live runs (extensions beyond the contract)', () => {
           code: 'run_not_found',
         });
       }
-      expect(await subscriptionsTo(runId)).toBe(0);
+      await subscriptionsBecome(runId, 0);
       gate.release();
     });
 
@@ -450,19 +455,22 @@ describe('live runs (extensions beyond the contract)', () => {
       const one = await openStream(stack.baseUrl, runId, auth);
       const two = await openStream(stack.baseUrl, runId, auth);
       await Promise.all([one.next(), two.next()]);
+      expect(await subscriptionsTo(runId)).toBe(1);
+      one.abort();
+      // The other stream still listens on the one subscription.
+      await subscriptionsBecome(runId, 1);
+      two.abort();
+      await subscriptionsBecome(runId, 0);
+
+      // A wait that its client leaves lets go of the run too.
       const waitGone = new AbortController();
       const waiting = fetch(`${stack.baseUrl}/api/v1/runs/${runId}?wait=60`, {
         headers: auth,
         signal: waitGone.signal,
       }).catch((error: unknown) => error);
-      expect(await subscriptionsTo(runId)).toBe(1);
-
-      one.abort();
+      await subscriptionsBecome(runId, 1);
       waitGone.abort();
       expect(await waiting).toMatchObject({ name: 'AbortError' });
-      // The other stream still listens on the one subscription, and still hears the run end.
-      await subscriptionsBecome(runId, 1);
-      two.abort();
       await subscriptionsBecome(runId, 0);
       gate.release();
     });

@@ -133,6 +133,11 @@ describe('runs', () => {
       startedAt: started.body.createdAt,
     });
 
+    // A run that finished before its answer says so: never `running` with every step done.
+    if (started.body.steps.length === 2 && stepOf(started.body, 'c').status === 'done') {
+      expect(started.body).toMatchObject({ status: 'complete', reply: 'true' });
+    }
+
     const run = await finished(org.api, started.body.id);
     expect(run).toMatchObject({ status: 'complete', reply: 'true', error: null });
     expect(stepOf(run, 'c')).toMatchObject({ status: 'done', via: ['e1'], output: { result: 'true' } });

@@ -13,6 +13,9 @@ import {
   WAIT_END_STATUSES,
 } from './run-events.util.js';
 
+/** Heartbeats without a notice after which a stream reads its run anyway. */
+const QUIET_HEARTBEATS_PER_READ = 4;
+
 /** Server-Sent Events of one run; `close` (idempotent) stops them and lets go of the run's notices. */
 export interface RunEventStream {
   events: AsyncIterable<string>;
@@ -155,10 +158,15 @@ export class LiveRuns {
       let status = first.status;
       // A read that failed (the runner busy or restarting) is tried again at the next heartbeat.
       let retry = false;
+      let quiet = 0;
       while (!STREAM_END_STATUSES.has(status) && !stop.aborted) {
         // Notices that come while a read is in flight or an event is being written ring once:
         // the next read covers them all.
-        if (!(await bell.wait(this.config.RUN_STREAM_HEARTBEAT_MS, stop)) && !retry) {
+        const rung = await bell.wait(this.config.RUN_STREAM_HEARTBEAT_MS, stop);
+        // A notice is published after its write commits and can be lost (the runner dies in
+        // between): a quiet run is read again now and then, so a stream cannot wait forever.
+        quiet = rung ? 0 : quiet + 1;
+        if (!rung && !retry && quiet % QUIET_HEARTBEATS_PER_READ !== 0) {
           if (!stop.aborted) yield SSE_HEARTBEAT;
           continue;
         }

@@ -3,6 +3,7 @@ import { type RunChangedEvent, RunnerSubjects } from '#contracts';
 import { connectNats, type NatsEndpoint, subscribeEvent } from '#nats';
 import type { BeforeApplicationShutdown, OnApplicationShutdown, Provider } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { setMaxListeners } from 'node:events';
 
 /** A change notice of the watched run, or null when notices may have been missed (a reconnect). */
 export type RunChangeListener = (notice: RunChangedEvent | null) => void;
@@ -27,6 +28,8 @@ export class RunWatcher implements BeforeApplicationShutdown, OnApplicationShutd
   private readonly logger = createLogger('gateway');
 
   constructor(readonly nats: NatsConnection) {
+    // Every open wait and stream listens to the gateway's shutdown: thousands may, by design.
+    setMaxListeners(0, this.stopping.signal);
     void this.replayAfterReconnects();
   }
 

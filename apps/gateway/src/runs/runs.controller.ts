@@ -150,7 +150,7 @@ export class RunsController {
       'Extension beyond the contract: `wait=N` holds the answer back until the run is `complete`, `errored`, `terminated` or `waiting`, or N seconds pass, whichever is first, instead of polling. It counts as one request against the rate limit.',
   })
   @ApiOkResponse({ type: WorkflowRunDto })
-  @ApiErrors('invalid_request', 'run_not_found')
+  @ApiErrors('invalid_request', 'run_not_found', 'service_unavailable')
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -165,14 +165,14 @@ export class RunsController {
   @ApiOperation({
     summary: 'Follow a run as Server-Sent Events',
     description:
-      'Extension beyond the contract. `text/event-stream` of the run until it is final: first `run` (the whole WorkflowRun), then a `step` (a RunStep) each time a step is recorded in a new state, in the order recorded, a `status` (`{id, status, reply, error}`) when the run changes status, and `end` (`{id, status}`) once it is `complete`, `errored` or `terminated`, after which the stream closes (an EventSource should call `close()` on `end`, or it reconnects). Comment lines every 15 s keep proxies from closing it. Works with a session cookie (EventSource) or `Authorization: Bearer`. An unknown run answers 404 `run_not_found` as JSON before the stream starts. The stream counts as one request against the rate limit.',
+      'Extension beyond the contract. `text/event-stream` of the run until it is final: first `run` (the whole WorkflowRun), then a `step` (a RunStep) each time a step is read in a new state (changes recorded between two reads come as one, steps in start order), a `status` (`{id, status, reply, error}`) when the run changes status, and `end` (`{id, status}`) once it is `complete`, `errored` or `terminated`, after which the stream closes (an EventSource should call `close()` on `end`, or it reconnects). Comment lines (every 15 s by default, `RUN_STREAM_HEARTBEAT_MS`) keep proxies from closing it, and every fourth one the run is read again, in case a change notice was lost. Works with a session cookie (EventSource) or `Authorization: Bearer`. An unknown run answers 404 `run_not_found` as JSON before the stream starts. The stream counts as one request against the rate limit.',
   })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({
     description: 'Server-Sent Events `run`, `step`, `status`, `end`, as described above.',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
-  @ApiErrors('invalid_request', 'run_not_found')
+  @ApiErrors('invalid_request', 'run_not_found', 'service_unavailable')
   async stream(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

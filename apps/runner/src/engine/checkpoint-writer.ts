@@ -31,8 +31,7 @@ function refusal(outcome: RecordOutcome): LeaseLost | null {
 export class CheckpointWriter {
   /** Settles once something was written: the run is on record (or could not be recorded). */
   readonly durable: Promise<void>;
-  /** How the run ended, once that is written. */
-  settlement: RunSettlement | undefined;
+  private writtenSettlement: RunSettlement | undefined;
   private readonly staged = new Map<string, StepRecord>();
   private writing: Promise<void> | undefined;
   private closed = false;
@@ -59,6 +58,11 @@ export class CheckpointWriter {
       this.written = true;
       this.markDurable();
     }
+  }
+
+  /** Where the run stands once this runner let go of it (complete, errored, waiting), when written. */
+  get settlement(): RunSettlement | undefined {
+    return this.writtenSettlement;
   }
 
   /** Stages a copy of the step's current record; the latest record of a node wins. */
@@ -91,7 +95,7 @@ export class CheckpointWriter {
         }
         this.written = true;
         // Known before `durable` settles: whoever answers from the run then sees how it ended.
-        this.settlement = settlement;
+        this.writtenSettlement = settlement;
         this.markDurable();
         if (settlement) this.closed = true;
         this.onWritten(settlement?.status ?? 'running');

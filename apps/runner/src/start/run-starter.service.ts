@@ -21,7 +21,6 @@ import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { toWorkflowRunDto } from '../runs/run.mapper.js';
-import { RunChanges } from '../runs/run-changes.service.js';
 import { type KeyHolder, type NewRun, queuedRunOf, RunRepository } from '../runs/run.repository.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { chooseTrigger } from './trigger-choice.util.js';
@@ -40,7 +39,6 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 export class RunStarter {
   constructor(
     private readonly runs: RunRepository,
-    private readonly changes: RunChanges,
     private readonly rpc: RpcClient,
     private readonly jobs: RunJobs,
     private readonly engine: RunEngine,
@@ -126,7 +124,6 @@ export class RunStarter {
       case 'recorded':
         break;
     }
-    this.changes.changed(runId, 'queued');
     await this.jobs.publishSoon({ runId, dispatch: 0 });
     this.timed(runId, began, targeted, counted, 'queue');
     return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
