@@ -61,5 +61,26 @@ export default tseslint.config(
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  {
+    // An app's own specs may use the test helpers (a scratch database); its code may not.
+    files: ['apps/*/src/**/*.spec.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: depConstraints.map((constraint) =>
+            constraint.sourceTag === 'type:app'
+              ? {
+                  ...constraint,
+                  onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:testing'],
+                }
+              : constraint,
+          ),
+        },
+      ],
+    },
+  },
   prettier,
 );

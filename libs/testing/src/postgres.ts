@@ -31,6 +31,16 @@ export function dropDatabase(name: string): Promise<void> {
   });
 }
 
+/** A database of its own for a spec that tests a repository against real Postgres. */
+export function scratchDatabase(prefix: string): {
+  url: string;
+  create(): Promise<void>;
+  drop(): Promise<void>;
+} {
+  const name = `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  return { url: databaseUrl(name), create: () => createDatabase(name), drop: () => dropDatabase(name) };
+}
+
 /** Makes a database refuse new connections and ends the open ones, as an outage would. */
 export function cutOffDatabase(name: string): Promise<void> {
   return withAdmin(async (client) => {

@@ -1,24 +1,12 @@
 import { dataSourceOptions, migrate, newId } from '#persistence';
-import pg from 'pg';
+import { scratchDatabase } from '#testing';
 import { DataSource } from 'typeorm';
 
 import { agentDataSource } from '../agent.data-source.js';
 import { type ApprovalRecord, ApprovalRepository, type NewApproval } from './approval.repository.js';
 
 /** The claims approvals rest on, against a real Postgres database of their own. */
-const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `fm_agent_spec_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-const url = Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const database = scratchDatabase('fm_agent_spec');
 
 function approval(runId: string, overrides: Partial<NewApproval> = {}): NewApproval {
   return {
@@ -42,16 +30,16 @@ describe('ApprovalRepository', () => {
   let approvals: ApprovalRepository;
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE "${name}"`);
-    await migrate(agentDataSource(url));
-    dataSource = new DataSource(dataSourceOptions({ ...agentDataSource(url), poolSize: 8 }));
+    await database.create();
+    await migrate(agentDataSource(database.url));
+    dataSource = new DataSource(dataSourceOptions({ ...agentDataSource(database.url), poolSize: 8 }));
     await dataSource.initialize();
     approvals = new ApprovalRepository(dataSource);
   });
 
   afterAll(async () => {
     await dataSource?.destroy();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await database.drop();
   });
 
   it('lets exactly one decision win, and none after the approval expired', async () => {

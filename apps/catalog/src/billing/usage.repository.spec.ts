@@ -1,24 +1,12 @@
 import { dataSourceOptions, migrate, newId } from '#persistence';
-import pg from 'pg';
+import { scratchDatabase } from '#testing';
 import { DataSource } from 'typeorm';
 
 import { catalogDataSource } from '../catalog.database.js';
 import { lastSevenDays, UsageRepository } from './usage.repository.js';
 
 /** Run counting and the dashboard's seven days, with an injected clock, on a Postgres database of its own. */
-const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `fm_catalog_usage_spec_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-const url = Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const database = scratchDatabase('fm_catalog_usage_spec');
 
 describe('UsageRepository', () => {
   let dataSource: DataSource;
@@ -27,16 +15,16 @@ describe('UsageRepository', () => {
   const nextOrganization = () => `org-${(organization += 1)}`;
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE "${name}"`);
-    await migrate(catalogDataSource(url));
-    dataSource = new DataSource(dataSourceOptions(catalogDataSource(url)));
+    await database.create();
+    await migrate(catalogDataSource(database.url));
+    dataSource = new DataSource(dataSourceOptions(catalogDataSource(database.url)));
     await dataSource.initialize();
     usage = new UsageRepository(dataSource);
   });
 
   afterAll(async () => {
     await dataSource?.destroy();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await database.drop();
   });
 
   const count = (organizationId: string, at: string, limit = 1_000) =>

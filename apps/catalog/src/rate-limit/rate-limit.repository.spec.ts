@@ -1,24 +1,13 @@
 import { dataSourceOptions, migrate } from '#persistence';
-import pg from 'pg';
+import { scratchDatabase } from '#testing';
 import { DataSource } from 'typeorm';
 
 import { catalogDataSource } from '../catalog.database.js';
 import { RateLimitRepository } from './rate-limit.repository.js';
 
 /** The shared rate limit count, against a real Postgres database of its own. */
-const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `fm_catalog_rate_limit_spec_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-const url = Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+const database = scratchDatabase('fm_catalog_rate_limit_spec');
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 const WINDOW = 3_600_000 * 500_000;
 
 describe('RateLimitRepository', () => {
@@ -26,16 +15,16 @@ describe('RateLimitRepository', () => {
   let windows: RateLimitRepository;
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE "${name}"`);
-    await migrate(catalogDataSource(url));
-    dataSource = new DataSource(dataSourceOptions(catalogDataSource(url)));
+    await database.create();
+    await migrate(catalogDataSource(database.url));
+    dataSource = new DataSource(dataSourceOptions(catalogDataSource(database.url)));
     await dataSource.initialize();
     windows = new RateLimitRepository(dataSource);
   });
 
   afterAll(async () => {
     await dataSource?.destroy();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await database.drop();
   });
 
   const stored = async (): Promise<Array<{ bucket: string; window_start: string; hits: number }>> =>

@@ -1,5 +1,6 @@
 import { dataSourceOptions, migrate, newId } from '#persistence';
 import pg from 'pg';
+import { scratchDatabase } from '#testing';
 import { DataSource } from 'typeorm';
 
 import type { StepRecord } from '../engine/run-state.js';
@@ -9,19 +10,7 @@ import { type NewRun, RunRepository, triggerStepOf } from './run.repository.js';
 /**
  * The claims and fences every reliability rule rests on, against a real Postgres database of its own.
  */
-const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `fm_runner_spec_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-const url = Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const database = scratchDatabase('fm_runner_spec');
 
 const LEASE_MS = 60_000;
 
@@ -75,16 +64,16 @@ describe('RunRepository', () => {
   let runs: RunRepository;
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE "${name}"`);
-    await migrate(runnerDataSource(url));
-    dataSource = new DataSource(dataSourceOptions(runnerDataSource(url, 4)));
+    await database.create();
+    await migrate(runnerDataSource(database.url));
+    dataSource = new DataSource(dataSourceOptions(runnerDataSource(database.url, 4)));
     await dataSource.initialize();
     runs = new RunRepository(dataSource);
   });
 
   afterAll(async () => {
     await dataSource?.destroy();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await database.drop();
   });
 
   const sql = (text: string, params: unknown[] = []) => dataSource.query(text, params);
@@ -311,7 +300,7 @@ describe('RunRepository', () => {
     let other: pg.Client;
 
     beforeEach(async () => {
-      other = new pg.Client({ connectionString: url });
+      other = new pg.Client({ connectionString: database.url });
       await other.connect();
     });
 
