@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { connectNats } from './connection.js';
 import { Handles } from './handles.decorator.js';
 import { HealthModule, ReadinessChecks, ServiceHealthController } from './health/index.js';
-import { RpcClient } from './rpc.client.js';
+import { NoResponders, RpcClient } from './rpc.client.js';
 import { bootstrapService } from './service-bootstrap.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -192,5 +192,7 @@ describe('catalog subjects over NATS request/reply', () => {
   it('answers service_unavailable when nobody listens', async () => {
     const error = await client.request(Probe.nobody, principal, {}).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'service_unavailable' });
+    // Nobody received it, so the admin CLI may send it again.
+    expect(error).toBeInstanceOf(NoResponders);
   });
 });

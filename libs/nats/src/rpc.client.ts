@@ -64,15 +64,19 @@ export class RpcClient {
   }
 }
 
+/** Nobody serves the subject right now: the request reached no one, so sending it again is safe. */
+export class NoResponders extends DomainException {
+  constructor(subject: string) {
+    super('service_unavailable', `No service is answering ${subject} right now. Try again shortly.`);
+  }
+}
+
 function toUnavailable(subject: string, error: unknown): DomainException {
   if (
     error instanceof errors.NoRespondersError ||
     (error instanceof Error && /no responders/i.test(error.message))
   ) {
-    return new DomainException(
-      'service_unavailable',
-      `No service is answering ${subject} right now. Try again shortly.`,
-    );
+    return new NoResponders(subject);
   }
   if (error instanceof errors.TimeoutError || (error instanceof Error && /timeout/i.test(error.message))) {
     return new DomainException(

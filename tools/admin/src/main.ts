@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 
 import {
@@ -12,7 +13,7 @@ import {
   type IntegrationId,
   isIntegrationId,
 } from '#contracts';
-import { connectNats, passwordVariableOf, RpcClient } from '#nats';
+import { connectNats, NoResponders, passwordVariableOf, RpcClient } from '#nats';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -24,10 +25,36 @@ const USAGE = `Usage: npm run admin -- <command> [options]
                                                                  → {"connectionId", "secret"?}
 
 Talks to the catalog service over NATS (NATS_URL, default nats://127.0.0.1:4222) as the NATS user
-admin, with the password in NATS_ADMIN_PASSWORD.`;
+admin, with the password in NATS_ADMIN_PASSWORD. When no catalog listens yet (just after a start), it
+tries again for up to ADMIN_WAIT_MS (default 30000) milliseconds.`;
+
+const RETRY_MS = 250;
 
 /** Sends one operator command; the envelope comes back as catalog answered it. */
 type Command = (rpc: RpcClient) => Promise<RpcEnvelope<object>>;
+
+/**
+ * Right after `npm start` answers, catalog may not listen yet. A command that reached nobody is sent
+ * again until `waitMs` pass; one that timed out is not, since catalog may have carried it out.
+ */
+async function sendOnceListened(command: Command, rpc: RpcClient, waitMs: number) {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await command(rpc);
+    } catch (error) {
+      if (!(error instanceof NoResponders) || Date.now() + RETRY_MS > deadline) throw error;
+      await sleep(RETRY_MS);
+    }
+  }
+}
+
+function waitMsOf(value: string | undefined): number {
+  const ms = Number(value ?? 30_000);
+  if (!Number.isInteger(ms) || ms < 0)
+    throw new UsageError('ADMIN_WAIT_MS must be a whole number of milliseconds');
+  return ms;
+}
 
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const value = values[name];
@@ -130,6 +157,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const command = toCommand(positionals, values);
+  const waitMs = waitMsOf(process.env.ADMIN_WAIT_MS);
   const nats = await connectNats(
     {
       url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
@@ -139,7 +167,7 @@ async function main(): Promise<number> {
     'admin-cli',
   );
   try {
-    const reply = await command(new RpcClient(nats, 30_000));
+    const reply = await sendOnceListened(command, new RpcClient(nats, 30_000), waitMs);
     if (!reply.ok) {
       console.error(values.json ? JSON.stringify({ error: reply.error }) : `Error: ${reply.error.message}`);
       return 1;

@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 import { type ExecutionSlots, type JobDelivery, type JobOutcome, JobOutcomes } from '#nats';
 import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 
@@ -26,7 +28,10 @@ export class RunEngine implements BeforeApplicationShutdown {
     @Inject(ENGINE_RESOURCES) private readonly resources: EngineResources,
     private readonly jobs: RunJobs,
     private readonly config: RunnerConfig,
-  ) {}
+  ) {
+    // Each run started inline listens to the shutdown until it ends: one listener per slot in use.
+    setMaxListeners(0, this.shutdown.signal);
+  }
 
   /** One delivery of a run job: claim the run and execute it, or say why there is nothing to do. */
   async handle(job: RunJob, delivery: JobDelivery): Promise<JobOutcome> {

@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 
@@ -44,6 +46,9 @@ export class JobWorker<TPayload> {
     private readonly logger: Logger,
   ) {
     this.slots = options.slots ?? new ExecutionSlots(options.concurrency);
+    // Every job in flight may listen to the stop (a run hands itself back), and each removes its
+    // listener when it ends: as many listeners as slots, by design, not a leak to warn about.
+    setMaxListeners(0, this.abort.signal);
   }
 
   start(): void {
