@@ -46,6 +46,10 @@ const PARTS_SHARE = 0.75;
 /** Characters of last answers kept, all organizations together (their JSON length). */
 const REMEMBERED_CHARACTERS = 64 * 1024 * 1024;
 
+/** Only a service that is down or slow is covered for; any other failure is a fault to see. */
+const isUnavailable = (error: unknown): error is DomainException =>
+  error instanceof DomainException && error.code === 'service_unavailable';
+
 const unique = (values: Iterable<string>) => [...new Set(values)].slice(0, NAMES_MAX_IDS);
 
 /**
@@ -179,8 +183,7 @@ export class DashboardService {
       this.answers.set(key, answer);
       return { ...answer, stale: false };
     } catch (error) {
-      // Only a service that is down or slow is covered for; any other failure is a fault to see.
-      if (!(error instanceof DomainException) || error.code !== 'service_unavailable') throw error;
+      if (!isUnavailable(error)) throw error;
       this.logger.warn(`dashboard part ${part} did not answer: ${error.message}`);
       const last = this.answers.get(key) as Answer<Parts[P]> | undefined;
       return last ? { ...last, stale: true } : null;
@@ -204,7 +207,7 @@ export class DashboardService {
       ]);
       return { workflows: workflows.names, projects: projects.names };
     } catch (error) {
-      if (!(error instanceof DomainException) || error.code !== 'service_unavailable') throw error;
+      if (!isUnavailable(error)) throw error;
       this.logger.warn(`dashboard names did not answer: ${error.message}`);
       return null;
     }
