@@ -8,6 +8,8 @@ import tseslint from 'typescript-eslint';
  *   type:transport libs/nats                     type:persistence data sources, pagination, ids
  *   type:util      libs/common                   type:testing    libs/testing (tests only)
  *   type:tool      tools/*                       type:e2e        the end-to-end tests
+ *   type:launcher  apps/all-in-one: runs several apps in one process, loading each one's
+ *                  `<app>.app.js` by path at run time, never importing an app's code
  * A service never imports another service (projects cannot import apps), and the gateway never
  * imports persistence: it holds no data.
  */
@@ -17,6 +19,7 @@ const depConstraints = [
     onlyDependOnLibsWithTags: ['type:contracts', 'type:transport', 'type:persistence', 'type:util'],
   },
   { sourceTag: 'scope:gateway', notDependOnLibsWithTags: ['type:persistence'] },
+  { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:transport', 'type:util'] },
   { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util'] },
   { sourceTag: 'type:persistence', onlyDependOnLibsWithTags: ['type:util'] },
   { sourceTag: 'type:transport', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },

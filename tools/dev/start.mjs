@@ -1,8 +1,10 @@
-// `npm start`: builds, makes sure Postgres and NATS answer, runs every service's migrations, then
-// serves every app with readable logs. Ctrl-C stops them all.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// `npm start`: builds when a source changed since the last build, makes sure Postgres and NATS answer,
+// then becomes the all-in-one process: it migrates and runs every app (or those `SERVICES` lists), and
+// prints one line when all are ready. Ctrl-C stops them in order.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = join(import.meta.dirname, '..', '..');
 const run = (command, args) => {
@@ -10,20 +12,36 @@ const run = (command, args) => {
   if (result.status !== 0) process.exit(result.status ?? 1);
 };
 
-run('npm', ['run', '--silent', 'build']);
-if (!process.env.SKIP_DEV_STACK) run('bash', ['tools/dev/dev-stack.sh']);
+// Written after each build `npm start` makes; a source newer than it means the build is out of date.
+const stamp = join(root, 'dist', '.build-stamp');
 
-const apps = readdirSync(join(root, 'apps'))
-  .filter((name) => existsSync(join(root, 'apps', name, 'project.json')))
-  .filter((name) =>
-    JSON.parse(readFileSync(join(root, 'apps', name, 'project.json'), 'utf8')).tags?.includes('type:app'),
-  )
-  .filter((name) => existsSync(join(root, 'dist', 'apps', name, 'src', 'main.js')));
-
-for (const app of apps) {
-  const migrate = join('dist', 'apps', app, 'src', 'migrate.js');
-  if (existsSync(join(root, migrate))) run(process.execPath, [migrate]);
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') newest = Math.max(newest, newestSource(path));
+    } else if (entry.name.endsWith('.ts') && !/\.(e2e-)?spec\.ts$/.test(entry.name)) {
+      newest = Math.max(newest, statSync(path).mtimeMs);
+    }
+  }
+  return newest;
 }
+
+function buildIsCurrent() {
+  if (!existsSync(stamp)) return false;
+  const sources = ['apps', 'libs', 'tools'].map((dir) => newestSource(join(root, dir)));
+  const settings = ['package.json', 'package-lock.json', '.swcrc'].map(
+    (file) => statSync(join(root, file)).mtimeMs,
+  );
+  return Math.max(...sources, ...settings) < statSync(stamp).mtimeMs;
+}
+
+if (!buildIsCurrent()) {
+  run('npm', ['run', '--silent', 'build']);
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}
+if (!process.env.SKIP_DEV_STACK) run('bash', ['tools/dev/dev-stack.sh']);
 
 if (!process.env.NATS_GATEWAY_PASSWORD) {
   console.warn(
@@ -39,31 +57,6 @@ if (!process.env.NATS_GATEWAY_PASSWORD) {
   );
 }
 
-const env = { ...process.env, LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty' };
-// Services first, the gateway last, so the first request finds someone to answer it.
-const order = [...apps.filter((app) => app !== 'gateway'), ...apps.filter((app) => app === 'gateway')];
-const children = order.map((app) =>
-  spawn(process.execPath, [join('dist', 'apps', app, 'src', 'main.js')], {
-    cwd: root,
-    env,
-    stdio: 'inherit',
-  }),
-);
-
-let stopping = false;
-const stop = (code) => {
-  if (stopping) return;
-  stopping = true;
-  for (const child of children) child.kill('SIGTERM');
-  setTimeout(() => process.exit(code), 5_000).unref();
-};
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
-for (const [index, child] of children.entries()) {
-  child.on('exit', (code) => {
-    if (!stopping) {
-      console.error(`${order[index]} exited with code ${code}; stopping the others`);
-      stop(code ?? 1);
-    }
-  });
-}
+process.env.LOG_FORMAT ??= 'pretty';
+// Imported rather than spawned: one Node process runs everything, with no wrapper process beside it.
+await import(pathToFileURL(join(root, 'dist', 'apps', 'all-in-one', 'src', 'main.js')).href);

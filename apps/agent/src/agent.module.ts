@@ -7,10 +7,9 @@ import {
   ServiceHealthController,
 } from '#nats';
 import { createLogger } from '#common';
-import { dataSourceOptions } from '#persistence';
+import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { AgentConfig } from './agent.config.js';
@@ -42,9 +41,10 @@ export class AgentModule implements OnApplicationShutdown {
     return {
       module: AgentModule,
       imports: [
-        TypeOrmModule.forRoot(
-          dataSourceOptions({ ...agentDataSource(config.DATABASE_URL), poolSize: config.DATABASE_POOL_SIZE }),
-        ),
+        ServiceDatabaseModule.forRoot({
+          ...agentDataSource(config.DATABASE_URL),
+          poolSize: config.DATABASE_POOL_SIZE,
+        }),
         HealthModule,
       ],
       controllers: [

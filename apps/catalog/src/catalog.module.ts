@@ -7,11 +7,10 @@ import {
   RpcClient,
   ServiceHealthController,
 } from '#nats';
-import { dataSourceOptions } from '#persistence';
+import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { AdminHandler } from './admin/admin.handler.js';
@@ -42,12 +41,10 @@ export class CatalogModule {
     return {
       module: CatalogModule,
       imports: [
-        TypeOrmModule.forRoot(
-          dataSourceOptions({
-            ...catalogDataSource(config.DATABASE_URL),
-            poolSize: config.DATABASE_POOL_SIZE,
-          }),
-        ),
+        ServiceDatabaseModule.forRoot({
+          ...catalogDataSource(config.DATABASE_URL),
+          poolSize: config.DATABASE_POOL_SIZE,
+        }),
         ScheduleModule.forRoot(),
         HealthModule,
       ],

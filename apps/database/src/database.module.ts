@@ -7,7 +7,7 @@ import {
   RpcClient,
   ServiceHealthController,
 } from '#nats';
-import { dataSourceOptions } from '#persistence';
+import { ServiceDatabaseModule } from '#persistence';
 import {
   type BeforeApplicationShutdown,
   type DynamicModule,
@@ -16,7 +16,6 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
@@ -52,12 +51,10 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot(
-          dataSourceOptions({
-            ...databaseDataSource(config.DATABASE_URL),
-            poolSize: config.DATABASE_POOL_SIZE,
-          }),
-        ),
+        ServiceDatabaseModule.forRoot({
+          ...databaseDataSource(config.DATABASE_URL),
+          poolSize: config.DATABASE_POOL_SIZE,
+        }),
         HealthModule,
       ],
       controllers: [ServiceHealthController, DatabasesHandler, QueryHandler],

@@ -1,17 +1,6 @@
 import './uv-threadpool.js';
 import 'reflect-metadata';
 
-import { loadConfig } from '#common';
-import { QueueGroups } from '#contracts';
-import { bootstrapService } from '#nats';
+import database from './database.app.js';
 
-import { DatabaseConfig } from './database.config.js';
-import { DatabaseModule } from './database.module.js';
-
-const config = loadConfig(DatabaseConfig);
-await bootstrapService(DatabaseModule.forRoot(config), {
-  name: 'database',
-  queue: QueueGroups.database,
-  nats: config.natsEndpoint,
-  healthPort: config.HEALTH_PORT,
-});
+await database.start({ standalone: true });

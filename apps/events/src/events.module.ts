@@ -8,10 +8,9 @@ import {
   RpcClient,
   ServiceHealthController,
 } from '#nats';
-import { dataSourceOptions } from '#persistence';
+import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
@@ -50,9 +49,7 @@ export class EventsModule implements OnApplicationShutdown {
     return {
       module: EventsModule,
       imports: [
-        TypeOrmModule.forRoot(
-          dataSourceOptions(eventsDataSource(config.DATABASE_URL, config.DATABASE_POOL_SIZE)),
-        ),
+        ServiceDatabaseModule.forRoot(eventsDataSource(config.DATABASE_URL, config.DATABASE_POOL_SIZE)),
         HealthModule,
       ],
       controllers: [

@@ -1,12 +1,5 @@
 import 'reflect-metadata';
 
-import { createLogger, loadConfig } from '#common';
-import { migrate } from '#persistence';
+import events from './events.app.js';
 
-import { EventsConfig } from './events.config.js';
-import { eventsDataSource } from './events.data-source.js';
-
-const config = loadConfig(EventsConfig);
-const logger = createLogger('events');
-const applied = await migrate(eventsDataSource(config.DATABASE_URL));
-logger.info({ applied }, 'events migrations are up to date');
+await events.migrate();

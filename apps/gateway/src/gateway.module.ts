@@ -5,6 +5,7 @@ import {
   NatsHealthIndicator,
   ReadinessChecks,
   RpcClient,
+  type RunningApp,
   subscribeEvent,
 } from '#nats';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
@@ -47,7 +48,8 @@ export class GatewayModule implements OnApplicationShutdown {
     private readonly rateLimiter: RateLimiter,
   ) {}
 
-  static forRoot(config: GatewayConfig): DynamicModule {
+  /** `companions`: the apps sharing this process (all-in-one), whose readiness is also the gateway's. */
+  static forRoot(config: GatewayConfig, companions: readonly RunningApp[] = []): DynamicModule {
     return {
       module: GatewayModule,
       imports: [HealthModule],
@@ -121,6 +123,7 @@ export class GatewayModule implements OnApplicationShutdown {
               () => nats.pingCheck('nats_databases', databases.nats),
               () => nats.pingCheck('nats_chat', chats.nats),
               () => nats.pingCheck('nats_runs', runs.nats),
+              ...companions.map((companion) => () => companion.ready()),
             ]),
         },
         BillingService,

@@ -1,11 +1,5 @@
 import 'reflect-metadata';
 
-import { createLogger, loadConfig } from '#common';
-import { migrate } from '#persistence';
+import runner from './runner.app.js';
 
-import { RunnerConfig } from './runner.config.js';
-import { runnerDataSource } from './runner.database.js';
-
-const config = loadConfig(RunnerConfig);
-const applied = await migrate(runnerDataSource(config.DATABASE_URL));
-createLogger('runner').info({ applied }, 'runner migrations are up to date');
+await runner.migrate();

@@ -9,11 +9,10 @@ import {
   RpcClient,
   ServiceHealthController,
 } from '#nats';
-import { dataSourceOptions } from '#persistence';
+import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
@@ -56,9 +55,7 @@ export class RunnerModule implements OnApplicationShutdown {
     return {
       module: RunnerModule,
       imports: [
-        TypeOrmModule.forRoot(
-          dataSourceOptions(runnerDataSource(config.DATABASE_URL, config.DATABASE_POOL_SIZE)),
-        ),
+        ServiceDatabaseModule.forRoot(runnerDataSource(config.DATABASE_URL, config.DATABASE_POOL_SIZE)),
         DiscoveryModule,
         HealthModule,
       ],

@@ -1,16 +1,5 @@
 import 'reflect-metadata';
 
-import { loadConfig } from '#common';
-import { QueueGroups } from '#contracts';
-import { bootstrapService } from '#nats';
+import workflow from './workflow.app.js';
 
-import { WorkflowConfig } from './workflow.config.js';
-import { WorkflowModule } from './workflow.module.js';
-
-const config = loadConfig(WorkflowConfig);
-await bootstrapService(WorkflowModule.forRoot(config), {
-  name: 'workflow',
-  queue: QueueGroups.workflow,
-  nats: config.natsEndpoint,
-  healthPort: config.HEALTH_PORT,
-});
+await workflow.start({ standalone: true });

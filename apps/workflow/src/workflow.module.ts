@@ -6,10 +6,9 @@ import {
   RpcClient,
   ServiceHealthController,
 } from '#nats';
-import { dataSourceOptions } from '#persistence';
+import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { CatalogClient } from './peers/catalog.client.js';
@@ -43,12 +42,10 @@ export class WorkflowModule implements OnApplicationShutdown {
     return {
       module: WorkflowModule,
       imports: [
-        TypeOrmModule.forRoot(
-          dataSourceOptions({
-            ...workflowDataSource(config.DATABASE_URL),
-            poolSize: config.DATABASE_POOL_SIZE,
-          }),
-        ),
+        ServiceDatabaseModule.forRoot({
+          ...workflowDataSource(config.DATABASE_URL),
+          poolSize: config.DATABASE_POOL_SIZE,
+        }),
         HealthModule,
       ],
       controllers: [ServiceHealthController, WorkflowsHandler],

@@ -14,11 +14,22 @@ export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
 }
 
+let root: Logger | undefined;
+
+/**
+ * A service's logger: a child of one root logger per process, so services that share a process (the
+ * all-in-one mode) share one pretty-printing worker thread instead of starting one each.
+ */
 export function createLogger(service: string): Logger {
+  root ??= createRootLogger();
+  return root.child({ service });
+}
+
+function createRootLogger(): Logger {
   const pretty = process.env.LOG_FORMAT === 'pretty';
   return pino({
     level: process.env.LOG_LEVEL ?? 'info',
-    base: { service },
+    base: {},
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin: () => {
       const requestId = currentRequestId();

@@ -1,3 +1,4 @@
+export * from './app-entry.js';
 export * from './connection.js';
 export * from './health/index.js';
 export * from './jetstream/index.js';

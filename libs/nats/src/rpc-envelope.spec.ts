@@ -10,10 +10,11 @@ import {
   rpc,
   systemRpc,
 } from '#contracts';
-import { Controller, type INestApplication, Module } from '@nestjs/common';
+import { Controller, Module } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 
+import type { RunningApp } from './app-entry.js';
 import { connectNats } from './connection.js';
 import { Handles } from './handles.decorator.js';
 import { HealthModule, ReadinessChecks, ServiceHealthController } from './health/index.js';
@@ -87,7 +88,7 @@ class ProbeHandler {
 class ProbeModule {}
 
 describe('catalog subjects over NATS request/reply', () => {
-  let app: INestApplication;
+  let app: RunningApp;
   let nats: NatsConnection;
   let client: RpcClient;
 

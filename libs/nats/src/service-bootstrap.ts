@@ -5,8 +5,10 @@ import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { NatsConnection } from '@nats-io/transport-node';
 
+import { readinessOf, type RunningApp } from './app-entry.js';
 import { type NatsEndpoint, natsConnectionOptions } from './connection.js';
 import { NatsServerConnection } from './health/nats-server-connection.js';
+import { ServiceHealthController } from './health/service-health.controller.js';
 import { RpcEnvelopeInterceptor } from './rpc-envelope.interceptor.js';
 import { RpcExceptionFilter } from './rpc-exception.filter.js';
 
@@ -14,22 +16,26 @@ export interface ServiceBootstrapOptions {
   name: string;
   queue: string;
   nats: NatsEndpoint;
-  /** Port of the HTTP health probe; 0 picks a free one. */
-  healthPort: number;
+  /**
+   * Port of the HTTP health probes; 0 picks a free one. Absent, the service serves no HTTP and leaves
+   * signals alone: it shares its process with others, and the launcher answers for all of them.
+   */
+  healthPort?: number;
 }
 
 /**
- * Starts a service: its NATS handlers in the service's queue group, and a small HTTP server whose
- * only routes are the health probes (`ServiceHealthController`, which the service module declares
- * with the `HealthModule` and its `ReadinessChecks`) that Kubernetes and the test harness poll.
+ * Starts a service: its NATS handlers in the service's queue group and, alone in its process, a small
+ * HTTP server whose only routes are the health probes (`ServiceHealthController`, which the service
+ * module declares with the `HealthModule` and its `ReadinessChecks`) that Kubernetes and the test
+ * harness poll.
  */
 export async function bootstrapService(
   module: unknown,
   options: ServiceBootstrapOptions,
-): Promise<INestApplication> {
+): Promise<RunningApp> {
   const logger = createLogger(options.name);
   const app = await NestFactory.create<NestFastifyApplication>(module as never, new FastifyAdapter(), {
-    logger: new PinoNestLogger(logger),
+    logger: nestLogger(options.name, options.healthPort === undefined),
   });
   // Registered before connecting so the NATS server inherits them.
   app.useGlobalInterceptors(new RpcEnvelopeInterceptor());
@@ -41,11 +47,36 @@ export async function bootstrapService(
     },
     { inheritAppConfig: true },
   );
-  app.enableShutdownHooks();
+  if (options.healthPort !== undefined) app.enableShutdownHooks();
   await app.startAllMicroservices();
   const [server] = app.getMicroservices();
   app.get(NatsServerConnection).attach(server.unwrap<NatsConnection>());
-  await app.listen(options.healthPort, '0.0.0.0');
-  logger.info({ healthUrl: await app.getUrl() }, `${options.name} is ready`);
-  return app;
+  let url: string | undefined;
+  if (options.healthPort === undefined) {
+    await app.init();
+    logger.info(`${options.name} is ready`);
+  } else {
+    await app.listen(options.healthPort, '0.0.0.0');
+    url = await app.getUrl();
+    logger.info({ healthUrl: url }, `${options.name} is ready`);
+  }
+  return runningService(options.name, app, url);
+}
+
+/**
+ * Nest writes its own lines through one logger per process, the last app's to start: in a shared
+ * process they are the process's, not one service's.
+ */
+export function nestLogger(name: string, sharesProcess: boolean): PinoNestLogger {
+  return new PinoNestLogger(createLogger(sharesProcess ? 'flowmesh' : name));
+}
+
+function runningService(name: string, app: INestApplication, url: string | undefined): RunningApp {
+  const health = app.get(ServiceHealthController);
+  return {
+    name,
+    url,
+    ready: () => readinessOf(name, () => health.ready()),
+    close: () => app.close(),
+  };
 }

@@ -30,7 +30,7 @@ export interface StackDescription {
 /**
  * A whole running service for one test run: its own Postgres database, its own authenticated NATS
  * server (with the permissions `deploy/` uses) and subject prefix, every built service as a real
- * process, and the gateway in front.
+ * process (or all of them in one all-in-one process), and the gateway in front.
  */
 export class TestStack {
   private constructor(
@@ -48,10 +48,17 @@ export class TestStack {
     return this.description.env;
   }
 
-  /** `services` narrows the stack to some services (in start order), for a test that needs its own. */
+  /**
+   * `services` narrows the stack to some services (in start order), for a test that needs its own.
+   * `allInOne` runs them and the gateway in one process, as `npm start` does; otherwise each is a
+   * process of its own, as `deploy/` runs them, so a test can stop or kill one service.
+   */
   static async start(
     extraEnv: Record<string, string> = {},
-    { services: wanted = SERVICE_APPS }: { services?: readonly string[] } = {},
+    {
+      services: wanted = SERVICE_APPS,
+      allInOne = false,
+    }: { services?: readonly string[]; allInOne?: boolean } = {},
   ): Promise<TestStack> {
     const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
     const databaseName = `fm_test_${id}`;
@@ -72,7 +79,8 @@ export class TestStack {
     };
     await createDatabase(databaseName);
     const services = wanted.filter(isBuilt);
-    for (const app of services) await runMigrations(app, env);
+    // The all-in-one process migrates the apps it runs itself.
+    if (!allInOne) for (const app of services) await runMigrations(app, env);
     const processes = new Map<string, ServiceProcess>();
     const stack = new TestStack(
       { baseUrl: '', env, databaseName, natsMonitorUrl: nats.monitorUrl },
@@ -81,10 +89,19 @@ export class TestStack {
       nats,
     );
     try {
-      await Promise.all(services.map((app) => stack.startService(app)));
-      const gateway = await stack.startGateway();
-      stack.description.baseUrl = gateway.baseUrl;
-      processes.set('gateway', gateway.process);
+      if (allInOne) {
+        const gateway = await stack.startGateway(
+          { SERVICES: [...services, 'gateway'].join(',') },
+          { app: 'all-in-one', timeoutMs: 60_000 },
+        );
+        stack.description.baseUrl = gateway.baseUrl;
+        processes.set('all-in-one', gateway.process);
+      } else {
+        await Promise.all(services.map((app) => stack.startService(app)));
+        const gateway = await stack.startGateway();
+        stack.description.baseUrl = gateway.baseUrl;
+        processes.set('gateway', gateway.process);
+      }
     } catch (error) {
       await stack.stop();
       throw error;
@@ -108,15 +125,20 @@ export class TestStack {
     return service;
   }
 
-  /** A gateway in front of the stack's services; a test may start another with its own settings. */
+  /**
+   * A gateway in front of the stack's services; a test may start another with its own settings.
+   * `app` 'all-in-one' starts the process that runs the gateway and the services `SERVICES` lists.
+   */
   async startGateway(
     extraEnv: Record<string, string> = {},
+    { app = 'gateway', timeoutMs }: { app?: 'gateway' | 'all-in-one'; timeoutMs?: number } = {},
   ): Promise<{ baseUrl: string; process: ServiceProcess }> {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    const process = await startService('gateway', {
+    const process = await startService(app, {
       env: { ...this.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, ...extraEnv },
       readyUrl: `${baseUrl}/health/ready`,
+      timeoutMs,
     });
     return { baseUrl, process };
   }

@@ -1,5 +1,5 @@
 import { apiKey } from '@better-auth/api-key';
-import { betterAuth } from 'better-auth';
+import { betterAuth, type BetterAuthOptions } from 'better-auth';
 import { getMigrations } from 'better-auth/db/migration';
 import { bearer, organization } from 'better-auth/plugins';
 import pg from 'pg';
@@ -19,7 +19,11 @@ export interface AuthSettings {
  * catalog's database. Its own per-key rate limit is off: the gateway limits every credential alike.
  */
 export function createAuth(settings: AuthSettings, pool: pg.Pool) {
-  return betterAuth({
+  return betterAuth(authOptions(settings, pool));
+}
+
+function authOptions(settings: AuthSettings, pool: pg.Pool) {
+  return {
     database: pool,
     secret: settings.secret,
     baseURL: settings.publicUrl,
@@ -48,7 +52,7 @@ export function createAuth(settings: AuthSettings, pool: pg.Pool) {
         },
       },
     },
-  });
+  } satisfies BetterAuthOptions;
 }
 
 export type Auth = ReturnType<typeof createAuth>;
@@ -71,7 +75,9 @@ export async function migrateAuth(settings: AuthSettings, logger: Logger): Promi
   try {
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${AUTH_SCHEMA}`);
     await pool.query('SELECT pg_advisory_lock(hashtext($1))', [`migrate:${AUTH_SCHEMA}`]);
-    const { runMigrations } = await getMigrations(createAuth(settings, pool).options);
+    // The options alone: an auth instance would first check the schema, and log the missing tables
+    // this is about to create as an error.
+    const { runMigrations } = await getMigrations(authOptions(settings, pool));
     await runMigrations();
   } finally {
     await pool.end();

@@ -10,6 +10,7 @@ import { Public } from '../auth/public.decorator.js';
  * the gateway's own NATS connections only: with a service down the gateway still answers (503
  * `service_unavailable` on that service's routes, which tells a client more than a refused
  * connection), and asking every service on every probe would multiply their load by the replicas.
+ * In the all-in-one process it also covers the services beside it, since this is that process's probe.
  */
 @ApiExcludeController()
 @Public()

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 
-import { type INestApplication, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { randomUUID } from 'node:crypto';
 
+import type { RunningApp } from '../app-entry.js';
 import { bootstrapService } from '../service-bootstrap.js';
 import { HealthModule } from './health.module.js';
 import { ReadinessChecks } from './readiness-checks.js';
@@ -32,7 +33,7 @@ const dependency = { reachable: true };
 class ProbedModule {}
 
 describe('a service health port', () => {
-  let app: INestApplication;
+  let app: RunningApp;
   let baseUrl: string;
 
   beforeAll(async () => {
@@ -43,7 +44,7 @@ describe('a service health port', () => {
       nats: { url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', identity: 'catalog' },
       healthPort: 0,
     });
-    baseUrl = await app.getUrl();
+    baseUrl = app.url!;
   });
 
   afterAll(async () => {
@@ -89,5 +90,32 @@ describe('a service health port', () => {
       status: 200,
       body: { status: 'ok', details: { event_loop: { status: 'up' } } },
     });
+  });
+
+  it('tells the process it shares its readiness, as one indicator named after it', async () => {
+    await expect(app.ready()).resolves.toEqual({ probed: { status: 'up' } });
+    dependency.reachable = false;
+    await expect(app.ready()).resolves.toEqual({
+      probed: {
+        status: 'down',
+        dependency: expect.objectContaining({ status: 'down', message: 'connection refused' }),
+      },
+    });
+  });
+});
+
+describe('a service that shares its process', () => {
+  it('serves no HTTP and answers its readiness to the launcher', async () => {
+    const shared = await bootstrapService(ProbedModule, {
+      name: 'shared',
+      queue: `unit_${randomUUID().slice(0, 8)}.shared`,
+      nats: { url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', identity: 'catalog' },
+    });
+    try {
+      expect(shared.url).toBeUndefined();
+      await expect(shared.ready()).resolves.toEqual({ shared: { status: 'up' } });
+    } finally {
+      await shared.close();
+    }
   });
 });

@@ -1,0 +1,105 @@
+import { createServer, type Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+import type { AppEntry, RunningApp } from '#nats';
+import type { Logger } from 'pino';
+
+import type { AppName, LauncherConfig } from './launcher.config.js';
+
+/**
+ * Runs several apps in this process, each as its own Nest application with its own NATS identity,
+ * connections, queue group and database pool, exactly as when each has a process to itself: only the
+ * process is shared. It migrates them, starts the services, then the gateway in front of them, and
+ * answers for all of them: one readiness probe, one line when everything is ready, one orderly stop.
+ */
+export async function launch(config: LauncherConfig, logger: Logger): Promise<void> {
+  const started = performance.now();
+  const entries = await Promise.all(config.apps.map(loadEntry));
+  if (config.MIGRATE_ON_START === 'true') await Promise.all(entries.map((entry) => entry.migrate?.()));
+
+  const running: RunningApp[] = [];
+  const stop = async (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'Flowmesh is stopping');
+    await closeAll(running, logger);
+    process.exit(0);
+  };
+  let stopping: Promise<void> | undefined;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      stopping ??= stop(signal);
+    });
+  }
+
+  let url: string;
+  try {
+    const services = entries.filter((entry) => entry.name !== 'gateway');
+    const outcomes = await Promise.allSettled(services.map((entry) => entry.start({ standalone: false })));
+    for (const outcome of outcomes) if (outcome.status === 'fulfilled') running.push(outcome.value);
+    const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
+    const gateway = entries.find((entry) => entry.name === 'gateway');
+    if (gateway) {
+      const app = await gateway.start({ standalone: false, companions: [...running] });
+      running.push(app);
+      url = app.url ?? '';
+    } else {
+      const probes = await serveProbes(config.HEALTH_PORT, [...running]);
+      running.unshift(probes);
+      url = probes.url ?? '';
+    }
+  } catch (error) {
+    await closeAll(running, logger);
+    throw error;
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  logger.info(
+    { url, apps: config.apps, seconds: Number(seconds) },
+    `Flowmesh is ready on ${url}: ${config.apps.join(', ')} in one process, started in ${seconds} s`,
+  );
+}
+
+async function loadEntry(name: AppName): Promise<AppEntry> {
+  // Found by path, not imported by name: apps never import one another, and only the chosen ones load.
+  const module = (await import(new URL(`../../${name}/src/${name}.app.js`, import.meta.url).href)) as {
+    default: AppEntry;
+  };
+  return module.default;
+}
+
+/** Last started, first stopped: the gateway stops taking requests before the services behind it go. */
+async function closeAll(running: RunningApp[], logger: Logger): Promise<void> {
+  for (const app of [...running].reverse()) {
+    await app.close().catch((error: unknown) => logger.error({ err: error, app: app.name }, 'stop failed'));
+  }
+}
+
+/** The probes of a process without the gateway: `/health/live`, and `/health` or `/health/ready`. */
+async function serveProbes(port: number, apps: readonly RunningApp[]): Promise<RunningApp> {
+  const ready = async () => Object.assign({}, ...(await Promise.all(apps.map((app) => app.ready()))));
+  const server: Server = createServer((request, response) => {
+    const path = request.url?.split('?')[0];
+    const answer = (status: number, body: unknown) =>
+      response
+        .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        .end(JSON.stringify(body));
+    if (request.method !== 'GET') return answer(405, { status: 'error' });
+    if (path === '/health/live') return answer(200, { status: 'ok' });
+    if (path !== '/health' && path !== '/health/ready') return answer(404, { status: 'error' });
+    void ready().then((details: Record<string, { status: string }>) => {
+      const up = Object.values(details).every((detail) => detail.status === 'up');
+      answer(up ? 200 : 503, { status: up ? 'ok' : 'error', details });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', resolve);
+  });
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`;
+  return {
+    name: 'probes',
+    url,
+    ready,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

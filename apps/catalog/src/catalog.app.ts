@@ -1,0 +1,35 @@
+import { createLogger, loadConfig } from '#common';
+import { QueueGroups } from '#contracts';
+import { type AppEntry, bootstrapService } from '#nats';
+import { migrate } from '#persistence';
+
+import { migrateAuth } from './auth/auth.factory.js';
+import { CatalogConfig } from './catalog.config.js';
+import { catalogDataSource } from './catalog.database.js';
+
+const catalog = {
+  name: 'catalog',
+  async migrate() {
+    const config = loadConfig(CatalogConfig);
+    const logger = createLogger('catalog');
+    const applied = await migrate(catalogDataSource(config.DATABASE_URL));
+    await migrateAuth(
+      { databaseUrl: config.DATABASE_URL, secret: config.AUTH_SECRET, publicUrl: config.PUBLIC_URL },
+      logger,
+    );
+    logger.info({ applied }, 'catalog migrations are up to date');
+  },
+  async start({ standalone }) {
+    const config = loadConfig(CatalogConfig);
+    // Imported here, not above, so that migrating loads none of the service.
+    const { CatalogModule } = await import('./catalog.module.js');
+    return bootstrapService(CatalogModule.forRoot(config), {
+      name: 'catalog',
+      queue: QueueGroups.catalog,
+      nats: config.natsEndpoint,
+      healthPort: standalone ? config.HEALTH_PORT : undefined,
+    });
+  },
+} satisfies AppEntry;
+
+export default catalog;

@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+
+import {
+  appEntry,
+  chainOf,
+  createOrganization,
+  freePort,
+  nodes,
+  type ServiceProcess,
+  startService,
+  TestStack,
+  WORKSPACE_ROOT,
+} from '#testing';
+
+/**
+ * The launcher itself (the rest of the suite runs against the all-in-one process it starts): its
+ * ready line, its probes, a set of apps split over two processes, and its stop. Its own stack: one
+ * all-in-one process with catalog, events, workflow and the gateway, and a second one with the runner.
+ */
+describe('the all-in-one process', () => {
+  let stack: TestStack;
+  let main: ServiceProcess;
+
+  beforeAll(async () => {
+    // The ready and stopping lines are written at info.
+    stack = await TestStack.start(
+      { LOG_LEVEL: 'info' },
+      { services: ['catalog', 'events', 'workflow'], allInOne: true },
+    );
+    main = stack.processes.get('all-in-one')!;
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('prints one line once every app it runs is ready, and its probe covers each of them', async () => {
+    const readyLines = main.output().match(/Flowmesh is ready on [^"]*/g) ?? [];
+    expect(readyLines).toEqual([
+      expect.stringMatching(
+        /^Flowmesh is ready on http:\/\/127\.0\.0\.1:\d+: catalog, events, workflow, gateway in one/,
+      ),
+    ]);
+    const probe = await fetch(`${stack.baseUrl}/health/ready`);
+    expect(probe.status).toBe(200);
+    expect(await probe.json()).toMatchObject({
+      status: 'ok',
+      details: {
+        nats: { status: 'up' },
+        catalog: { status: 'up' },
+        events: { status: 'up' },
+        workflow: { status: 'up' },
+      },
+    });
+  });
+
+  describe('with the runner in a second all-in-one process', () => {
+    let runner: ServiceProcess;
+    let probeUrl: string;
+
+    beforeAll(async () => {
+      const port = await freePort();
+      probeUrl = `http://127.0.0.1:${port}`;
+      runner = await startService('all-in-one', {
+        name: 'runner-process',
+        env: { ...stack.env, SERVICES: 'runner', HEALTH_PORT: String(port) },
+        readyUrl: `${probeUrl}/health/ready`,
+        timeoutMs: 60_000,
+      });
+    }, 90_000);
+
+    afterAll(async () => {
+      await runner?.stop();
+    });
+
+    it('serves the probes on HEALTH_PORT without a gateway', async () => {
+      const ready = await fetch(`${probeUrl}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ok', details: { runner: { status: 'up' } } });
+      expect((await fetch(`${probeUrl}/health/live`)).status).toBe(200);
+      expect((await fetch(`${probeUrl}/nowhere`)).status).toBe(404);
+    });
+
+    it('runs a workflow through apps split over the two processes, every step recorded', async () => {
+      const org = await createOrganization(stack.description);
+      const project = await org.api.post('/api/v1/projects', { name: 'Split' });
+      const workflow = await org.api.post(`/api/v1/projects/${project.body.id}/workflows`, {
+        name: 'Split',
+        diagram: chainOf(nodes.trigger('start'), nodes.alwaysTrue('check'), nodes.alwaysTrue('again')),
+      });
+      expect(workflow.status).toBe(201);
+      expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
+
+      const started = await org.api.post(
+        `/api/v1/workflows/${workflow.body.id}/runs`,
+        {},
+        { prefer: 'wait=30' },
+      );
+      expect(started.status).toBe(201);
+      expect(started.body.status).toBe('complete');
+      const run = await org.api.get(`/api/v1/runs/${started.body.id}`);
+      expect(
+        run.body.steps.map((step: { nodeId: string; status: string }) => [step.nodeId, step.status]),
+      ).toEqual([
+        ['start', 'done'],
+        ['check', 'done'],
+        ['again', 'done'],
+      ]);
+    });
+
+    it('stops its apps in order on SIGTERM and exits cleanly', async () => {
+      await runner.stop();
+      expect(runner.child.exitCode).toBe(0);
+      expect(runner.output()).toMatch(/Flowmesh is stopping/);
+    });
+  });
+
+  it('refuses a SERVICES list naming an app it does not know, saying which it knows', async () => {
+    const child = spawn(process.execPath, [appEntry('all-in-one')], {
+      cwd: WORKSPACE_ROOT,
+      env: { ...process.env, ...stack.env, SERVICES: 'catalog,billing' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(output).toMatch(
+      /SERVICES must list some of: catalog, database, events, agent, workflow, runner, gateway/,
+    );
+  });
+});

@@ -1,0 +1,30 @@
+import { createLogger, loadConfig } from '#common';
+import { QueueGroups } from '#contracts';
+import { type AppEntry, bootstrapService } from '#nats';
+import { migrate } from '#persistence';
+
+import { EventsConfig } from './events.config.js';
+import { eventsDataSource } from './events.data-source.js';
+
+const events = {
+  name: 'events',
+  async migrate() {
+    const config = loadConfig(EventsConfig);
+    const logger = createLogger('events');
+    const applied = await migrate(eventsDataSource(config.DATABASE_URL));
+    logger.info({ applied }, 'events migrations are up to date');
+  },
+  async start({ standalone }) {
+    const config = loadConfig(EventsConfig);
+    // Imported here, not above, so that migrating loads none of the service.
+    const { EventsModule } = await import('./events.module.js');
+    return bootstrapService(EventsModule.forRoot(config), {
+      name: 'events',
+      queue: QueueGroups.events,
+      nats: config.natsEndpoint,
+      healthPort: standalone ? config.HEALTH_PORT : undefined,
+    });
+  },
+} satisfies AppEntry;
+
+export default events;

@@ -1,0 +1,93 @@
+import { createLogger, loadConfig, requestContext } from '#common';
+import { REQUEST_ID_HEADER } from '#contracts';
+import { type AppStartOptions, nestLogger, readinessOf, type RunningApp } from '#nats';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+
+import { setupOpenApi } from './docs/openapi.js';
+import { GatewayConfig } from './gateway.config.js';
+import { GatewayModule } from './gateway.module.js';
+import { HealthProbesController } from './health/health-probes.controller.js';
+import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
+import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
+import { isHookRoute, limitHookBodies, type RawBodyRequest } from './hooks/raw-body.js';
+import { RouteTable } from './http/route-table.js';
+
+/** The gateway's HTTP server: Fastify under Nest, with its hooks, parsers, filters and OpenAPI. */
+export async function startGateway({ standalone, companions = [] }: AppStartOptions): Promise<RunningApp> {
+  const config = loadConfig(GatewayConfig);
+  const logger = createLogger('gateway');
+  const routes = new RouteTable();
+  const errors = new AllExceptionsFilter(logger, routes);
+
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestIdHeader: REQUEST_ID_HEADER,
+    genReqId: () => randomUUID(),
+    trustProxy: true,
+    // A malformed URL or an over-long path parameter is refused before the onRequest hook runs.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header(REQUEST_ID_HEADER, request.id);
+      errors.send(error, request, reply);
+    },
+  });
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRoute', (route) => {
+    routes.add(route.method, route.url);
+    limitHookBodies(route);
+  });
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    requestContext.run({ requestId: request.id }, done);
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    logger.info(
+      {
+        requestId: request.id,
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
+    done();
+  });
+  // Bodiless POSTs (publish, pause) are common with a JSON content type; an empty body means "no body".
+  const defaultJsonParser = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (isHookRoute(request.routeOptions.url)) {
+      // A webhook's body is the events service's to read, once its signature is checked.
+      (request as RawBodyRequest).rawBody = text;
+      done(null, undefined);
+    } else if (text.trim() === '') done(null, undefined);
+    else void defaultJsonParser(request, text, done);
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(
+    GatewayModule.forRoot(config, companions),
+    adapter,
+    {
+      logger: nestLogger('gateway', !standalone),
+      bodyParser: false,
+    },
+  );
+  app.useGlobalPipes(new GatewayValidationPipe());
+  app.useGlobalFilters(errors);
+  if (standalone) app.enableShutdownHooks();
+  setupOpenApi(app, config.PUBLIC_URL);
+  await app.listen(config.PORT, config.HOST);
+  const url = await app.getUrl();
+  const probes = app.get(HealthProbesController);
+  logger.info({ url }, 'gateway is ready');
+  return {
+    name: 'gateway',
+    url,
+    ready: () => readinessOf('gateway', () => probes.ready()),
+    close: () => app.close(),
+  } satisfies RunningApp;
+}
