@@ -5,8 +5,8 @@
  * wait for it (`Prefer: wait`), read it, read a project, and every 20th turn read the dashboard and
  * follow a run's event stream to its end. Every `--every` seconds it samples each app process's RSS,
  * open file descriptors and threads, the stack's Postgres connections, and the NATS server's
- * connections and subscriptions; then it stops the load, lets the stack idle a minute, and samples
- * once more.
+ * connections and subscriptions; then it stops the load, lets the stack idle `--settle` seconds (60),
+ * and samples once more.
  *
  *   npm run build && node dist/tools/bench/soak-bench.js [--minutes 10] [--clients 10] [--every 60]
  */
@@ -24,6 +24,7 @@ const minutes = Number(argument('minutes', '10'));
 const clients = Number(argument('clients', '10'));
 const everySeconds = Number(argument('every', '60'));
 const allInOne = argument('processes', 'all-in-one') !== 'separate';
+const settleSeconds = Number(argument('settle', '60'));
 
 function statusField(pid: number, field: string): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -184,7 +185,7 @@ try {
   stopping = true;
   await Promise.all(workers);
   agent.destroy();
-  await new Promise((resolve) => setTimeout(resolve, 60_000));
+  await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
   await sample('idle');
 
   const lines = [
