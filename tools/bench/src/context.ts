@@ -1,0 +1,33 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+import { WORKSPACE_ROOT } from '#testing';
+
+/** When, on what, and on how busy a machine a benchmark ran: the header every result table carries. */
+export function benchContext(): { date: string; commit: string; loadavg: string; line: string } {
+  const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: WORKSPACE_ROOT,
+      encoding: 'utf8',
+    }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: WORKSPACE_ROOT,
+      encoding: 'utf8',
+    }).trim();
+    if (dirty) commit += '+changes';
+  } catch {
+    // not a git checkout
+  }
+  const loadavg = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  return { date, commit, loadavg, line: `${date}, commit ${commit}, load average ${loadavg} (1/5/15 min)` };
+}
+
+/** A process's resident memory in MiB, from /proc. */
+export function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((candidate) => candidate.startsWith('VmRSS:'));
+  return Number(line?.split(/\s+/)[1] ?? Number.NaN) / 1024;
+}
