@@ -4,6 +4,7 @@
  * `--clients` clients loop for `--minutes` over what an API client does most: start a 3-step run and
  * wait for it (`Prefer: wait`), read it, read a project, and every 20th turn read the dashboard and
  * follow a run's event stream to its end. Every `--every` seconds it samples each app process's RSS,
+ * its heap after a full collection and its active handles (through the inspector, `src/inspector.ts`),
  * open file descriptors and threads, the stack's Postgres connections, and the NATS server's
  * connections and subscriptions; then it stops the load, lets the stack idle `--settle` seconds (60),
  * and samples once more.
@@ -15,6 +16,9 @@ import { Agent, request } from 'node:http';
 
 import { createOrganization, TestStack } from '#testing';
 import pg from 'pg';
+
+import { benchContext } from './src/context.js';
+import { InspectedProcess } from './src/inspector.js';
 
 const argument = (name: string, fallback: string) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -38,6 +42,8 @@ interface Sample {
   phase: 'load' | 'idle';
   turns: number;
   rssMiB: number;
+  heapMiB: number;
+  handles: number;
   fds: number;
   threads: number;
   postgresConnections: number;
@@ -45,7 +51,15 @@ interface Sample {
   natsSubscriptions: number;
 }
 
-const stack = await TestStack.start({ RATE_LIMIT_PER_HOUR: '100000000', LOG_LEVEL: 'warn' }, { allInOne });
+const context = benchContext();
+const stack = await TestStack.start(
+  // Each app process opens its inspector on a free port, for the heap and handle readings.
+  { RATE_LIMIT_PER_HOUR: '100000000', LOG_LEVEL: 'warn', NODE_OPTIONS: '--inspect=127.0.0.1:0' },
+  { allInOne },
+);
+const inspected = await Promise.all(
+  [...stack.processes.values()].map((service) => InspectedProcess.fromOutput(service.output())),
+);
 const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
 await db.connect();
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
@@ -154,6 +168,13 @@ try {
       threads += statusField(pid, 'Threads');
       fds += readdirSync(`/proc/${pid}/fd`).length;
     }
+    let heap = 0;
+    let handles = 0;
+    for (const process of inspected) {
+      const reading = await process.afterCollection();
+      heap += reading.heapMiB;
+      handles += Object.values(reading.resources).reduce((sum, count) => sum + count, 0);
+    }
     const connections = await db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
     );
@@ -163,6 +184,8 @@ try {
       phase,
       turns,
       rssMiB: Math.round(rss),
+      heapMiB: Math.round(heap),
+      handles,
       fds,
       threads,
       postgresConnections: connections.rows[0]?.n ?? 0,
@@ -189,20 +212,23 @@ try {
   await sample('idle');
 
   const lines = [
+    context.line,
+    '',
     `${allInOne ? 'all-in-one process' : 'one process per service'}, ${clients} clients, ${turns} turns, ${failures} failed calls`,
     '',
-    '| at s | phase | turns/s since last | RSS MiB (app processes) | open fds | threads | Postgres connections | NATS connections | NATS subscriptions |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| at s | phase | turns/s since last | RSS MiB | heap MiB after full GC | active handles | open fds | threads | Postgres connections | NATS connections | NATS subscriptions |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...samples.map((row, index) => {
       const previous = samples[index - 1];
       const rate = previous
         ? (row.turns - previous.turns) / Math.max(1, row.atSeconds - previous.atSeconds)
         : 0;
-      return `| ${row.atSeconds} | ${row.phase} | ${rate.toFixed(1)} | ${row.rssMiB} | ${row.fds} | ${row.threads} | ${row.postgresConnections} | ${row.natsConnections} | ${row.natsSubscriptions} |`;
+      return `| ${row.atSeconds} | ${row.phase} | ${rate.toFixed(1)} | ${row.rssMiB} | ${row.heapMiB} | ${row.handles} | ${row.fds} | ${row.threads} | ${row.postgresConnections} | ${row.natsConnections} | ${row.natsSubscriptions} |`;
     }),
   ];
   console.log(lines.join('\n'));
 } finally {
+  for (const process of inspected) process.close();
   await db.end();
   await stack.stop();
 }
