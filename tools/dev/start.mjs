@@ -2,7 +2,7 @@
 // then becomes the all-in-one process: it migrates and runs every app (or those `SERVICES` lists), and
 // prints one line when all are ready. Ctrl-C stops them in order.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -14,6 +14,7 @@ const run = (command, args) => {
 
 // Written after each build `npm start` makes; a source newer than it means the build is out of date.
 const stamp = join(root, 'dist', '.build-stamp');
+const launcher = join(root, 'dist', 'apps', 'all-in-one', 'src', 'main.js');
 
 function newestSource(dir) {
   let newest = 0;
@@ -29,7 +30,7 @@ function newestSource(dir) {
 }
 
 function buildIsCurrent() {
-  if (!existsSync(stamp)) return false;
+  if (!existsSync(stamp) || !existsSync(launcher)) return false;
   const sources = ['apps', 'libs', 'tools'].map((dir) => newestSource(join(root, dir)));
   const settings = ['package.json', 'package-lock.json', '.swcrc'].map(
     (file) => statSync(join(root, file)).mtimeMs,
@@ -38,8 +39,11 @@ function buildIsCurrent() {
 }
 
 if (!buildIsCurrent()) {
+  // Dated when the build began, so that a source saved while it ran counts as newer next time.
+  const began = new Date();
   run('npm', ['run', '--silent', 'build']);
-  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  writeFileSync(stamp, `${began.toISOString()}\n`);
+  utimesSync(stamp, began, began);
 }
 if (!process.env.SKIP_DEV_STACK) run('bash', ['tools/dev/dev-stack.sh']);
 
@@ -59,4 +63,4 @@ if (!process.env.NATS_GATEWAY_PASSWORD) {
 
 process.env.LOG_FORMAT ??= 'pretty';
 // Imported rather than spawned: one Node process runs everything, with no wrapper process beside it.
-await import(pathToFileURL(join(root, 'dist', 'apps', 'all-in-one', 'src', 'main.js')).href);
+await import(pathToFileURL(launcher).href);

@@ -16,6 +16,11 @@ export class LauncherConfig {
   @IsIn(['true', 'false'])
   MIGRATE_ON_START: 'true' | 'false' = 'true';
 
+  /** How long the apps may take to stop, one after another, before the process exits anyway. */
+  @IsInt()
+  @Min(1000)
+  STOP_TIMEOUT_MS: number = 20_000;
+
   /** Where the probes are served when the gateway, which otherwise answers them, is not in this process. */
   @IsInt()
   @Min(0)

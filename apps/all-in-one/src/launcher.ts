@@ -14,22 +14,26 @@ import type { AppName, LauncherConfig } from './launcher.config.js';
  */
 export async function launch(config: LauncherConfig, logger: Logger): Promise<void> {
   const started = performance.now();
+  const running: RunningApp[] = [];
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'Flowmesh stops at once: a second signal came while it was stopping');
+      process.exit(130);
+    }
+    stopping = true;
+    logger.info({ signal }, 'Flowmesh is stopping');
+    // A close that never ends (NATS unreachable, say) must not keep the process from exiting.
+    setTimeout(() => {
+      logger.error({ timeoutMs: config.STOP_TIMEOUT_MS }, 'Flowmesh did not stop in time; exiting anyway');
+      process.exit(1);
+    }, config.STOP_TIMEOUT_MS).unref();
+    process.exit((await closeAll(running, logger)) ? 0 : 1);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
+
   const entries = await Promise.all(config.apps.map(loadEntry));
   if (config.MIGRATE_ON_START === 'true') await Promise.all(entries.map((entry) => entry.migrate?.()));
-
-  const running: RunningApp[] = [];
-  const stop = async (signal: NodeJS.Signals) => {
-    logger.info({ signal }, 'Flowmesh is stopping');
-    await closeAll(running, logger);
-    process.exit(0);
-  };
-  let stopping: Promise<void> | undefined;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      stopping ??= stop(signal);
-    });
-  }
-
   let url: string;
   try {
     const services = entries.filter((entry) => entry.name !== 'gateway');
@@ -43,7 +47,7 @@ export async function launch(config: LauncherConfig, logger: Logger): Promise<vo
       running.push(app);
       url = app.url ?? '';
     } else {
-      const probes = await serveProbes(config.HEALTH_PORT, [...running]);
+      const probes = await serveProbes(config.HEALTH_PORT, [...running], () => stopping);
       running.unshift(probes);
       url = probes.url ?? '';
     }
@@ -51,6 +55,7 @@ export async function launch(config: LauncherConfig, logger: Logger): Promise<vo
     await closeAll(running, logger);
     throw error;
   }
+  if (stopping) return;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   logger.info(
     { url, apps: config.apps, seconds: Number(seconds) },
@@ -66,15 +71,33 @@ async function loadEntry(name: AppName): Promise<AppEntry> {
   return module.default;
 }
 
-/** Last started, first stopped: the gateway stops taking requests before the services behind it go. */
-async function closeAll(running: RunningApp[], logger: Logger): Promise<void> {
+/**
+ * Last started, first stopped: the gateway stops taking requests before the services behind it go.
+ * Answers whether every app closed cleanly.
+ */
+async function closeAll(running: RunningApp[], logger: Logger): Promise<boolean> {
+  let clean = true;
   for (const app of [...running].reverse()) {
-    await app.close().catch((error: unknown) => logger.error({ err: error, app: app.name }, 'stop failed'));
+    try {
+      await app.close();
+      logger.info({ app: app.name }, `${app.name} stopped`);
+    } catch (error) {
+      clean = false;
+      logger.error({ err: error, app: app.name }, `${app.name} failed to stop`);
+    }
   }
+  return clean;
 }
 
-/** The probes of a process without the gateway: `/health/live`, and `/health` or `/health/ready`. */
-async function serveProbes(port: number, apps: readonly RunningApp[]): Promise<RunningApp> {
+/**
+ * The probes of a process without the gateway: `/health/live`, and `/health` or `/health/ready`. Like
+ * Terminus's, both answer 503 `shutting_down` once the process is stopping.
+ */
+async function serveProbes(
+  port: number,
+  apps: readonly RunningApp[],
+  stopping: () => boolean,
+): Promise<RunningApp> {
   const ready = async () => Object.assign({}, ...(await Promise.all(apps.map((app) => app.ready()))));
   const server: Server = createServer((request, response) => {
     const path = request.url?.split('?')[0];
@@ -83,8 +106,10 @@ async function serveProbes(port: number, apps: readonly RunningApp[]): Promise<R
         .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
         .end(JSON.stringify(body));
     if (request.method !== 'GET') return answer(405, { status: 'error' });
+    if (path !== '/health/live' && path !== '/health' && path !== '/health/ready')
+      return answer(404, { status: 'error' });
+    if (stopping()) return answer(503, { status: 'shutting_down' });
     if (path === '/health/live') return answer(200, { status: 'ok' });
-    if (path !== '/health' && path !== '/health/ready') return answer(404, { status: 'error' });
     void ready().then((details: Record<string, { status: string }>) => {
       const up = Object.values(details).every((detail) => detail.status === 'up');
       answer(up ? 200 : 503, { status: up ? 'ok' : 'error', details });

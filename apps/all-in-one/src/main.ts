@@ -1,4 +1,3 @@
-import './threadpool.js';
 import 'reflect-metadata';
 
 import { createLogger, loadConfig } from '#common';

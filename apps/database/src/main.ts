@@ -1,4 +1,3 @@
-import './uv-threadpool.js';
 import 'reflect-metadata';
 
 import database from './database.app.js';

@@ -108,10 +108,10 @@ describe('the all-in-one process', () => {
       ]);
     });
 
-    it('stops its apps in order on SIGTERM and exits cleanly', async () => {
+    it('stops on SIGTERM and exits cleanly', async () => {
       await runner.stop();
       expect(runner.child.exitCode).toBe(0);
-      expect(runner.output()).toMatch(/Flowmesh is stopping/);
+      expect(runner.output()).toMatch(/Flowmesh is stopping[\s\S]*runner stopped/);
     });
   });
 
@@ -129,5 +129,20 @@ describe('the all-in-one process', () => {
     expect(output).toMatch(
       /SERVICES must list some of: catalog, database, events, agent, workflow, runner, gateway/,
     );
+  });
+
+  // Last: it stops the stack's own process.
+  it('stops its apps on SIGTERM from the gateway back to catalog, each cleanly, and exits 0', async () => {
+    await main.stop();
+    expect(main.child.exitCode).toBe(0);
+    const stopped = [...main.output().matchAll(/"msg":"(\w+) (stopped|failed to stop)"/g)].map(
+      (match) => match[0],
+    );
+    expect(stopped).toEqual([
+      '"msg":"gateway stopped"',
+      '"msg":"workflow stopped"',
+      '"msg":"events stopped"',
+      '"msg":"catalog stopped"',
+    ]);
   });
 });

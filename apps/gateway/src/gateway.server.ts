@@ -73,6 +73,8 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
     adapter,
     {
       logger: nestLogger('gateway', !standalone),
+      // Thrown to the caller rather than exiting, as for the services (libs/nats service-bootstrap).
+      abortOnError: false,
       bodyParser: false,
     },
   );

@@ -46,6 +46,7 @@ export async function readinessOf(
   } catch (error) {
     // Terminus refuses with the whole result as the exception's response.
     const result = (error as { getResponse?: () => HealthCheckResult }).getResponse?.();
-    return { [name]: { status: 'down', ...(result?.error ?? {}) } };
+    if (!result) return { [name]: { status: 'down', message: String(error) } };
+    return { [name]: { status: 'down', ...result.error } };
   }
 }

@@ -36,6 +36,9 @@ export async function bootstrapService(
   const logger = createLogger(options.name);
   const app = await NestFactory.create<NestFastifyApplication>(module as never, new FastifyAdapter(), {
     logger: nestLogger(options.name, options.healthPort === undefined),
+    // A provider that fails (the database unreachable) is thrown to the caller, so the all-in-one
+    // launcher can stop the apps it already started; Nest's default would exit the process on the spot.
+    abortOnError: false,
   });
   // Registered before connecting so the NATS server inherits them.
   app.useGlobalInterceptors(new RpcEnvelopeInterceptor());

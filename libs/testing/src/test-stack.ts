@@ -75,6 +75,8 @@ export class TestStack {
       // Up to three stacks run at once (the shared one and two files' own): smaller pools keep them
       // within Postgres' 100 connections.
       DATABASE_POOL_SIZE: '8',
+      // As the image and `npm start` set it (deploy/Dockerfile).
+      UV_THREADPOOL_SIZE: '16',
       ...extraEnv,
     };
     await createDatabase(databaseName);

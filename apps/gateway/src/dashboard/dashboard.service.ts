@@ -1,4 +1,4 @@
-import { DomainException } from '#common';
+import { createLogger, DomainException } from '#common';
 import {
   type AgentOverview,
   AgentSubjects,
@@ -16,7 +16,7 @@ import {
   WorkflowSubjects,
 } from '#contracts';
 import { RpcClient } from '#nats';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 
 import { GatewayConfig } from '../gateway.config.js';
@@ -60,7 +60,7 @@ const unique = (values: Iterable<string>) => [...new Set(values)].slice(0, NAMES
  */
 @Injectable()
 export class DashboardService {
-  private readonly logger = new Logger(DashboardService.name);
+  private readonly logger = createLogger('gateway');
   private readonly answers: LRUCache<string, Answer<unknown>>;
 
   constructor(
@@ -184,7 +184,7 @@ export class DashboardService {
       return { ...answer, stale: false };
     } catch (error) {
       if (!isUnavailable(error)) throw error;
-      this.logger.warn(`dashboard part ${part} did not answer: ${error.message}`);
+      this.logger.warn({ part }, `dashboard part ${part} did not answer: ${error.message}`);
       const last = this.answers.get(key) as Answer<Parts[P]> | undefined;
       return last ? { ...last, stale: true } : null;
     }

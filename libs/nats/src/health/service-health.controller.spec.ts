@@ -105,7 +105,8 @@ describe('a service health port', () => {
 });
 
 describe('a service that shares its process', () => {
-  it('serves no HTTP and answers its readiness to the launcher', async () => {
+  it('serves no HTTP, leaves signals to the launcher, and answers its readiness to it', async () => {
+    const signalListeners = process.listenerCount('SIGTERM');
     const shared = await bootstrapService(ProbedModule, {
       name: 'shared',
       queue: `unit_${randomUUID().slice(0, 8)}.shared`,
@@ -113,6 +114,7 @@ describe('a service that shares its process', () => {
     });
     try {
       expect(shared.url).toBeUndefined();
+      expect(process.listenerCount('SIGTERM')).toBe(signalListeners);
       await expect(shared.ready()).resolves.toEqual({ shared: { status: 'up' } });
     } finally {
       await shared.close();
