@@ -85,7 +85,7 @@ export async function startService(app: string, options: StartOptions): Promise<
         const response = await fetch(options.readyUrl).catch(() => undefined);
         return response?.ok ? true : undefined;
       },
-      { timeoutMs: options.timeoutMs ?? 30_000, what: `${name} to become ready` },
+      { timeoutMs: options.timeoutMs ?? 60_000, what: `${name} to become ready` },
     );
   } catch (error) {
     await handle.kill();
