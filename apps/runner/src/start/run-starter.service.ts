@@ -1,10 +1,10 @@
 import { DomainException } from '#common';
 import {
   CatalogSubjects,
+  type DiagramNode,
   IDEMPOTENCY_KEY_TTL_HOURS,
   type Principal,
   type StartRunReply,
-  type DiagramNode,
   type StartRunRequest,
   type WorkflowRunDto,
 } from '#contracts';
@@ -29,9 +29,10 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
  * Starts runs: asks workflow what to run and checks it while catalog counts the run against the
- * plan, writes the run with its trigger step, then either executes it here (a free slot: the run was claimed in the
- * same statement) or queues its job. The run row is written first, so a run that was accepted is
- * never lost: a failed publish, or a runner that dies mid-run, leaves a row the sweeper requeues.
+ * plan, writes the run with its trigger step, then either executes it here (a free slot: the run
+ * was claimed in the same statement) or queues its job. The run row is written first, so a run that
+ * was accepted is never lost: a failed publish, or a runner that dies mid-run, leaves a row the
+ * sweeper requeues.
  * The write is refused when the workflow was deleted after it was read: such a start answers
  * workflow_not_found, as it would had it come a moment later.
  */
