@@ -5,6 +5,7 @@
  * waits until the runner announces that run complete, then starts the next.
  *
  *   npm run build && node dist/tools/bench/runs-bench.js [--seconds 20] [--clients 1,10,50] [--mode prefer]
+ *     [--ceiling]
  *
  * It starts a stack of its own (fresh database, own NATS prefix), so it measures exactly what
  * `npm start` runs. The completion notice is the runner's `runner.events.run-changed.<runId>` message
@@ -12,6 +13,7 @@
  * With `--mode prefer` a client instead sends `Prefer: wait=60` and counts the run complete from that
  * one answer, as an API user would (docs/runs.md, "Live runs").
  */
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
@@ -27,6 +29,8 @@ interface Options {
   clients: number[];
   /** `notice`: wait for the runner's change notice on NATS; `prefer`: the start's own answer. */
   mode: 'notice' | 'prefer';
+  /** Also measure the ceiling: the Postgres statements of each run, sent by this process alone. */
+  ceiling: boolean;
 }
 
 function options(): Options {
@@ -39,6 +43,7 @@ function options(): Options {
     warmupSeconds: Number(argument('warmup', '3')),
     clients: argument('clients', '1,10,50').split(',').map(Number),
     mode: argument('mode', 'notice') === 'prefer' ? 'prefer' : 'notice',
+    ceiling: process.argv.includes('--ceiling'),
   };
 }
 
@@ -90,6 +95,135 @@ interface LevelResult {
   generatorCpu: number;
   machineCpu: number;
   cpuByProcess: Record<string, number>;
+}
+
+/**
+ * The ceiling: what a run start costs Postgres alone, sent by one process with `pg`, one connection
+ * per client, each client a closed loop. Per run, the same three statements the stack sends on its
+ * start path (copied here: tools may not import app code): workflow's run target (the live version
+ * held, so without its diagram), catalog's run count, and the runner's insert of the run with its
+ * three steps, complete (`RunRepository.insertStarted`). The rows are those of a run the stack
+ * recorded, under new ids.
+ */
+async function ceilingLevel(
+  connectionString: string,
+  template: { run: Record<string, unknown>; steps: Array<Record<string, unknown>> },
+  clients: number,
+  seconds: number,
+): Promise<{ clients: number; runsPerSecond: number; p50: number; p99: number }> {
+  const { run, steps } = template;
+  const connections = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const client = new pg.Client({ connectionString });
+      await client.connect();
+      return client;
+    }),
+  );
+  const limits = JSON.stringify({ free: 1_000, pro: 100_000, enterprise: 10_000_000 });
+  const latencies: number[] = [];
+  let stopping = false;
+  const loop = async (client: pg.Client) => {
+    while (!stopping) {
+      const began = performance.now();
+      const runId = randomUUID();
+      const now = new Date();
+      await client.query(
+        `SELECT w.id, w.name, w.project_id AS "projectId", w.paused_at AS "pausedAt",
+           w.published_version AS "publishedVersion", v.time_zone AS "timeZone",
+           CASE WHEN $3 THEN w.diagram
+                WHEN w.published_version IS DISTINCT FROM $4::int THEN v.diagram END AS diagram
+         FROM workflow.workflows w
+         LEFT JOIN workflow.versions v ON v.workflow_id = w.id AND v.number = w.published_version
+         WHERE w.organization_id = $1 AND w.id = $2 AND w.deleted_at IS NULL`,
+        [run.organization_id, run.workflow_id, false, run.version],
+      );
+      await client.query(
+        `WITH plan AS (
+           SELECT coalesce(($5::jsonb ->> (SELECT p.plan FROM catalog.organization_plans p
+                                            WHERE p.organization_id = $2))::int, $6::int) AS runs
+         ), counted AS (
+           INSERT INTO catalog.counted_runs (run_id, organization_id, counted_at) VALUES ($1, $2, $7)
+           ON CONFLICT (run_id) DO NOTHING RETURNING run_id
+         ), bumped AS (
+           INSERT INTO catalog.run_usage AS usage (organization_id, period, runs)
+           SELECT $2, $3, 1 FROM counted
+           ON CONFLICT (organization_id, period) DO UPDATE SET runs = usage.runs + 1
+             WHERE usage.runs < (SELECT runs FROM plan)
+           RETURNING runs
+         ), day AS (
+           INSERT INTO catalog.run_days AS days (organization_id, day, runs)
+           SELECT $2, $4, 1 FROM bumped
+           ON CONFLICT (organization_id, day) DO UPDATE SET runs = days.runs + 1
+         )
+         SELECT EXISTS (SELECT 1 FROM counted) AS inserted, EXISTS (SELECT 1 FROM bumped) AS bumped,
+           (SELECT runs FROM plan) AS "limit"`,
+        [
+          runId,
+          run.organization_id,
+          `${now.toISOString().slice(0, 8)}01`,
+          now.toISOString().slice(0, 10),
+          limits,
+          1_000,
+          now,
+        ],
+      );
+      await client.query(
+        `WITH gate AS (SELECT runner.workflow_takes_runs($2, $3) AS open), run AS (
+           INSERT INTO runner.runs (id, organization_id, workflow_id, workflow_name, project_id, version,
+             trigger, trigger_node_id, status, created_by, principal, input, diagram, time_zone,
+             idempotency_key, idempotency_fingerprint, dispatch, dispatched_at, lease_token, claims,
+             lease_expires_at, started_at, created_at, reply, error, wake_at, finished_at)
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, 'complete', $9, $10, $11, $12, $13, NULL, NULL, 0, NULL,
+             1, 1, NULL, $14, $14, $15, NULL, NULL, now()
+           FROM gate WHERE gate.open
+           RETURNING id
+         ), written AS (
+           INSERT INTO runner.run_steps (run_id, node_id, position, status, via, input, output, error, ms,
+             started_at, attempt, route, state, wake_at)
+           SELECT run.id, s.node_id, s.position, s.status, s.via, s.input, s.output, s.error, s.ms,
+             s.started_at, s.attempt, s.route, s.state, s.wake_at
+           FROM run, jsonb_to_recordset($16::jsonb) AS s(node_id text, position integer, status text,
+             via text[], input text, output jsonb, error text, ms integer, started_at timestamptz,
+             attempt integer, route text, state jsonb, wake_at timestamptz)
+         )
+         SELECT CASE WHEN NOT (SELECT open FROM gate) THEN 'workflow_deleted'
+           WHEN EXISTS (SELECT 1 FROM run) THEN 'recorded' ELSE 'key_taken' END AS outcome`,
+        [
+          runId,
+          run.organization_id,
+          run.workflow_id,
+          run.workflow_name,
+          run.project_id,
+          run.version,
+          run.trigger,
+          run.trigger_node_id,
+          run.created_by,
+          JSON.stringify(run.principal),
+          run.input,
+          JSON.stringify(run.diagram),
+          run.time_zone,
+          now,
+          run.reply,
+          JSON.stringify(steps.map((step) => ({ ...step, started_at: now.toISOString() }))),
+        ],
+      );
+      latencies.push(performance.now() - began);
+    }
+  };
+  const started = performance.now();
+  const loops = connections.map((client) => loop(client));
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  stopping = true;
+  await Promise.all(loops);
+  const wall = (performance.now() - started) / 1000;
+  await Promise.all(connections.map((client) => client.end()));
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    clients,
+    runsPerSecond: round(latencies.length / wall),
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+  };
 }
 
 async function main(): Promise<void> {
@@ -326,6 +460,39 @@ async function main(): Promise<void> {
     ];
     console.log(lines.join('\n'));
     agent.destroy();
+
+    if (settings.ceiling) {
+      const template = await db.query<Record<string, unknown>>(
+        `SELECT * FROM runner.runs WHERE workflow_id = $1 AND status = 'complete' LIMIT 1`,
+        [workflowId],
+      );
+      const run = template.rows[0];
+      if (!run) throw new Error('no complete run to copy for the ceiling');
+      const steps = await db.query<Record<string, unknown>>(
+        `SELECT node_id, position, status, via, input, output, error, ms, attempt, route, state, wake_at
+         FROM runner.run_steps WHERE run_id = $1 ORDER BY position`,
+        [run.id],
+      );
+      const ceiling = [];
+      for (const clients of settings.clients) {
+        ceiling.push(
+          await ceilingLevel(stack.env.DATABASE_URL, { run, steps: steps.rows }, clients, settings.seconds),
+        );
+        console.error(JSON.stringify({ ceiling: ceiling.at(-1) }));
+      }
+      console.log(
+        [
+          '',
+          '| clients | ceiling runs/s | ceiling p50 / p99 ms | API runs/s as a share of it |',
+          '|---|---|---|---|',
+          ...ceiling.map((c) => {
+            const api = results.find((r) => r.clients === c.clients);
+            const share = api ? `${round((api.runsPerSecond / c.runsPerSecond) * 100)} %` : '';
+            return `| ${c.clients} | ${c.runsPerSecond} | ${c.p50} / ${c.p99} | ${share} |`;
+          }),
+        ].join('\n'),
+      );
+    }
   } finally {
     await nats.drain();
     await db.end();

@@ -347,6 +347,63 @@ describe('runs', () => {
     expect((await runToEnd(org.api, workflowId, { input: 'while paused' })).status).toBe('complete');
   });
 
+  it('runs the version live at each start: the next start after a publish or a delete sees it', async () => {
+    const check = (right: string) => condition('c', [{ left: '{{trigger}}', operator: 'equals', right }]);
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      [trigger('t'), check('one')],
+      [edge('e', 't', 'c')],
+    );
+    // The runner now holds version 1; each start still asks which version is live.
+    const first = await runToEnd(org.api, workflowId, { input: 'two' });
+    expect(first).toMatchObject({ version: 1, reply: 'false' });
+
+    const changed = await org.api.patch(`/api/v1/workflows/${workflowId}`, {
+      diagram: { nodes: [trigger('t'), check('two')], edges: [edge('e', 't', 'c')] },
+    });
+    expect(changed.status).toBe(200);
+    // An edited draft does not change what a start runs until it is published.
+    expect(await runToEnd(org.api, workflowId, { input: 'two' })).toMatchObject({
+      version: 1,
+      reply: 'false',
+    });
+    expect((await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {})).status).toBe(201);
+    const second = await runToEnd(org.api, workflowId, { input: 'two' });
+    expect(second).toMatchObject({ version: 2, reply: 'true' });
+    expect(stepOf(second, 'c').input).toContain('"right":"two"');
+    // Another organization never gets the version held for this one.
+    expect((await startRun(other.api, workflowId, {})).status).toBe(404);
+
+    expect((await org.api.delete(`/api/v1/workflows/${workflowId}`)).status).toBe(200);
+    const gone = await startRun(org.api, workflowId, {});
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('workflow_not_found');
+  });
+
+  it('gives back the count of a start refused after it was counted', async () => {
+    const free = await createOrganization(stack, { plan: 'free' });
+    const usage = async () => (await free.api.get('/api/v1/billing')).body.usage.runs as number;
+    const project = (await free.api.post('/api/v1/projects', { name: 'p' })).body.id;
+    const unpublished = await createWorkflow(free.api, project, [trigger('t')], [], { publish: false });
+    const broken = await createWorkflow(
+      free.api,
+      project,
+      [trigger('t'), { id: 'c', data: { type: 'condition', properties: {} } }],
+      [edge('e', 't', 'c')],
+      { publish: false },
+    );
+    const twoTriggers = await createWorkflow(free.api, project, [trigger('a'), trigger('b')], []);
+    // Catalog counts each of these while workflow is asked for the target; each is refused after.
+    expect((await startRun(free.api, unpublished, {})).body.error.code).toBe('not_published');
+    expect((await startRun(free.api, broken, { draft: true })).body.error.code).toBe('invalid_workflow');
+    expect((await startRun(free.api, twoTriggers, {})).body.error.code).toBe('trigger_required');
+    expect((await startRun(free.api, '00000000-0000-7000-8000-000000000000', {})).status).toBe(404);
+    expect(await usage()).toBe(0);
+    expect((await startRun(free.api, twoTriggers, { triggerNodeId: 'a' })).status).toBe(201);
+    expect(await usage()).toBe(1);
+  });
+
   it('answers workflow_not_found and run_not_found for unknown or foreign ids', async () => {
     const workflowId = await createWorkflow(org.api, projectId, [trigger('t')], []);
     const run = await runToEnd(org.api, workflowId);

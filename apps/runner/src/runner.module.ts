@@ -35,6 +35,7 @@ import { RunRepository } from './runs/run.repository.js';
 import { RunsHandler } from './runs/runs.handler.js';
 import { RunsService } from './runs/runs.service.js';
 import { RunStarter } from './start/run-starter.service.js';
+import { RunTargets } from './start/run-targets.service.js';
 import { RunSweeper } from './sweeper/run-sweeper.service.js';
 
 /** Node executors of this service. */
@@ -120,6 +121,7 @@ export class RunnerModule implements OnApplicationShutdown {
         RunJobConsumer,
         RunSweeper,
         RunStarter,
+        RunTargets,
         RunsService,
       ],
     };

@@ -5,6 +5,7 @@ import {
   type NamesReply,
   type NamesRequest,
   type Principal,
+  type RefundRunRequest,
 } from '#contracts';
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
@@ -43,5 +44,10 @@ export class BillingHandler {
   @Handles(CatalogSubjects.usageConsumeRun)
   consumeRun({ runId }: ConsumeRunRequest, principal: Principal) {
     return this.plans.consumeRun(principal.organizationId, runId);
+  }
+
+  @Handles(CatalogSubjects.usageRefundRun)
+  refundRun({ runId }: RefundRunRequest, principal: Principal) {
+    return this.plans.refundRun(principal.organizationId, runId);
   }
 }

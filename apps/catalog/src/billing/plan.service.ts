@@ -3,7 +3,7 @@ import { type Plan, type PlanId, type PlanLimitsReply, PLANS } from '#contracts'
 import { Injectable } from '@nestjs/common';
 
 import { PlanRepository } from './plan.repository.js';
-import { UsageRepository } from './usage.repository.js';
+import { type RunLimits, UsageRepository } from './usage.repository.js';
 
 export interface OrganizationPlan extends Plan {
   complimentary: boolean;
@@ -12,6 +12,12 @@ export interface OrganizationPlan extends Plan {
 function isPlanId(value: string): value is PlanId {
   return Object.hasOwn(PLANS, value);
 }
+
+/** An unknown plan id counts as the free plan, as in `planOf`. */
+const RUN_LIMITS: RunLimits = {
+  byPlan: Object.fromEntries(Object.values(PLANS).map((plan) => [plan.id, plan.limits.runs])),
+  fallback: PLANS.free.limits.runs,
+};
 
 @Injectable()
 export class PlanService {
@@ -35,10 +41,14 @@ export class PlanService {
     return { limits: { ...(await this.planOf(organizationId)).limits } };
   }
 
+  /** The plan is read in the counting statement itself: a run start costs catalog one round trip. */
   async consumeRun(organizationId: string, runId: string): Promise<{ counted: boolean }> {
-    const limit = (await this.planOf(organizationId)).limits.runs;
-    const result = await this.usage.consumeRun(organizationId, runId, limit);
+    const { result, limit } = await this.usage.consumeRun(organizationId, runId, RUN_LIMITS);
     if (result === 'limit_reached') throw DomainException.planLimit('runs', limit);
     return { counted: result === 'counted' };
+  }
+
+  async refundRun(organizationId: string, runId: string): Promise<{ refunded: boolean }> {
+    return { refunded: await this.usage.refundRun(organizationId, runId) };
   }
 }

@@ -3,7 +3,7 @@ import { scratchDatabase } from '#testing';
 import { DataSource } from 'typeorm';
 
 import { catalogDataSource } from '../catalog.database.js';
-import { lastSevenDays, UsageRepository } from './usage.repository.js';
+import { lastSevenDays, type RunLimits, UsageRepository } from './usage.repository.js';
 
 /** Run counting and the dashboard's seven days, with an injected clock, on a Postgres database of its own. */
 const database = scratchDatabase('fm_catalog_usage_spec');
@@ -27,8 +27,11 @@ describe('UsageRepository', () => {
     await database.drop();
   });
 
-  const count = (organizationId: string, at: string, limit = 1_000) =>
-    usage.consumeRun(organizationId, newId(), limit, new Date(at));
+  /** Every organization of these tests without a plan row is on the fallback plan. */
+  const limitOf = (fallback: number): RunLimits => ({ byPlan: { small: 1, large: 5 }, fallback });
+  const consume = async (organizationId: string, runId: string, fallback: number, now: Date) =>
+    (await usage.consumeRun(organizationId, runId, limitOf(fallback), now)).result;
+  const count = (organizationId: string, at: string) => consume(organizationId, newId(), 1_000, new Date(at));
 
   it('lists seven UTC days ending today, oldest first, whatever the hour', () => {
     expect(lastSevenDays(new Date('2026-03-01T00:00:00.000Z'))).toEqual([
@@ -81,10 +84,10 @@ describe('UsageRepository', () => {
     const org = nextOrganization();
     const runId = newId();
     const now = new Date('2026-11-23T10:00:00.000Z');
-    expect(await usage.consumeRun(org, runId, 2, now)).toBe('counted');
-    expect(await usage.consumeRun(org, runId, 2, now)).toBe('already_counted');
-    expect(await usage.consumeRun(org, newId(), 2, now)).toBe('counted');
-    expect(await usage.consumeRun(org, newId(), 2, now)).toBe('limit_reached');
+    expect(await consume(org, runId, 2, now)).toBe('counted');
+    expect(await consume(org, runId, 2, now)).toBe('already_counted');
+    expect(await consume(org, newId(), 2, now)).toBe('counted');
+    expect(await consume(org, newId(), 2, now)).toBe('limit_reached');
     expect((await usage.activity(org, now)).at(-1)).toEqual({ date: '2026-11-23', runs: 2 });
   });
 
@@ -92,13 +95,59 @@ describe('UsageRepository', () => {
     for (let round = 0; round < 10; round += 1) {
       const org = nextOrganization();
       const now = new Date('2026-11-23T10:00:00.000Z');
-      expect(await usage.consumeRun(org, newId(), 2, now)).toBe('counted');
-      const outcomes = await Promise.all([
-        usage.consumeRun(org, newId(), 2, now),
-        usage.consumeRun(org, newId(), 2, now),
-      ]);
+      expect(await consume(org, newId(), 2, now)).toBe('counted');
+      const outcomes = await Promise.all([consume(org, newId(), 2, now), consume(org, newId(), 2, now)]);
       expect(outcomes.sort()).toEqual(['counted', 'limit_reached']);
       expect((await usage.activity(org, now)).at(-1)?.runs).toBe(2);
     }
+  });
+
+  it("applies the organization's plan, read in the counting statement, and answers its limit", async () => {
+    const org = nextOrganization();
+    const now = new Date('2026-11-23T10:00:00.000Z');
+    await dataSource.query(
+      `INSERT INTO catalog.organization_plans (organization_id, plan, complimentary, updated_at)
+       VALUES ($1, 'small', false, now())`,
+      [org],
+    );
+    expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({ result: 'counted', limit: 1 });
+    expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({
+      result: 'limit_reached',
+      limit: 1,
+    });
+    await dataSource.query(`UPDATE catalog.organization_plans SET plan = 'gone' WHERE organization_id = $1`, [
+      org,
+    ]);
+    // A plan id nobody knows counts as the fallback plan.
+    expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({
+      result: 'counted',
+      limit: 100,
+    });
+  });
+
+  it('refunds a counted run once, on the month and the day it was counted', async () => {
+    const org = nextOrganization();
+    const now = new Date('2026-11-23T10:00:00.000Z');
+    const runId = newId();
+    expect(await consume(org, runId, 2, now)).toBe('counted');
+    expect(await consume(org, newId(), 2, now)).toBe('counted');
+    expect(await consume(org, newId(), 2, now)).toBe('limit_reached');
+
+    expect(await usage.refundRun(org, runId)).toBe(true);
+    expect(await usage.refundRun(org, runId)).toBe(false);
+    expect(await usage.refundRun(nextOrganization(), newId())).toBe(false);
+    expect((await usage.activity(org, now)).at(-1)).toEqual({ date: '2026-11-23', runs: 1 });
+    // The place it gave back is free again.
+    expect(await consume(org, newId(), 2, now)).toBe('counted');
+    expect(await consume(org, newId(), 2, now)).toBe('limit_reached');
+  });
+
+  it("refunds nothing of another organization's run", async () => {
+    const org = nextOrganization();
+    const now = new Date('2026-11-23T10:00:00.000Z');
+    const runId = newId();
+    expect(await consume(org, runId, 2, now)).toBe('counted');
+    expect(await usage.refundRun(nextOrganization(), runId)).toBe(false);
+    expect((await usage.activity(org, now)).at(-1)?.runs).toBe(1);
   });
 });

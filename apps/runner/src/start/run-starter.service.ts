@@ -1,13 +1,12 @@
 import { DomainException } from '#common';
 import {
   CatalogSubjects,
+  type DiagramNode,
   IDEMPOTENCY_KEY_TTL_HOURS,
   type Principal,
   type StartRunReply,
   type StartRunRequest,
-  validateDiagram,
   type WorkflowRunDto,
-  WorkflowSubjects,
 } from '#contracts';
 import { ExecutionSlots, RpcClient } from '#nats';
 import { newId } from '#persistence';
@@ -23,15 +22,17 @@ import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { toWorkflowRunDto } from '../runs/run.mapper.js';
 import { type KeyHolder, type NewRun, queuedRunOf, RunRepository } from '../runs/run.repository.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
+import { type ResolvedTarget, RunTargets } from './run-targets.service.js';
 import { chooseTrigger } from './trigger-choice.util.js';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
- * Starts runs: asks workflow what to run, checks it, counts the run against the plan, writes the
- * run with its trigger step, then either executes it here (a free slot: the run was claimed in the
- * same statement) or queues its job. The run row is written first, so a run that was accepted is
- * never lost: a failed publish, or a runner that dies mid-run, leaves a row the sweeper requeues.
+ * Starts runs: asks workflow what to run and checks it while catalog counts the run against the
+ * plan, writes the run with its trigger step, then either executes it here (a free slot: the run
+ * was claimed in the same statement) or queues its job. The run row is written first, so a run that
+ * was accepted is never lost: a failed publish, or a runner that dies mid-run, leaves a row the
+ * sweeper requeues.
  * The write is refused when the workflow was deleted after it was read: such a start answers
  * workflow_not_found, as it would had it come a moment later.
  */
@@ -40,6 +41,7 @@ export class RunStarter {
   constructor(
     private readonly runs: RunRepository,
     private readonly rpc: RpcClient,
+    private readonly targets: RunTargets,
     private readonly jobs: RunJobs,
     private readonly engine: RunEngine,
     private readonly slots: ExecutionSlots,
@@ -67,23 +69,31 @@ export class RunStarter {
     }
 
     const began = performance.now();
-    const target = await this.rpc.request(WorkflowSubjects.runTarget, principal, {
-      workflowId: request.workflowId,
-      draft: request.draft,
-    });
-    if (request.trigger === 'event' && target.pausedAt !== null) {
-      // Events that happen while a workflow is paused never run (contract: resume rules).
-      throw new DomainException('workflow_paused', 'The workflow is paused: app events start no runs.');
-    }
-    const issues = validateDiagram(target.diagram);
-    if (issues.length > 0) {
-      throw new DomainException('invalid_workflow', 'The workflow cannot run as it is.', { issues });
-    }
-    const trigger = chooseTrigger(target.diagram, request.triggerNodeId);
-
-    const targeted = performance.now();
     const runId = newId();
-    await this.rpc.request(CatalogSubjects.usageConsumeRun, principal, { runId });
+    // Counted while workflow is asked for the target rather than after: one round trip's wait less
+    // per start. A start that then fails without writing its run gives the count back (`refund`).
+    const counting = this.rpc.request(CatalogSubjects.usageConsumeRun, principal, { runId });
+    counting.catch(() => undefined);
+    let target: ResolvedTarget;
+    let trigger: DiagramNode;
+    try {
+      target = await this.targets.resolve(principal, request.workflowId, request.draft);
+      if (request.trigger === 'event' && target.pausedAt !== null) {
+        // Events that happen while a workflow is paused never run (contract: resume rules).
+        throw new DomainException('workflow_paused', 'The workflow is paused: app events start no runs.');
+      }
+      if (target.issues.length > 0) {
+        throw new DomainException('invalid_workflow', 'The workflow cannot run as it is.', {
+          issues: target.issues,
+        });
+      }
+      trigger = chooseTrigger(target.diagram, request.triggerNodeId);
+    } catch (error) {
+      await this.refund(principal, runId, counting);
+      throw error;
+    }
+    const targeted = performance.now();
+    await counting;
     const counted = performance.now();
     const run: NewRun = {
       id: runId,
@@ -109,8 +119,14 @@ export class RunStarter {
       try {
         await execution.durable;
       } catch (error) {
-        if (error instanceof WorkflowDeleted) throw DomainException.notFound('workflow', request.workflowId);
-        if (error instanceof LeaseLost && key !== null) return this.replay(organizationId, key);
+        if (error instanceof WorkflowDeleted) {
+          await this.refund(principal, runId, counting);
+          throw DomainException.notFound('workflow', request.workflowId);
+        }
+        if (error instanceof LeaseLost && key !== null) {
+          await this.refund(principal, runId, counting);
+          return this.replay(organizationId, key);
+        }
         throw error;
       }
       this.timed(runId, began, targeted, counted, 'inline');
@@ -118,8 +134,10 @@ export class RunStarter {
     }
     switch (await this.runs.insert(run)) {
       case 'workflow_deleted':
+        await this.refund(principal, runId, counting);
         throw DomainException.notFound('workflow', request.workflowId);
       case 'key_taken':
+        await this.refund(principal, runId, counting);
         return this.replay(organizationId, key);
       case 'recorded':
         break;
@@ -129,7 +147,26 @@ export class RunStarter {
     return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
   }
 
-  /** Where a start's time went: asking workflow, counting with catalog, recording (and queueing). */
+  /**
+   * Gives back the count of a run that was certainly not written. A refund that fails (catalog
+   * unreachable) is logged and leaves the run counted: the user's quota is then short by one run,
+   * never the other way round.
+   */
+  private async refund(principal: Principal, runId: string, counting: Promise<unknown>): Promise<void> {
+    const counted = await counting.then(
+      () => true,
+      () => false,
+    );
+    if (!counted) return;
+    await this.rpc.request(CatalogSubjects.usageRefundRun, principal, { runId }).catch((error: unknown) => {
+      this.logger.warn({ err: error, runId }, 'a count for a run not started could not be refunded');
+    });
+  }
+
+  /**
+   * Where a start's time went: asking workflow (catalog counting meanwhile), what was left of the
+   * count, recording (and queueing).
+   */
   private timed(
     runId: string,
     began: number,

@@ -18,6 +18,19 @@ export interface NewWorkflow {
   createdBy: string | null;
 }
 
+/** What a run start needs of a workflow and its live version, read together. */
+export interface RunTargetRow {
+  id: string;
+  name: string;
+  projectId: string;
+  pausedAt: Date | null;
+  publishedVersion: number | null;
+  /** The live version's; null when the workflow was never published. */
+  timeZone: string | null;
+  /** The draft, the live version's diagram, or null when the caller said it holds that version. */
+  diagram: Diagram | null;
+}
+
 /** A deleted workflow a purge sweep has taken. */
 export interface DeletedWorkflow {
   id: string;
@@ -72,6 +85,29 @@ export class WorkflowRepository {
 
   find(organizationId: string, id: string, manager?: Transaction): Promise<WorkflowEntity | null> {
     return this.repo(manager).findOneBy({ organizationId, id, deletedAt: IsNull() });
+  }
+
+  /**
+   * The workflow with its live version in one round trip, the hot read of every run start. The
+   * diagram is the draft's with `draft`, else the live version's unless that is `knownVersion`.
+   */
+  async findRunTarget(
+    organizationId: string,
+    id: string,
+    draft: boolean,
+    knownVersion: number | null,
+  ): Promise<RunTargetRow | null> {
+    const rows: RunTargetRow[] = await this.dataSource.query(
+      `SELECT w.id, w.name, w.project_id AS "projectId", w.paused_at AS "pausedAt",
+         w.published_version AS "publishedVersion", v.time_zone AS "timeZone",
+         CASE WHEN $3 THEN w.diagram
+              WHEN w.published_version IS DISTINCT FROM $4::int THEN v.diagram END AS diagram
+       FROM workflow.workflows w
+       LEFT JOIN workflow.versions v ON v.workflow_id = w.id AND v.number = w.published_version
+       WHERE w.organization_id = $1 AND w.id = $2 AND w.deleted_at IS NULL`,
+      [organizationId, id, draft, knownVersion],
+    );
+    return rows[0] ?? null;
   }
 
   /** Reads the row and holds it until the transaction ends: publish, pause and resume take turns. */

@@ -224,10 +224,21 @@ export class WorkflowsService {
     return mapPage(await this.versions.list(workflow.id, query), toWorkflowVersionDto);
   }
 
-  /** What a run executes: the live version, or the draft (in the live version's time zone). */
+  /**
+   * What a run executes: the live version, or the draft (in the live version's time zone). One
+   * query; the live version's diagram is left out when the caller holds it (`knownVersion`).
+   */
   async runTarget(principal: Principal, request: RunTargetRequest): Promise<RunTarget> {
-    const workflow = await this.findOwned(principal, String(request?.workflowId));
-    const live = await this.liveVersion(workflow);
+    const id = String(request?.workflowId);
+    const workflow = isId(id)
+      ? await this.workflows.findRunTarget(
+          principal.organizationId,
+          id,
+          request.draft === true,
+          request.knownVersion ?? null,
+        )
+      : null;
+    if (!workflow) throw DomainException.notFound('workflow', id);
     const common = {
       workflowId: workflow.id,
       workflowName: workflow.name,
@@ -238,17 +249,22 @@ export class WorkflowsService {
       return {
         ...common,
         version: null,
-        timeZone: live?.timeZone ?? DEFAULT_TIME_ZONE,
+        timeZone: workflow.timeZone ?? DEFAULT_TIME_ZONE,
         diagram: workflow.diagram,
       };
     }
-    if (!live) {
+    if (workflow.publishedVersion === null || workflow.timeZone === null) {
       throw new DomainException(
         'not_published',
         'The workflow has never been published: publish it, or run the draft with draft: true.',
       );
     }
-    return { ...common, version: live.number, timeZone: live.timeZone, diagram: live.diagram };
+    return {
+      ...common,
+      version: workflow.publishedVersion,
+      timeZone: workflow.timeZone,
+      diagram: workflow.diagram,
+    };
   }
 
   private async assertPublishable(principal: Principal, diagram: Diagram): Promise<void> {

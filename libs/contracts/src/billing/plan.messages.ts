@@ -13,3 +13,10 @@ export class ConsumeRunRequest {
   @MaxLength(200)
   runId!: string;
 }
+
+/** Gives back a run counted by `usageConsumeRun` that was never started (its start failed after it). */
+export class RefundRunRequest {
+  @IsString()
+  @MaxLength(200)
+  runId!: string;
+}

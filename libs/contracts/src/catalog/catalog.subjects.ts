@@ -17,7 +17,7 @@ import {
 } from '../auth/auth.messages.js';
 import { type ExistingIds, IdsRequest, type MountedSkill } from '../agents/agent.dto.js';
 import type { CatalogBilling } from '../billing/billing.dto.js';
-import { ConsumeRunRequest, type PlanLimitsReply } from '../billing/plan.messages.js';
+import { ConsumeRunRequest, type PlanLimitsReply, RefundRunRequest } from '../billing/plan.messages.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import { type CatalogOverview, type NamesReply, NamesRequest } from '../dashboard/overview.messages.js';
@@ -131,6 +131,14 @@ export const CatalogSubjects = {
   usageConsumeRun: rpc('catalog.usage.consume-run', ConsumeRunRequest, {
     callers: ['runner'],
     reply: returns<{ counted: boolean }>(),
+  }),
+  /**
+   * Takes back a count for a run whose start failed after it was counted (the runner counts while it
+   * asks workflow for the target, not after). Idempotent: a run id not counted refunds nothing.
+   */
+  usageRefundRun: rpc('catalog.usage.refund-run', RefundRunRequest, {
+    callers: ['runner'],
+    reply: returns<{ refunded: boolean }>(),
   }),
 
   /** Operator commands: only the admin CLI's NATS identity may send them. */

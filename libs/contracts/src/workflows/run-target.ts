@@ -1,4 +1,4 @@
-import { IsBoolean, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import type { Diagram } from './diagram.js';
@@ -11,6 +11,16 @@ export class RunTargetRequest {
 
   @IsBoolean()
   draft!: boolean;
+
+  /**
+   * A published version the caller holds already. Versions never change once published, so when it
+   * is still the live one the answer leaves its diagram out (`diagram: null`); the rest of the
+   * answer (whether the workflow exists, is paused, which version is live) is always read anew.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  knownVersion?: number;
 }
 
 /**
@@ -24,6 +34,7 @@ export interface RunTarget {
   /** The published version number; null for a draft run. */
   version: number | null;
   timeZone: string;
-  diagram: Diagram;
+  /** Null only when `version` is the request's `knownVersion`: the caller has that diagram. */
+  diagram: Diagram | null;
   pausedAt: string | null;
 }
