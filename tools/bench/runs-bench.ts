@@ -5,10 +5,10 @@
  * waits until the runner announces that run complete, then starts the next.
  *
  *   npm run build && node dist/tools/bench/runs-bench.js [--seconds 20] [--clients 1,10,50] [--mode prefer]
- *     [--ceiling]
+ *     [--ceiling] [--processes all-in-one|separate]
  *
- * It starts a stack of its own (fresh database, own NATS prefix), so it measures exactly what
- * `npm start` runs. The completion notice is the runner's `runner.events.run-changed.<runId>` message
+ * It starts a stack of its own (fresh database, own NATS prefix): the all-in-one process `npm start`
+ * runs, or with `--processes separate` one process per service as `deploy/` runs them. The completion notice is the runner's `runner.events.run-changed.<runId>` message
  * on core NATS with a final status; a client that misses one notices by reading the run after a second.
  * With `--mode prefer` a client instead sends `Prefer: wait=60` and counts the run complete from that
  * one answer, as an API user would (docs/runs.md, "Live runs").
@@ -21,6 +21,8 @@ import { FINAL_RUN_STATUSES, type RunChangedEvent, RunnerSubjects } from '#contr
 import { connectAs, createOrganization, TestStack } from '#testing';
 import pg from 'pg';
 
+import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
+import { benchContext } from './src/context.js';
 import { machineTicks } from './src/measure.js';
 
 interface Options {
@@ -31,6 +33,8 @@ interface Options {
   mode: 'notice' | 'prefer';
   /** Also measure the ceiling: the Postgres statements of each run, sent by this process alone. */
   ceiling: boolean;
+  /** Every app in one process (as `npm start`), or one process per service (as `deploy/`). */
+  allInOne: boolean;
 }
 
 function options(): Options {
@@ -44,6 +48,7 @@ function options(): Options {
     clients: argument('clients', '1,10,50').split(',').map(Number),
     mode: argument('mode', 'notice') === 'prefer' ? 'prefer' : 'notice',
     ceiling: process.argv.includes('--ceiling'),
+    allInOne: argument('processes', 'all-in-one') !== 'separate',
   };
 }
 
@@ -229,52 +234,25 @@ async function ceilingLevel(
 async function main(): Promise<void> {
   const settings = options();
   // BENCH_STACK_ENV (JSON) adds settings to every service, e.g. RUNNER_START_MODE or NODE_OPTIONS.
-  const stack = await TestStack.start({
-    RATE_LIMIT_PER_HOUR: '100000000',
-    LOG_LEVEL: 'warn',
-    ...(JSON.parse(process.env.BENCH_STACK_ENV ?? '{}') as Record<string, string>),
-  });
+  const context = benchContext();
+  const stack = await TestStack.start(
+    {
+      RATE_LIMIT_PER_HOUR: '100000000',
+      LOG_LEVEL: 'warn',
+      ...(JSON.parse(process.env.BENCH_STACK_ENV ?? '{}') as Record<string, string>),
+    },
+    { allInOne: settings.allInOne },
+  );
   const nats = await connectAs(stack.description, 'gateway');
   const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
   await db.connect();
   try {
     const org = await createOrganization(stack.description, { plan: 'enterprise' });
     const project = await org.api.post('/api/v1/projects', { name: 'Bench' });
-    const workflow = await org.api.post(`/api/v1/projects/${project.body.id}/workflows`, {
-      name: 'Bench',
-      diagram: {
-        nodes: [
-          { id: 'hook', data: { type: 'trigger', properties: { kind: 'api' } } },
-          {
-            id: 'big',
-            data: {
-              type: 'condition',
-              properties: {
-                conditions: [{ left: '{{trigger.amount}}', operator: 'greater_than', right: '100' }],
-              },
-            },
-          },
-          {
-            id: 'vip',
-            data: {
-              type: 'condition',
-              properties: {
-                conditions: [{ left: '{{trigger.customer}}', operator: 'starts_with', right: 'A' }],
-              },
-            },
-          },
-        ],
-        edges: [
-          { id: 'e1', source: 'hook', target: 'big' },
-          { id: 'e2', source: 'big', target: 'vip', sourceHandle: 'true' },
-        ],
-      },
-    });
-    const workflowId = workflow.body.id as string;
-    await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {});
+    const workflowId = await publishBenchWorkflow(org.api, project.body.id as string, 'Bench');
 
     const url = new URL(`${stack.baseUrl}/api/v1/workflows/${workflowId}/runs`);
-    const body = JSON.stringify({ input: JSON.stringify({ amount: 250, customer: 'Ada' }) });
+    const body = BENCH_RUN_BODY;
     const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
     // Completion notices, by run id; a notice may arrive before the start's 201 does.
@@ -458,7 +436,13 @@ async function main(): Promise<void> {
         (r) => `| ${r.clients} | ${names.map((name) => `${r.cpuByProcess[name]} %`).join(' | ')} |`,
       ),
     ];
-    console.log(lines.join('\n'));
+    console.log(
+      [
+        `${context.line}; ${settings.allInOne ? 'all-in-one process' : 'one process per service'}, --mode ${settings.mode}`,
+        '',
+        ...lines,
+      ].join('\n'),
+    );
     agent.destroy();
 
     if (settings.ceiling) {

@@ -17,6 +17,7 @@ import { Agent, request } from 'node:http';
 import { createOrganization, TestStack } from '#testing';
 import pg from 'pg';
 
+import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
 import { benchContext } from './src/context.js';
 import { InspectedProcess } from './src/inspector.js';
 
@@ -67,38 +68,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 try {
   const org = await createOrganization(stack.description, { plan: 'enterprise' });
   const project = await org.api.post('/api/v1/projects', { name: 'Soak' });
-  const workflow = await org.api.post(`/api/v1/projects/${project.body.id}/workflows`, {
-    name: 'Soak',
-    diagram: {
-      nodes: [
-        { id: 'hook', data: { type: 'trigger', properties: { kind: 'api' } } },
-        {
-          id: 'big',
-          data: {
-            type: 'condition',
-            properties: {
-              conditions: [{ left: '{{trigger.amount}}', operator: 'greater_than', right: '100' }],
-            },
-          },
-        },
-        {
-          id: 'vip',
-          data: {
-            type: 'condition',
-            properties: {
-              conditions: [{ left: '{{trigger.customer}}', operator: 'starts_with', right: 'A' }],
-            },
-          },
-        },
-      ],
-      edges: [
-        { id: 'e1', source: 'hook', target: 'big' },
-        { id: 'e2', source: 'big', target: 'vip', sourceHandle: 'true' },
-      ],
-    },
-  });
-  const workflowId = workflow.body.id as string;
-  await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {});
+  const workflowId = await publishBenchWorkflow(org.api, project.body.id as string, 'Soak');
 
   const call = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -126,7 +96,7 @@ try {
       outgoing.end(body);
     });
 
-  const input = JSON.stringify({ input: JSON.stringify({ amount: 250, customer: 'Ada' }) });
+  const input = BENCH_RUN_BODY;
   let turns = 0;
   let failures = 0;
   let stopping = false;
