@@ -1,14 +1,11 @@
 import { createLogger, PinoNestLogger } from '#common';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { NatsConnection } from '@nats-io/transport-node';
 
-import { type NatsEndpoint, natsConnectionOptions } from './connection.js';
+import type { NatsEndpoint } from './connection.js';
 import { NatsServerConnection } from './health/nats-server-connection.js';
-import { RpcEnvelopeInterceptor } from './rpc-envelope.interceptor.js';
-import { RpcExceptionFilter } from './rpc-exception.filter.js';
+import { RpcServer } from './rpc.server.js';
 
 export interface ServiceBootstrapOptions {
   name: string;
@@ -31,20 +28,10 @@ export async function bootstrapService(
   const app = await NestFactory.create<NestFastifyApplication>(module as never, new FastifyAdapter(), {
     logger: new PinoNestLogger(logger),
   });
-  // Registered before connecting so the NATS server inherits them.
-  app.useGlobalInterceptors(new RpcEnvelopeInterceptor());
-  app.useGlobalFilters(new RpcExceptionFilter(logger));
-  app.connectMicroservice<MicroserviceOptions>(
-    {
-      transport: Transport.NATS,
-      options: { ...natsConnectionOptions(options.nats), queue: options.queue, name: options.name },
-    },
-    { inheritAppConfig: true },
-  );
   app.enableShutdownHooks();
-  await app.startAllMicroservices();
-  const [server] = app.getMicroservices();
-  app.get(NatsServerConnection).attach(server.unwrap<NatsConnection>());
+  // Handlers may rely on their modules' init hooks, so those run before the first request can arrive.
+  await app.init();
+  app.get(NatsServerConnection).attach(await RpcServer.start(app, options));
   await app.listen(options.healthPort, '0.0.0.0');
   logger.info({ healthUrl: await app.getUrl() }, `${options.name} is ready`);
   return app;
