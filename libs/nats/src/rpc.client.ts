@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 
 import { currentRequestId, DomainException, isErrorCode } from '#common';
 import { type Principal, REQUEST_ID_HEADER, type RpcEnvelope, type RpcSubject } from '#contracts';
-import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { errors, type Msg, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+
+import { sendBatched } from './send-batch.js';
 
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
@@ -43,12 +45,18 @@ export class RpcClient {
     const subject = entry.name;
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, currentRequestId() ?? randomUUID());
-    let message;
+    const body = JSON.stringify({ principal: caller, data });
+    let message: Msg;
     try {
-      message = await this.connection.request(subject, JSON.stringify({ principal: caller, data }), {
-        timeout: timeoutMs,
-        headers,
-      });
+      message = await new Promise<Msg>((resolve, reject) =>
+        sendBatched(this.connection, () => {
+          try {
+            this.connection.request(subject, body, { timeout: timeoutMs, headers }).then(resolve, reject);
+          } catch (error) {
+            reject(error as Error);
+          }
+        }),
+      );
     } catch (error) {
       throw toUnavailable(subject, error);
     }

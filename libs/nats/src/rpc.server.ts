@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { connectNats, type NatsEndpoint } from './connection.js';
 import { HANDLES_METADATA } from './handles.decorator.js';
 import { MalformedMessageException, readMessage } from './message-validation.js';
+import { sendBatched } from './send-batch.js';
 
 export interface RpcServerOptions {
   /** Names the connection and the log lines. */
@@ -86,10 +87,7 @@ export class RpcServer {
         const requestId = message.headers?.get(REQUEST_ID_HEADER) || randomUUID();
         void requestContext
           .run({ requestId }, () => this.answer(route, message))
-          .then(() => {
-            this.inFlight -= 1;
-            if (this.inFlight === 0) this.idle?.();
-          });
+          .then((reply) => sendBatched(this.connection, () => this.respond(route, message, reply)));
       },
     });
     void subscription.closed.then((error) => {
@@ -99,20 +97,25 @@ export class RpcServer {
   }
 
   /** Never rejects: whatever happens, the caller gets an envelope (or, at worst, its timeout). */
-  private async answer(route: Route, message: Msg): Promise<void> {
-    let reply: string;
+  private async answer(route: Route, message: Msg): Promise<string> {
     try {
       const { request, caller } = readMessage(route.entry, parse(route.entry, message));
       const data: unknown = await route.method.call(route.instance, request, caller);
-      reply = JSON.stringify({ ok: true, data: data ?? null });
+      return JSON.stringify({ ok: true, data: data ?? null });
     } catch (error) {
-      reply = JSON.stringify(this.failure(error));
+      return JSON.stringify(this.failure(error));
     }
+  }
+
+  /** A request counts as in flight until its reply is handed to the connection, which drain flushes. */
+  private respond(route: Route, message: Msg, reply: string): void {
     try {
       message.respond(reply);
     } catch (error) {
       this.logger.warn({ err: error, subject: route.entry.name }, 'could not send a reply');
     }
+    this.inFlight -= 1;
+    if (this.inFlight === 0) this.idle?.();
   }
 
   /**
