@@ -2,3 +2,4 @@ export * from './data-source.factory.js';
 export * from './id.util.js';
 export * from './pagination.js';
 export * from './query-rows.js';
+export * from './prepared-rows.js';
