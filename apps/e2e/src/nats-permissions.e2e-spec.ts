@@ -74,10 +74,7 @@ describe('NATS identities and permissions', () => {
   });
 
   it('lets only the admin identity use catalog.admin.*', async () => {
-    const request = JSON.stringify({
-      pattern: 'x',
-      data: { principal: null, data: { name: 'Forged', plan: 'enterprise' } },
-    });
+    const request = JSON.stringify({ principal: null, data: { name: 'Forged', plan: 'enterprise' } });
     for (const identity of NATS_IDENTITIES.filter((identity) => identity !== 'admin')) {
       await expect(
         refusalOf(await as(identity), prefixed(CatalogSubjects.adminOrgCreate.bare), request),

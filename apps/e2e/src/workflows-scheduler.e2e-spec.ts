@@ -64,13 +64,8 @@ describe('workflow scheduler and internal subjects', () => {
 
   /** Sends a catalog subject as `as`, which must be one of the subject's callers. */
   async function request<T>(name: string, principal: unknown, data: unknown, as = runnerNats) {
-    const message = await as.request(
-      prefixed(name),
-      JSON.stringify({ pattern: prefixed(name), data: { principal, data }, id: randomUUID() }),
-      { timeout: 5_000 },
-    );
-    return message.json<{ response: { ok: true; data: T } | { ok: false; error: Record<string, unknown> } }>()
-      .response;
+    const message = await as.request(prefixed(name), JSON.stringify({ principal, data }), { timeout: 5_000 });
+    return message.json<{ ok: true; data: T } | { ok: false; error: Record<string, unknown> }>();
   }
 
   beforeAll(async () => {
@@ -85,7 +80,7 @@ describe('workflow scheduler and internal subjects', () => {
     runnerNats.subscribe(prefixed(RunnerSubjects.runsStart.bare), {
       callback: (error, message) => {
         if (error) return;
-        starts.push(message.json<{ data: StartMessage }>().data);
+        starts.push(message.json<StartMessage>());
       },
     });
     await runnerNats.flush();

@@ -13,7 +13,7 @@ export interface NatsEndpoint {
 
 const warned = new Set<NatsIdentity>();
 
-/** The options every connection of an identity shares, Nest's NATS server included. */
+/** The options every connection of an identity shares, the RPC server's included. */
 export function natsConnectionOptions({ url, identity, password }: NatsEndpoint): ConnectionOptions {
   if (password === undefined && !warned.has(identity)) {
     warned.add(identity);

@@ -1,9 +1,9 @@
 import type { Principal, RpcSubject } from '#contracts';
-import { MessagePattern } from '@nestjs/microservices';
-
-import { readMessage } from './message-validation.js';
 
 type Handler<TRequest, TReply, TCaller> = (request: TRequest, caller: TCaller) => TReply | Promise<TReply>;
+
+/** Where `@Handles` records a method's catalog entry, for the RPC server to find at start-up. */
+export const HANDLES_METADATA = 'flowmesh:handles';
 
 /**
  * Serves a catalog subject. The method receives the request validated against the subject's class
@@ -14,18 +14,12 @@ export function Handles<TRequest extends object, TReply, TCaller extends Princip
   entry: RpcSubject<TRequest, TReply, TCaller>,
 ) {
   return (
-    target: object,
-    key: string | symbol,
+    _target: object,
+    _key: string | symbol,
     // Only `value` is named: a full TypedPropertyDescriptor would be invariant in the method's type.
     descriptor: { value?: Handler<TRequest, TReply, TCaller> },
   ): void => {
-    const handler = descriptor.value;
-    if (!handler) throw new Error(`@Handles(${entry.bare}) must decorate a method`);
-    // Nest passes the raw message when a handler declares no parameter decorators.
-    descriptor.value = function (this: unknown, message: unknown) {
-      const { request, caller } = readMessage(entry, message);
-      return handler.call(this, request, caller);
-    } as Handler<TRequest, TReply, TCaller>;
-    MessagePattern(entry.name)(target, key, descriptor as PropertyDescriptor);
+    if (!descriptor.value) throw new Error(`@Handles(${entry.bare}) must decorate a method`);
+    Reflect.defineMetadata(HANDLES_METADATA, entry, descriptor.value);
   };
 }

@@ -6,7 +6,6 @@ export * from './events.js';
 export * from './handles.decorator.js';
 export * from './message-validation.js';
 export * from './permissions/nats-permissions.js';
-export * from './rpc-envelope.interceptor.js';
-export * from './rpc-exception.filter.js';
+export * from './rpc.server.js';
 export * from './rpc.client.js';
 export * from './service-bootstrap.js';

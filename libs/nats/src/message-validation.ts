@@ -3,7 +3,7 @@ import { type Principal, PrincipalMessage, type RequestClass, type RpcSubject } 
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 
-/** A message that does not have its subject's shape: refused whole, and logged by the envelope filter. */
+/** A message that does not have its subject's shape: refused whole, and logged by the RPC server. */
 export class MalformedMessageException extends DomainException {
   constructor(subject: string, issues: ValidationIssue[]) {
     super('invalid_request', `The message on ${subject} is not valid (see details.issues).`, { issues });

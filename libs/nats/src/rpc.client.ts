@@ -2,19 +2,16 @@ import { randomUUID } from 'node:crypto';
 
 import { currentRequestId, DomainException, isErrorCode } from '#common';
 import { type Principal, REQUEST_ID_HEADER, type RpcEnvelope, type RpcSubject } from '#contracts';
-import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { errors, type Msg, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+
+import { sendBatched } from './send-batch.js';
 
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
-interface NestPacketReply {
-  err?: unknown;
-  response?: unknown;
-}
-
 /**
- * Request/reply over core NATS, in the packet format Nest's NATS server speaks. nats.js's own
- * `request` shares one inbox subscription across requests and knows "no responders", which Nest's
- * client (one subscription per request, no timeout) does not.
+ * Request/reply over core NATS with our `RpcServer`: the request is `{principal, data}`, the reply the
+ * envelope itself. nats.js's own `request` shares one inbox subscription across requests and knows
+ * "no responders".
  */
 export class RpcClient {
   constructor(
@@ -46,21 +43,28 @@ export class RpcClient {
     timeoutMs = this.timeoutMs,
   ): Promise<RpcEnvelope<TReply>> {
     const subject = entry.name;
-    const payload = { principal: caller, data };
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, currentRequestId() ?? randomUUID());
-    const packet = JSON.stringify({ pattern: subject, data: payload, id: randomUUID() });
-    let reply: NestPacketReply;
+    const body = JSON.stringify({ principal: caller, data });
+    let message: Msg;
     try {
-      const message = await this.connection.request(subject, packet, { timeout: timeoutMs, headers });
-      reply = message.json<NestPacketReply>();
+      message = await new Promise<Msg>((resolve, reject) =>
+        sendBatched(this.connection, () => {
+          try {
+            this.connection.request(subject, body, { timeout: timeoutMs, headers }).then(resolve, reject);
+          } catch (error) {
+            reject(error as Error);
+          }
+        }),
+      );
     } catch (error) {
       throw toUnavailable(subject, error);
     }
-    if (reply.err !== undefined && reply.err !== null) {
-      throw new DomainException('internal', 'The service failed to answer.');
+    try {
+      return message.json<RpcEnvelope<TReply>>();
+    } catch {
+      throw new DomainException('internal', `The service behind ${subject} answered something unreadable.`);
     }
-    return reply.response as RpcEnvelope<TReply>;
   }
 }
 

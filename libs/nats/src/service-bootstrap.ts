@@ -1,16 +1,13 @@
 import { createLogger, PinoNestLogger } from '#common';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { NatsConnection } from '@nats-io/transport-node';
 
 import { readinessOf, type RunningApp } from './app-entry.js';
-import { type NatsEndpoint, natsConnectionOptions } from './connection.js';
+import type { NatsEndpoint } from './connection.js';
 import { NatsServerConnection } from './health/nats-server-connection.js';
 import { ServiceHealthController } from './health/service-health.controller.js';
-import { RpcEnvelopeInterceptor } from './rpc-envelope.interceptor.js';
-import { RpcExceptionFilter } from './rpc-exception.filter.js';
+import { RpcServer } from './rpc.server.js';
 
 export interface ServiceBootstrapOptions {
   name: string;
@@ -40,23 +37,12 @@ export async function bootstrapService(
     // launcher can stop the apps it already started; Nest's default would exit the process on the spot.
     abortOnError: false,
   });
-  // Registered before connecting so the NATS server inherits them.
-  app.useGlobalInterceptors(new RpcEnvelopeInterceptor());
-  app.useGlobalFilters(new RpcExceptionFilter(logger));
-  app.connectMicroservice<MicroserviceOptions>(
-    {
-      transport: Transport.NATS,
-      options: { ...natsConnectionOptions(options.nats), queue: options.queue, name: options.name },
-    },
-    { inheritAppConfig: true },
-  );
   if (options.healthPort !== undefined) app.enableShutdownHooks();
-  await app.startAllMicroservices();
-  const [server] = app.getMicroservices();
-  app.get(NatsServerConnection).attach(server.unwrap<NatsConnection>());
+  // Handlers may rely on their modules' init hooks, so those run before the first request can arrive.
+  await app.init();
+  app.get(NatsServerConnection).attach(await RpcServer.start(app, options));
   let url: string | undefined;
   if (options.healthPort === undefined) {
-    await app.init();
     logger.info(`${options.name} is ready`);
   } else {
     await app.listen(options.healthPort, '0.0.0.0');

@@ -2,4 +2,5 @@ export * from './data-source.factory.js';
 export * from './id.util.js';
 export * from './pagination.js';
 export * from './query-rows.js';
+export * from './prepared-rows.js';
 export * from './service-database.module.js';

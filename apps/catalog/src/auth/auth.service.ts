@@ -6,7 +6,7 @@ import type {
   ResolveCredential,
   ResolvedCredential,
 } from '#contracts';
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
 
 import { API_KEY_PREFIX, type Auth } from './auth.factory.js';
@@ -27,13 +27,14 @@ const INVALIDATING_PATHS = [
 ];
 
 @Injectable()
-export class AuthService implements OnModuleDestroy {
+export class AuthService implements OnApplicationShutdown {
   constructor(
     @Inject(AUTH) private readonly auth: Auth,
     @Inject(AUTH_POOL) private readonly pool: pg.Pool,
   ) {}
 
-  async onModuleDestroy(): Promise<void> {
+  // After the RPC server has drained (on module destroy), so requests in flight still reach the pool.
+  async onApplicationShutdown(): Promise<void> {
     await this.pool.end();
   }
 

@@ -1,4 +1,4 @@
-import { isId, newId, paginate, type PageRequest } from '#persistence';
+import { isId, newId, paginate, type PageRequest, preparedRows } from '#persistence';
 import type { Page } from '#common';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -70,9 +70,11 @@ export class ProjectRepository {
     return Object.fromEntries(rows.map((row) => [row.id, row.name]));
   }
 
-  /** The hottest read of the service: plain SQL, skipping the query builder. */
+  /** The hottest read of the service: a prepared statement, skipping the query builder and runner. */
   async find(organizationId: string, id: string): Promise<ProjectEntity | null> {
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+    const rows = await preparedRows<Record<string, unknown>>(
+      this.dataSource,
+      'catalog.projects.find',
       `SELECT id, organization_id, name, description, created_by, created_at, updated_at
        FROM catalog.projects WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`,
       [organizationId, id],

@@ -22,8 +22,16 @@ function rateLimitBucket(principal: Principal): string {
   return principal.keyId ? `key:${principal.keyId}` : `user:${principal.userId}`;
 }
 
+interface RouteAccess {
+  controller: object;
+  isPublic: boolean;
+  sessionOnly: boolean;
+}
+
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly routes = new WeakMap<object, RouteAccess>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly credentials: CredentialCache,
@@ -31,15 +39,12 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]))
-      return true;
+    const route = this.routeOf(context);
+    if (route.isPublic) return true;
     const http = context.switchToHttp();
     const request = http.getRequest<AuthenticatedRequest>();
     const principal = await this.authenticate(request);
-    if (
-      principal.keyId !== null &&
-      this.reflector.getAllAndOverride<boolean>(IS_SESSION_ONLY, [context.getHandler(), context.getClass()])
-    ) {
+    if (principal.keyId !== null && route.sessionOnly) {
       throw new DomainException(
         'forbidden',
         'This route is for signed-in members; organization keys cannot use it.',
@@ -48,6 +53,24 @@ export class AuthGuard implements CanActivate {
     await this.limit(principal, http.getResponse<FastifyReply>());
     request.principal = principal;
     return true;
+  }
+
+  /** A route's decorators never change, so they are read once per handler rather than per request. */
+  private routeOf(context: ExecutionContext): RouteAccess {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let access = this.routes.get(handler);
+    // An inherited method is one handler in two controllers, whose own decorators may differ.
+    if (access?.controller !== controller) {
+      const targets = [handler, controller];
+      access = {
+        controller,
+        isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
+        sessionOnly: this.reflector.getAllAndOverride<boolean>(IS_SESSION_ONLY, targets) === true,
+      };
+      this.routes.set(handler, access);
+    }
+    return access;
   }
 
   private async authenticate(request: AuthenticatedRequest): Promise<Principal> {

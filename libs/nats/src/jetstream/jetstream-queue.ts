@@ -37,7 +37,7 @@ export interface PublishResult {
 /**
  * The JetStream side of a job queue: makes sure the stream and the durable consumer exist with the
  * job's settings, publishes jobs with their deterministic message id, and starts pull workers.
- * NestJS has no JetStream transport, so services use this rather than `@MessagePattern`.
+ * NestJS has no JetStream transport, so services use this for jobs, as they use `@Handles` for requests.
  */
 export class JetStreamQueue {
   private readonly client: JetStreamClient;

@@ -11,6 +11,7 @@ import {
   systemRpc,
 } from '#contracts';
 import { Controller, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 
@@ -19,6 +20,7 @@ import { connectNats } from './connection.js';
 import { Handles } from './handles.decorator.js';
 import { HealthModule, ReadinessChecks, ServiceHealthController } from './health/index.js';
 import { NoResponders, RpcClient } from './rpc.client.js';
+import { RpcServer } from './rpc.server.js';
 import { bootstrapService } from './service-bootstrap.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -92,11 +94,10 @@ describe('catalog subjects over NATS request/reply', () => {
   let nats: NatsConnection;
   let client: RpcClient;
 
-  /** Sends a packet as any peer could, bypassing the typed client. */
-  async function raw(subject: string, data: unknown): Promise<unknown> {
-    const packet = JSON.stringify({ pattern: subject, data, id: randomUUID() });
-    const message = await nats.request(subject, packet, { timeout: 2_000 });
-    return message.json<{ response: unknown }>().response;
+  /** Sends a message as any peer could, bypassing the typed client. */
+  async function raw(subject: string, message: unknown): Promise<unknown> {
+    const payload = typeof message === 'string' ? message : JSON.stringify(message);
+    return (await nats.request(subject, payload, { timeout: 2_000 })).json();
   }
 
   beforeAll(async () => {
@@ -176,6 +177,13 @@ describe('catalog subjects over NATS request/reply', () => {
     });
   });
 
+  it('refuses a message that is not JSON', async () => {
+    await expect(raw(Probe.echo.name, 'not json')).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', details: { issues: [{ path: '', message: expect.any(String) }] } },
+    });
+  });
+
   it('serves a system subject without a principal', async () => {
     await expect(client.request(Probe.system, null, { id: 'org-9' })).resolves.toEqual({
       id: 'org-9',
@@ -195,5 +203,97 @@ describe('catalog subjects over NATS request/reply', () => {
     expect(error).toMatchObject({ code: 'service_unavailable' });
     // Nobody received it, so the admin CLI may send it again.
     expect(error).toBeInstanceOf(NoResponders);
+  });
+});
+
+describe('the RPC server at start and shutdown', () => {
+  const Slow = {
+    wait: rpc(`${scope}.slow.wait`, EmptyRequest, { callers: ['gateway'], reply: returns<string>() }),
+    ping: rpc(`${scope}.slow.ping`, EmptyRequest, { callers: ['gateway'], reply: returns<string>() }),
+  };
+  let entered: () => void;
+  const handlerEntered = new Promise<void>((resolve) => (entered = resolve));
+  let release: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+
+  @Controller()
+  class SlowHandler {
+    @Handles(Slow.wait)
+    async wait() {
+      entered();
+      await released;
+      return 'done';
+    }
+
+    @Handles(Slow.ping)
+    ping() {
+      return 'pong';
+    }
+  }
+
+  @Module({
+    imports: [HealthModule],
+    controllers: [ServiceHealthController, SlowHandler],
+    providers: [{ provide: ReadinessChecks, useValue: new ReadinessChecks([]) }],
+  })
+  class SlowModule {}
+
+  @Controller()
+  class SecondEcho {
+    @Handles(Probe.echo)
+    echo({ id }: IdRequest, caller: Principal) {
+      return { organizationId: caller.organizationId, id };
+    }
+  }
+
+  @Module({ controllers: [ProbeHandler, SecondEcho] })
+  class TwiceModule {}
+
+  let nats: NatsConnection;
+  let client: RpcClient;
+
+  beforeAll(async () => {
+    process.env.LOG_LEVEL = 'fatal';
+    nats = await connectNats({ url: NATS_URL, identity: 'gateway' }, 'probe-client');
+    client = new RpcClient(nats, 2_000);
+  });
+
+  afterAll(async () => {
+    await nats?.close();
+  });
+
+  it('answers the requests it holds when the app closes, and takes no new ones', async () => {
+    const app = await bootstrapService(SlowModule, {
+      name: 'slow',
+      queue: `${scope}.slow`,
+      nats: endpoint,
+      healthPort: 0,
+    });
+    const answer = client.request(Slow.wait, principal, {});
+    await handlerEntered;
+    const closing = app.close();
+    // Once nothing answers any more, the server has stopped taking requests: only then may the held
+    // one finish, so its answer can only come from a drain that waited for it.
+    const deadline = Date.now() + 5_000;
+    while (
+      !((await client.request(Slow.ping, principal, {}).catch((e: unknown) => e)) instanceof NoResponders)
+    ) {
+      if (Date.now() > deadline) throw new Error('the server still takes requests while closing');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    release();
+    await expect(answer).resolves.toBe('done');
+    await closing;
+  });
+
+  it('refuses to start when two handlers serve one subject', async () => {
+    const app = await NestFactory.createApplicationContext(TwiceModule, { logger: false });
+    try {
+      await expect(
+        RpcServer.start(app, { name: 'twice', queue: `${scope}.twice`, nats: endpoint }),
+      ).rejects.toThrow(/served twice: by ProbeHandler.echo and SecondEcho.echo/);
+    } finally {
+      await app.close();
+    }
   });
 });

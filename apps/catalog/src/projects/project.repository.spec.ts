@@ -1,0 +1,59 @@
+import { dataSourceOptions, migrate, newId } from '#persistence';
+import { scratchDatabase } from '#testing';
+import { DataSource } from 'typeorm';
+
+import { catalogDataSource } from '../catalog.database.js';
+import { ProjectRepository } from './project.repository.js';
+
+/** The project read on the gateway's hot path, against a real Postgres database of its own. */
+const database = scratchDatabase('fm_catalog_projects_spec');
+
+describe('ProjectRepository.find', () => {
+  let dataSource: DataSource;
+  let projects: ProjectRepository;
+  const live = newId();
+  const deleted = newId();
+
+  beforeAll(async () => {
+    await database.create();
+    await migrate(catalogDataSource(database.url));
+    // One connection, so the statement prepared by one read is the one the next read finds.
+    dataSource = new DataSource(dataSourceOptions({ ...catalogDataSource(database.url), poolSize: 1 }));
+    await dataSource.initialize();
+    projects = new ProjectRepository(dataSource);
+    await dataSource.query(
+      `INSERT INTO catalog.projects (id, organization_id, name, description, created_by, deleted_at)
+       VALUES ($1, 'org-a', 'Live', 'kept', 'user-1', NULL), ($2, 'org-a', 'Gone', NULL, NULL, now())`,
+      [live, deleted],
+    );
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database.drop();
+  });
+
+  it("answers the organization's live project, and nothing of another organization or a deleted one", async () => {
+    await expect(projects.find('org-a', live)).resolves.toMatchObject({
+      id: live,
+      organizationId: 'org-a',
+      name: 'Live',
+      description: 'kept',
+      createdBy: 'user-1',
+      createdAt: expect.any(Date),
+      updatedAt: expect.any(Date),
+    });
+    await expect(projects.find('org-b', live)).resolves.toBeNull();
+    await expect(projects.find('org-a', deleted)).resolves.toBeNull();
+  });
+
+  it('sees a change made after the statement was prepared', async () => {
+    await projects.find('org-a', live);
+    await dataSource.query(`UPDATE catalog.projects SET name = 'Renamed' WHERE id = $1`, [live]);
+    await expect(projects.find('org-a', live)).resolves.toMatchObject({ name: 'Renamed' });
+    const prepared: Array<{ name: string }> = await dataSource.query(
+      'SELECT name FROM pg_prepared_statements',
+    );
+    expect(prepared.map((statement) => statement.name)).toContain('catalog.projects.find');
+  });
+});
