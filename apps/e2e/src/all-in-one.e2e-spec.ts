@@ -135,14 +135,14 @@ describe('the all-in-one process', () => {
   it('stops its apps on SIGTERM from the gateway back to catalog, each cleanly, and exits 0', async () => {
     await main.stop();
     expect(main.child.exitCode).toBe(0);
-    const stopped = [...main.output().matchAll(/"msg":"(\w+) (stopped|failed to stop)"/g)].map(
-      (match) => match[0],
-    );
-    expect(stopped).toEqual([
-      '"msg":"gateway stopped"',
-      '"msg":"workflow stopped"',
-      '"msg":"events stopped"',
-      '"msg":"catalog stopped"',
-    ]);
+    // Ordered by the time each line was written: lines of one process can reach the pipe out of order.
+    const stopped = main
+      .output()
+      .split('\n')
+      .filter((line) => / (stopped|failed to stop)"/.test(line))
+      .map((line) => JSON.parse(line) as { time: string; msg: string })
+      .sort((a, b) => a.time.localeCompare(b.time))
+      .map((line) => line.msg);
+    expect(stopped).toEqual(['gateway stopped', 'workflow stopped', 'events stopped', 'catalog stopped']);
   });
 });
