@@ -1,5 +1,7 @@
 // Gateway → NATS → catalog → Postgres against a bare Fastify route serving the same JSON.
-// Run: npm run build && node dist/tools/bench/src/gateway.js [seconds per level]
+// Run: npm run build && node dist/tools/bench/src/gateway.js [seconds per level] [--all-in-one]
+// With --all-in-one, catalog and the gateway run in one process (SERVICES=catalog,gateway), as
+// `npm start` runs them; otherwise each has its own, as `deploy/` runs them.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -10,14 +12,17 @@ import {
   dropDatabase,
   freePort,
   runMigrations,
+  type ServiceProcess,
   startService,
   TestNatsServer,
   WORKSPACE_ROOT,
 } from '#testing';
 
+import { benchContext } from './context.js';
 import { load, type LoadResult, table } from './measure.js';
 
-const seconds = Number(process.argv[2] ?? 10);
+const seconds = Number(process.argv.slice(2).find((argument) => /^\d+$/.test(argument)) ?? 10);
+const allInOne = process.argv.includes('--all-in-one');
 const levels = [1, 10, 50];
 
 async function startBare(): Promise<{ url: string; stop: () => void }> {
@@ -32,6 +37,7 @@ async function startBare(): Promise<{ url: string; stop: () => void }> {
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
+const context = benchContext();
 const id = Date.now().toString(36);
 const databaseName = `fm_bench_${id}`;
 const subjectPrefix = `bench_${id}.`;
@@ -47,18 +53,28 @@ const env = {
   TEST_LOG_LEVEL: 'warn',
 };
 await createDatabase(databaseName);
-await runMigrations('catalog', env);
-const catalogPort = await freePort();
-const catalog = await startService('catalog', {
-  env: { ...env, HEALTH_PORT: String(catalogPort) },
-  readyUrl: `http://127.0.0.1:${catalogPort}/health`,
-});
 const gatewayPort = await freePort();
 const baseUrl = `http://127.0.0.1:${gatewayPort}`;
-const gateway = await startService('gateway', {
-  env: { ...env, PORT: String(gatewayPort), HOST: '127.0.0.1', PUBLIC_URL: baseUrl },
-  readyUrl: `${baseUrl}/api/health`,
-});
+const gatewayEnv = { ...env, PORT: String(gatewayPort), HOST: '127.0.0.1', PUBLIC_URL: baseUrl };
+let processes: ServiceProcess[];
+if (allInOne) {
+  processes = [
+    await startService('all-in-one', {
+      env: { ...gatewayEnv, SERVICES: 'catalog,gateway' },
+      readyUrl: `${baseUrl}/health/ready`,
+    }),
+  ];
+} else {
+  await runMigrations('catalog', env);
+  const catalogPort = await freePort();
+  processes = [
+    await startService('catalog', {
+      env: { ...env, HEALTH_PORT: String(catalogPort) },
+      readyUrl: `http://127.0.0.1:${catalogPort}/health`,
+    }),
+    await startService('gateway', { env: gatewayEnv, readyUrl: `${baseUrl}/api/health` }),
+  ];
+}
 const bare = await startBare();
 
 try {
@@ -125,6 +141,7 @@ try {
   }
   console.log(
     [
+      `${context.line}; ${allInOne ? 'catalog and gateway in one process' : 'catalog and gateway in a process each'}`,
       table(
         'GET /api/v1/projects/{id}: gateway → NATS → catalog → Postgres',
         results.getFull,
@@ -141,8 +158,7 @@ try {
   );
 } finally {
   bare.stop();
-  await gateway.stop();
-  await catalog.stop();
+  for (const service of processes.reverse()) await service.stop();
   await nats.stop();
   await dropDatabase(databaseName);
 }
