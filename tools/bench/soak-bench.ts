@@ -11,14 +11,14 @@
  *
  *   npm run build && node dist/tools/bench/soak-bench.js [--minutes 10] [--clients 10] [--every 60]
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 import { createOrganization, TestStack } from '#testing';
 import pg from 'pg';
 
 import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
-import { benchContext } from './src/context.js';
+import { benchContext, rssMiB, statusField } from './src/context.js';
 import { InspectedProcess } from './src/inspector.js';
 
 const argument = (name: string, fallback: string) => {
@@ -30,13 +30,6 @@ const clients = Number(argument('clients', '10'));
 const everySeconds = Number(argument('every', '60'));
 const allInOne = argument('processes', 'all-in-one') !== 'separate';
 const settleSeconds = Number(argument('settle', '60'));
-
-function statusField(pid: number, field: string): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((candidate) => candidate.startsWith(`${field}:`));
-  return Number(line?.split(/\s+/)[1] ?? Number.NaN);
-}
 
 interface Sample {
   atSeconds: number;
@@ -134,7 +127,7 @@ try {
     let fds = 0;
     let threads = 0;
     for (const [, pid] of processes) {
-      rss += statusField(pid, 'VmRSS') / 1024;
+      rss += rssMiB(pid);
       threads += statusField(pid, 'Threads');
       fds += readdirSync(`/proc/${pid}/fd`).length;
     }

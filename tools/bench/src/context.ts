@@ -24,10 +24,15 @@ export function benchContext(): { date: string; commit: string; loadavg: string;
   return { date, commit, loadavg, line: `${date}, commit ${commit}, load average ${loadavg} (1/5/15 min)` };
 }
 
-/** A process's resident memory in MiB, from /proc. */
-export function rssMiB(pid: number): number {
+/** A numeric field of a process's /proc status (`VmRSS` in KiB, `Threads`). */
+export function statusField(pid: number, field: string): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
-    .find((candidate) => candidate.startsWith('VmRSS:'));
-  return Number(line?.split(/\s+/)[1] ?? Number.NaN) / 1024;
+    .find((candidate) => candidate.startsWith(`${field}:`));
+  return Number(line?.split(/\s+/)[1] ?? Number.NaN);
+}
+
+/** A process's resident memory in MiB. */
+export function rssMiB(pid: number): number {
+  return statusField(pid, 'VmRSS') / 1024;
 }
