@@ -190,14 +190,13 @@ describe('deletes, run starts and schedules across services', () => {
   }
 
   it('leaves no run going after a delete that raced concurrent starts', async () => {
-    // The race is timing: rounds go on until one has had a start refused at the very end (it read
-    // the workflow before the delete and tried to record its run after the termination). Every
-    // round checks that no run outlived the workflow.
-    let refusedAtRecord = 0;
-    for (let round = 0; round < 5 && refusedAtRecord === 0; round += 1) {
-      refusedAtRecord += await deleteWhileStarting(await createOrganization(stack.description));
+    // The race is timing. Every round checks that no run outlived the workflow. A start refused at
+    // the very end (it read the workflow before the delete and tried to record its run after the
+    // termination) used to show as a count without a run; since such a start gives its count back,
+    // it no longer shows there, so five rounds run and how many were refused is not asserted.
+    for (let round = 0; round < 5; round += 1) {
+      await deleteWhileStarting(await createOrganization(stack.description));
     }
-    expect(refusedAtRecord).toBeGreaterThan(0);
   }, 300_000);
 
   it('deletes a project of hundreds of workflows at once, and every workflow and run with it', async () => {
