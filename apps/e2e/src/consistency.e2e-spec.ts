@@ -48,6 +48,7 @@ async function inParallel<T, R>(
 interface StartAnswer {
   status: number;
   code: string | undefined;
+  message?: string;
   runId: string | undefined;
   /** Sent after the delete was answered. */
   late: boolean;
@@ -131,6 +132,7 @@ describe('deletes, run starts and schedules across services', () => {
         answers.push({
           status: started.status,
           code: started.body?.error?.code,
+          message: started.body?.error?.message,
           runId: started.body?.id,
           late,
         });

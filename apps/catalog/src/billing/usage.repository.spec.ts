@@ -150,4 +150,25 @@ describe('UsageRepository', () => {
     expect(await usage.refundRun(nextOrganization(), runId)).toBe(false);
     expect((await usage.activity(org, now)).at(-1)?.runs).toBe(1);
   });
+
+  it("counts and refunds one organization's runs at once without deadlocking", async () => {
+    // The pool's connections race on the organization's month and day rows, as a run start that
+    // counts while another gives its count back does.
+    const org = nextOrganization();
+    const now = new Date('2026-11-23T10:00:00.000Z');
+    const counted = Array.from({ length: 40 }, () => newId());
+    for (const runId of counted) expect(await consume(org, runId, 1_000, now)).toBe('counted');
+
+    const outcomes = await Promise.allSettled(
+      counted.flatMap((runId) => [usage.refundRun(org, runId), consume(org, newId(), 1_000, now)]),
+    );
+
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    expect((await usage.activity(org, now)).at(-1)).toEqual({ date: '2026-11-23', runs: 40 });
+    const month: Array<{ runs: number }> = await dataSource.query(
+      `SELECT runs FROM catalog.run_usage WHERE organization_id = $1 AND period = '2026-11-01'`,
+      [org],
+    );
+    expect(month).toEqual([{ runs: 40 }]);
+  });
 });

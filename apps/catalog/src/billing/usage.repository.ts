@@ -84,6 +84,11 @@ export class UsageRepository {
   /**
    * Takes a counted run back off its month and its day (those of its `counted_at`), in one
    * statement; false when the run id was not counted (never, or already refunded).
+   *
+   * The month's row is locked before the day's, as `consumeRun` locks them: Postgres runs
+   * data-modifying CTEs that nothing reads in an order of its own (it ran the day's first), and a
+   * refund racing a count then deadlocked on the two rows. Reading the month's CTE in the day's
+   * condition makes the month's update finish before the day's row is touched.
    */
   async refundRun(organizationId: string, runId: string): Promise<boolean> {
     const rows: Array<{ refunded: boolean }> = await this.dataSource.query(
@@ -94,9 +99,11 @@ export class UsageRepository {
          UPDATE catalog.run_usage SET runs = runs - 1
           WHERE organization_id = $2 AND runs > 0
             AND period = (SELECT date_trunc('month', day)::date FROM gone)
+         RETURNING runs
        ), days AS (
          UPDATE catalog.run_days SET runs = runs - 1
           WHERE organization_id = $2 AND runs > 0 AND day = (SELECT day FROM gone)
+            AND (SELECT count(*) FROM month) >= 0
        )
        SELECT EXISTS (SELECT 1 FROM gone) AS refunded`,
       [runId, organizationId],
