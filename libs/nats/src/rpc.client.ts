@@ -4,14 +4,14 @@ import { currentRequestId, DomainException, isErrorCode } from '#common';
 import { type Principal, REQUEST_ID_HEADER, type RpcEnvelope, type RpcSubject } from '#contracts';
 import { errors, type Msg, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 
+import { ReplyInbox } from './reply-inbox.js';
 import { sendBatched } from './send-batch.js';
 
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
 /**
  * Request/reply over core NATS with our `RpcServer`: the request is `{principal, data}`, the reply the
- * envelope itself. nats.js's own `request` shares one inbox subscription across requests and knows
- * "no responders".
+ * envelope itself, received on the connection's `ReplyInbox`.
  */
 export class RpcClient {
   constructor(
@@ -46,17 +46,14 @@ export class RpcClient {
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, currentRequestId() ?? randomUUID());
     const body = JSON.stringify({ principal: caller, data });
+    const inbox = ReplyInbox.of(this.connection);
     let message: Msg;
     try {
-      message = await new Promise<Msg>((resolve, reject) =>
+      message = await new Promise<Msg>((resolve, reject) => {
         sendBatched(this.connection, () => {
-          try {
-            this.connection.request(subject, body, { timeout: timeoutMs, headers }).then(resolve, reject);
-          } catch (error) {
-            reject(error as Error);
-          }
-        }),
-      );
+          inbox.request(subject, body, headers, timeoutMs).then(resolve, reject);
+        });
+      });
     } catch (error) {
       throw toUnavailable(subject, error);
     }
