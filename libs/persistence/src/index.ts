@@ -4,3 +4,4 @@ export * from './pagination.js';
 export * from './query-rows.js';
 export * from './prepared-rows.js';
 export * from './service-database.module.js';
+export * from './batched-lookup.js';

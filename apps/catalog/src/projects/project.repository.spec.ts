@@ -56,4 +56,37 @@ describe('ProjectRepository.find', () => {
     );
     expect(prepared.map((statement) => statement.name)).toContain('catalog.projects.find');
   });
+
+  it('answers reads that arrive together, each its own project, from fewer statements', async () => {
+    const pool = (dataSource.driver as unknown as { master: { query: (...args: unknown[]) => unknown } })
+      .master;
+    const query = pool.query.bind(pool);
+    let statements = 0;
+    pool.query = (...args: unknown[]) => {
+      statements += 1;
+      return query(...args);
+    };
+    try {
+      const asked = [
+        ['org-a', live],
+        ['org-b', live],
+        ['org-a', deleted],
+        ['org-a', newId()],
+        ['org-a', live],
+      ] as const;
+      const answers = await Promise.all(
+        asked.map(([organizationId, id]) => projects.find(organizationId, id)),
+      );
+      expect(answers.map((project) => project?.name ?? null)).toEqual([
+        'Renamed',
+        null,
+        null,
+        null,
+        'Renamed',
+      ]);
+      expect(statements).toBeLessThan(asked.length);
+    } finally {
+      pool.query = query;
+    }
+  });
 });
