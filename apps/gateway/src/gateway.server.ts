@@ -1,4 +1,4 @@
-import { createLogger, loadConfig, requestContext } from '#common';
+import { createLogger, loadConfig, memoizeValidationMetadata, requestContext } from '#common';
 import { REQUEST_ID_HEADER } from '#contracts';
 import { type AppStartOptions, nestLogger, readinessOf, type RunningApp } from '#nats';
 import { NestFactory } from '@nestjs/core';
@@ -17,6 +17,7 @@ import { RouteTable } from './http/route-table.js';
 
 /** The gateway's HTTP server: Fastify under Nest, with its hooks, parsers, filters and OpenAPI. */
 export async function startGateway({ standalone, companions = [] }: AppStartOptions): Promise<RunningApp> {
+  memoizeValidationMetadata();
   const config = loadConfig(GatewayConfig);
   const logger = createLogger('gateway');
   const routes = new RouteTable();

@@ -6,3 +6,4 @@ export * from './page.js';
 export * from './periodic-task.js';
 export * from './service.config.js';
 export * from './validation.util.js';
+export * from './validation-metadata.js';

@@ -1,4 +1,4 @@
-import { createLogger, PinoNestLogger } from '#common';
+import { createLogger, memoizeValidationMetadata, PinoNestLogger } from '#common';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -31,6 +31,7 @@ export async function bootstrapService(
   options: ServiceBootstrapOptions,
 ): Promise<RunningApp> {
   const logger = createLogger(options.name);
+  memoizeValidationMetadata();
   const app = await NestFactory.create<NestFastifyApplication>(module as never, new FastifyAdapter(), {
     logger: nestLogger(options.name, options.healthPort === undefined),
     // A provider that fails (the database unreachable) is thrown to the caller, so the all-in-one
