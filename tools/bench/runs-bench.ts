@@ -14,7 +14,6 @@
  * one answer, as an API user would (docs/runs.md, "Live runs").
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 import { FINAL_RUN_STATUSES, type RunChangedEvent, RunnerSubjects } from '#contracts';
@@ -23,7 +22,7 @@ import pg from 'pg';
 
 import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
 import { benchContext } from './src/context.js';
-import { machineTicks } from './src/measure.js';
+import { cpuSecondsOf, machineTicks, pidsNamed } from './src/measure.js';
 
 interface Options {
   seconds: number;
@@ -50,33 +49,6 @@ function options(): Options {
     ceiling: process.argv.includes('--ceiling'),
     allInOne: argument('processes', 'all-in-one') !== 'separate',
   };
-}
-
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds used so far by a process, from /proc (user + system). */
-function cpuSecondsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return 0;
-  }
-}
-
-/** Pids of every process whose command is `name` (Postgres backends, the NATS server). */
-function pidsNamed(name: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
 }
 
 function percentile(sorted: number[], p: number): number {

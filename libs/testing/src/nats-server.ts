@@ -46,6 +46,11 @@ export class TestNatsServer {
     readonly credentials: Record<string, string>,
   ) {}
 
+  /** The running server's process id, for a benchmark that reads its CPU time. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
   }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 import autocannon from 'autocannon';
 
@@ -67,4 +67,31 @@ export function table(title: string, rows: LoadResult[], ceiling?: LoadResult[])
     );
   }
   return lines.join('\n');
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds used so far by a process, from /proc (user + system). */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** Pids of every process whose command is `name` (Postgres backends, the NATS server). */
+export function pidsNamed(name: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
 }
