@@ -78,5 +78,7 @@ export * from './workflows/publish-workflow.dto.js';
 export * from './workflows/update-workflow.dto.js';
 export * from './workflows/workflow-detail.dto.js';
 export * from './workflows/workflow-summary.dto.js';
+export * from './workflows/version-request.js';
 export * from './workflows/workflow-version.dto.js';
+export * from './workflows/workflow-version-detail.dto.js';
 export * from './workflows/workflow.dto.js';
