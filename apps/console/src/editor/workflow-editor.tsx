@@ -11,8 +11,9 @@ import {
   ReactFlow,
   useEdgesState,
   useNodesState,
+  useReactFlow,
 } from '@xyflow/react';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 
 import { api, type Schemas, unwrap } from '../api/client';
 import { ApiError } from '../api/errors';
@@ -188,7 +189,11 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
       <ErrorNotice error={save.error} title="Could not save the draft." />
       {problemError ? (
         <div className="notice error" role="alert">
-          <strong>{problemError instanceof ApiError ? problemError.message : 'Could not publish.'}</strong>
+          <strong>
+            {problemError instanceof ApiError
+              ? problemError.message.replace(/ \(see details\.issues\)/, '')
+              : 'Could not publish.'}
+          </strong>
           {problems.byNode.size > 0 || problems.general.length > 0 ? (
             <ul>
               {[...problems.byNode].flatMap(([nodeId, list]) =>
@@ -253,6 +258,7 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
           >
             <Background />
             <Controls />
+            <FitView signature={`${nodes.length}:${problems.byNode.size}`} />
           </ReactFlow>
         </div>
         <aside className="card" aria-label="Node properties">
@@ -279,6 +285,16 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
       </div>
     </div>
   );
+}
+
+/** Keeps every node in sight when nodes come or go, or problems are shown on them. */
+function FitView({ signature }: { signature: string }) {
+  const { fitView } = useReactFlow();
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => void fitView({ maxZoom: 1, padding: 0.15 }));
+    return () => cancelAnimationFrame(frame);
+  }, [fitView, signature]);
+  return null;
 }
 
 function NodePanel({
