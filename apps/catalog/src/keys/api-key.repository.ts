@@ -45,6 +45,15 @@ export class ApiKeyRepository {
     return rows[0] ? toDto(rows[0]) : null;
   }
 
+  /** The organization's first owner, on whose behalf keys are made (better-auth wants an owning member). */
+  async firstOwner(organizationId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ userId: string }>(
+      `SELECT "userId" FROM member WHERE "organizationId" = $1 AND role = 'owner' ORDER BY "createdAt" LIMIT 1`,
+      [organizationId],
+    );
+    return rows[0]?.userId ?? null;
+  }
+
   /** Whether a key of this organization was removed. */
   async delete(organizationId: string, id: string): Promise<boolean> {
     const { rowCount } = await this.pool.query('DELETE FROM apikey WHERE id = $1 AND "referenceId" = $2', [
