@@ -74,6 +74,7 @@ describe('console: agents, approvals and events', () => {
     const database = await org.api.post('/api/v1/databases', { name: 'tickets' });
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByText('No agents yet.').waitFor();
+    await check(page, 'agents-empty');
     await page.getByRole('button', { name: 'New agent' }).click();
     await page.getByLabel('Name', { exact: true }).fill('careful');
     await page.getByLabel('Instructions').fill('Tell the team through the API.');
@@ -133,7 +134,10 @@ describe('console: agents, approvals and events', () => {
     expect(await card.textContent()).toContain(`${target.url}/notify`);
     await check(inbox, 'approvals');
     await card.getByRole('button', { name: 'Approve' }).click();
-    await card.getByText('Approved').waitFor();
+    await inbox
+      .getByRole('status')
+      .getByText(/^Approved http__request in Escalate/)
+      .waitFor();
     await inbox.close();
 
     // No reload: the run's event stream brings the step and the run to their end.
@@ -155,6 +159,52 @@ describe('console: agents, approvals and events', () => {
     await page.getByRole('button', { name: 'Who are you?' }).click();
     await page.getByText('user: Who are you?').waitFor();
     await page.getByRole('button', { name: /^Escalate · run / }).waitFor();
+    await check(page, 'agent-threads');
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'careful' }).waitFor();
+    await check(page, 'agents');
+  });
+
+  it('denies an ask-first call from the inbox with a reason the agent reads', async () => {
+    const workflow = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
+      name: 'Refund',
+      diagram: chainOf(nodes.trigger('start'), {
+        id: 'ask',
+        data: { type: 'agent', properties: { agentId, task: 'Refund the order.' } },
+      }),
+    });
+    expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
+    model.queue(
+      { toolCalls: [{ name: 'http__request', arguments: { method: 'POST', url: `${target.url}/refund` } }] },
+      { text: 'I did not refund.' },
+    );
+    const started = await org.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {});
+    await waitFor(
+      async () =>
+        (await org.api.get(`/api/v1/runs/${started.body.id}`)).body.status === 'waiting' ? true : undefined,
+      { what: 'the run to wait for approval' },
+    );
+    await page.goto('/approvals');
+    const card = page.getByRole('article', { name: 'Approval of http__request' });
+    await card.getByLabel(/Reason/).fill('Refunds need a manager.');
+    await card.getByRole('button', { name: 'Deny' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^Denied http__request in Refund/)
+      .waitFor();
+    const run = await waitFor(
+      async () => {
+        const answer = await org.api.get(`/api/v1/runs/${started.body.id}`);
+        return answer.body.status === 'complete' ? answer.body : undefined;
+      },
+      { what: 'the run to go on after the denial' },
+    );
+    expect(JSON.parse(run.steps[1].output.approvals)).toEqual([
+      expect.objectContaining({ status: 'denied', reason: 'Refunds need a manager.' }),
+    ]);
+    expect(target.received.filter((request) => request.path === '/refund')).toEqual([]);
+    await page.goto('/approvals');
+    await page.getByText('Nothing waits for a decision.').waitFor();
   });
 
   it("lists a workflow's app events with each trigger's outcome, and replays one", async () => {

@@ -119,6 +119,7 @@ describe('console', () => {
     await page.getByLabel('Name', { exact: true }).fill(databaseName);
     await page.getByLabel('Description', { exact: true }).fill('Orders over 100');
     await page.getByRole('button', { name: 'Create database' }).click();
+    await check(page, 'databases');
     await page.getByRole('link', { name: databaseName }).click();
     await page.getByRole('heading', { name: `Database ${databaseName}` }).waitFor();
     await page
@@ -378,6 +379,27 @@ describe('console', () => {
       'Published1',
     );
     await check(page, 'dashboard');
+  });
+
+  it('lists projects and their workflows', async () => {
+    await nav('Workflows').click();
+    const project = page.getByRole('region', { name: 'Sales ops' });
+    await project
+      .getByRole('row', { name: /Big orders/ })
+      .getByText('v1')
+      .waitFor();
+    await check(page, 'workflows');
+  });
+
+  it('says in words what went wrong when a page cannot load', async () => {
+    await page.goto('/runs/no-such-run');
+    const alert = page.getByRole('alert');
+    await alert.getByText('Could not load this.').waitFor();
+    expect(await alert.textContent()).toMatch(/run/i);
+    expect(await alert.textContent()).not.toContain('run_not_found');
+    await check(page, 'error');
+    await page.goto('/no/such/page');
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
   });
 
   it('works at a phone width: the navigation behind a menu', async () => {

@@ -60,15 +60,22 @@ async function loadPending(): Promise<Pending[]> {
 
 export function ApprovalsPage() {
   const query = useQuery({ queryKey: ['approvals'], queryFn: loadPending, refetchInterval: 15_000 });
+  // A decided call leaves the list; what was decided stays said here.
+  const [decided, setDecided] = useState<string | null>(null);
   return (
     <>
       <PageHeader title="Approvals" />
       <p className="muted">Agent actions marked ask-first wait here. Any member may decide.</p>
+      {decided ? (
+        <div className="notice success" role="status">
+          {decided}
+        </div>
+      ) : null}
       <QueryView query={query} isEmpty={(list) => list.length === 0} empty="Nothing waits for a decision.">
         {(list) => (
           <>
             {list.map((pending) => (
-              <ApprovalCard key={`${pending.runId}-${pending.id}`} pending={pending} />
+              <ApprovalCard key={`${pending.runId}-${pending.id}`} pending={pending} onDecided={setDecided} />
             ))}
           </>
         )}
@@ -77,7 +84,7 @@ export function ApprovalsPage() {
   );
 }
 
-function ApprovalCard({ pending }: { pending: Pending }) {
+function ApprovalCard({ pending, onDecided }: { pending: Pending; onDecided: (said: string) => void }) {
   const client = useQueryClient();
   const [reason, setReason] = useState('');
   const decide = useMutation({
@@ -88,7 +95,12 @@ function ApprovalCard({ pending }: { pending: Pending }) {
           body: { decision, ...(reason.trim() ? { reason: reason.trim() } : {}) },
         }),
       ),
-    onSuccess: () => {
+    onSuccess: (decision) => {
+      onDecided(
+        decision.status === 'approved'
+          ? `Approved ${pending.tool} in ${pending.workflowName}: the action runs and the run goes on.`
+          : `Denied ${pending.tool} in ${pending.workflowName}: the agent goes on with the reason.`,
+      );
       void client.invalidateQueries({ queryKey: ['approvals'] });
       void client.invalidateQueries({ queryKey: ['dashboard'] });
     },
@@ -107,13 +119,7 @@ function ApprovalCard({ pending }: { pending: Pending }) {
       </p>
       <h3>Input</h3>
       <pre>{JSON.stringify(pending.input, null, 2)}</pre>
-      {decide.isSuccess ? (
-        <div className="notice success" role="status">
-          {decide.data.status === 'approved'
-            ? 'Approved: the action runs and the run goes on.'
-            : 'Denied: the agent goes on with the reason.'}
-        </div>
-      ) : (
+      {decide.isSuccess ? null : (
         <>
           <Field label="Reason (optional; the agent reads it when denied)">
             {(id) => (
