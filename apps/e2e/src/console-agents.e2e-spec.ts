@@ -74,7 +74,7 @@ describe('console: agents, approvals and events', () => {
     const database = await org.api.post('/api/v1/databases', { name: 'tickets' });
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByText('No agents yet.').waitFor();
-    await check(page, 'agents-empty');
+    expect(await browser.accessibilityViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'New agent' }).click();
     await page.getByLabel('Name', { exact: true }).fill('careful');
     await page.getByLabel('Instructions').fill('Tell the team through the API.');

@@ -1,4 +1,13 @@
-import { ApiClient, chainOf, createMember, createOrganization, nodes, runningStack } from '#testing';
+import {
+  ApiClient,
+  chainOf,
+  createMember,
+  createOrganization,
+  type MemberFixture,
+  nodes,
+  type OrganizationFixture,
+  runningStack,
+} from '#testing';
 
 /**
  * The routes added for the console, over HTTP: the API keys page's `/app/keys` (owners and admins,
@@ -6,13 +15,26 @@ import { ApiClient, chainOf, createMember, createOrganization, nodes, runningSta
  */
 describe('console routes', () => {
   const stack = runningStack();
+  // One organization with a member of each role, and another with its owner (each made by the CLI).
+  let org: OrganizationFixture;
+  let owner: MemberFixture;
+  let admin: MemberFixture;
+  let member: MemberFixture;
+  let other: OrganizationFixture;
+  let otherOwner: MemberFixture;
+
+  beforeAll(async () => {
+    [org, other] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
+    [owner, admin, member, otherOwner] = await Promise.all([
+      createMember(stack, org.organizationId, 'owner'),
+      createMember(stack, org.organizationId, 'admin'),
+      createMember(stack, org.organizationId, 'member'),
+      createMember(stack, other.organizationId, 'owner'),
+    ]);
+  });
 
   describe('/app/keys', () => {
     it('lets an owner and an admin list, create and revoke keys; the key is answered once and works', async () => {
-      const org = await createOrganization(stack);
-      const owner = await createMember(stack, org.organizationId, 'owner');
-      const admin = await createMember(stack, org.organizationId, 'admin');
-
       const created = await admin.api.post('/app/keys', { name: 'reporting' });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
@@ -43,8 +65,6 @@ describe('console routes', () => {
     });
 
     it('refuses a member and an organization key with forbidden, and validates the name', async () => {
-      const org = await createOrganization(stack);
-      const member = await createMember(stack, org.organizationId, 'member');
       for (const answer of [
         await member.api.get('/app/keys'),
         await member.api.post('/app/keys', { name: 'mine' }),
@@ -54,23 +74,17 @@ describe('console routes', () => {
         expect(answer.status).toBe(403);
         expect(answer.body.error.code).toBe('forbidden');
       }
-      const owner = await createMember(stack, org.organizationId, 'owner');
       const invalid = await owner.api.post('/app/keys', { name: '' });
       expect(invalid.status).toBe(400);
       expect(invalid.body.error.details.issues[0].path).toBe('name');
     });
 
     it("keeps each organization to its own keys: another's is not found", async () => {
-      const [first, second] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
-      const [ownerOfFirst, ownerOfSecond] = await Promise.all([
-        createMember(stack, first.organizationId, 'owner'),
-        createMember(stack, second.organizationId, 'owner'),
-      ]);
-      const created = await ownerOfFirst.api.post('/app/keys', { name: 'first' });
-      const attempt = await ownerOfSecond.api.delete(`/app/keys/${created.body.id}`);
+      const created = await owner.api.post('/app/keys', { name: 'first' });
+      const attempt = await otherOwner.api.delete(`/app/keys/${created.body.id}`);
       expect(attempt.status).toBe(404);
       expect(attempt.body.error.code).toBe('not_found');
-      const listed = await ownerOfSecond.api.get('/app/keys');
+      const listed = await otherOwner.api.get('/app/keys');
       expect(listed.body.data.map((item: { name: string }) => item.name)).toEqual(['admin-cli']);
       const key = new ApiClient(stack.baseUrl, created.body.key);
       expect((await key.get('/api/v1/projects')).status).toBe(200);
@@ -79,7 +93,6 @@ describe('console routes', () => {
 
   describe('GET /api/v1/workflows/{id}/versions/{number}', () => {
     it('answers a version with the diagram it froze, not the draft', async () => {
-      const org = await createOrganization(stack);
       const project = await org.api.post('/api/v1/projects', { name: 'Versions' });
       const first = chainOf(nodes.trigger('start'), nodes.delay('wait', 5));
       const workflow = await org.api.post(`/api/v1/projects/${project.body.id}/workflows`, {
@@ -104,7 +117,6 @@ describe('console routes', () => {
       const invalid = await org.api.get(`/api/v1/workflows/${id}/versions/first`);
       expect(invalid.status).toBe(400);
       expect(invalid.body.error.details.issues).toEqual([{ path: 'number', message: expect.any(String) }]);
-      const other = await createOrganization(stack);
       const foreign = await other.api.get(`/api/v1/workflows/${id}/versions/1`);
       expect(foreign.status).toBe(404);
       expect(foreign.body.error.code).toBe('workflow_not_found');
