@@ -99,6 +99,10 @@ describe('console: agents, approvals and events', () => {
       databaseWrites: [database.body.id],
     });
     await check(page, 'agent');
+    await page.getByLabel('Description').fill('Careful with money');
+    await page.getByRole('button', { name: 'Save agent' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    expect((await org.api.get(`/api/v1/agents/${agentId}`)).body.description).toBe('Careful with money');
   });
 
   it('shows a run waiting for approval, approved from the inbox, and the run page follows it live', async () => {

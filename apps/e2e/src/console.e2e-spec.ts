@@ -122,6 +122,9 @@ describe('console', () => {
     await check(page, 'databases');
     await page.getByRole('link', { name: databaseName }).click();
     await page.getByRole('heading', { name: `Database ${databaseName}` }).waitFor();
+    await page.getByLabel('Description', { exact: true }).fill('Orders over 100, kept');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByText('Saved.').waitFor();
     await page
       .getByLabel('Statements')
       .fill(
@@ -259,6 +262,18 @@ describe('console', () => {
     );
     expect(run.input).toBe('{"amount": 250}');
     expect(run.version).toBe(1);
+  });
+
+  it('starts a run of the draft', async () => {
+    await page.goto(`/workflows/${workflowId}`);
+    await page.getByRole('button', { name: 'Start a run…' }).click();
+    await page.getByLabel('Draft', { exact: true }).check();
+    await page.getByLabel('Input').fill('{"amount": 5}');
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await page.getByRole('heading', { name: /^Run / }).waitFor();
+    await page.getByText(/· draft ·/).waitFor();
+    // 5 is not over 100: the condition's false branch, so the database step is skipped.
+    await page.locator('[data-testid="node-database"][data-status="skipped"]').waitFor({ state: 'attached' });
   });
 
   it('lists the workflow runs and filters them by status', async () => {

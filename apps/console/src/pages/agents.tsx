@@ -129,7 +129,7 @@ export function AgentPage() {
             ))}
           </div>
           <div role="tabpanel">
-            {tab === 'settings' ? <AgentForm key={agent.updatedAt} agent={agent} /> : null}
+            {tab === 'settings' ? <AgentForm key={agent.id} agent={agent} /> : null}
             {tab === 'chat' ? <Chat agent={agent} /> : null}
             {tab === 'threads' ? <Threads agent={agent} /> : null}
           </div>
