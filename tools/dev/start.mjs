@@ -22,7 +22,7 @@ function newestSource(dir) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== 'node_modules') newest = Math.max(newest, newestSource(path));
-    } else if (entry.name.endsWith('.ts') && !/\.(e2e-)?spec\.ts$/.test(entry.name)) {
+    } else if (/\.(tsx?|css|html)$/.test(entry.name) && !/\.(e2e-)?spec\.ts$/.test(entry.name)) {
       newest = Math.max(newest, statSync(path).mtimeMs);
     }
   }

@@ -27,6 +27,9 @@ import { CatalogConfig } from './catalog.config.js';
 import { catalogDataSource } from './catalog.database.js';
 import { ProjectDeletion } from './projects/project-deletion.service.js';
 import { ProjectRepository } from './projects/project.repository.js';
+import { ApiKeyRepository } from './keys/api-key.repository.js';
+import { ApiKeysHandler } from './keys/api-keys.handler.js';
+import { ApiKeysService } from './keys/api-keys.service.js';
 import { ProjectsHandler } from './projects/projects.handler.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { RateLimitHandler } from './rate-limit/rate-limit.handler.js';
@@ -54,6 +57,7 @@ export class CatalogModule {
         AdminHandler,
         ProjectsHandler,
         SkillsHandler,
+        ApiKeysHandler,
         BillingHandler,
         RateLimitHandler,
       ],
@@ -97,6 +101,8 @@ export class CatalogModule {
         },
         AuthService,
         AdminService,
+        ApiKeysService,
+        ApiKeyRepository,
         ProjectRepository,
         ProjectsService,
         ProjectDeletion,

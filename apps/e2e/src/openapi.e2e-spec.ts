@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -267,5 +267,19 @@ describe('OpenAPI document', () => {
       });
     expect(errors).toEqual([]);
     expect(tsc.code).toBe(0);
+  });
+
+  it('is the document the build exports for the console without a server', async () => {
+    const file = join(dir, 'exported.json');
+    await new Promise<void>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [join(WORKSPACE_ROOT, 'dist/apps/gateway/src/docs/export-openapi.js'), file],
+        { cwd: WORKSPACE_ROOT },
+        (error) => (error ? reject(error) : resolve()),
+      ),
+    );
+    const exported = JSON.parse(readFileSync(file, 'utf8')) as { servers: unknown };
+    expect({ ...exported, servers: document.servers }).toEqual(document);
   });
 });

@@ -1,6 +1,8 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
+import { DEFAULT_CONSOLE_DIR } from './console/console-assets.js';
+
 export class GatewayConfig {
   @IsInt()
   @Min(0)
@@ -49,6 +51,10 @@ export class GatewayConfig {
   @IsInt()
   @Min(100)
   RUN_STREAM_HEARTBEAT_MS: number = 15_000;
+
+  /** The built web console (apps/console), served at `/`; without an index.html there, no console. */
+  @IsString()
+  CONSOLE_DIR: string = DEFAULT_CONSOLE_DIR;
 
   /** The address browsers use; better-auth checks request origins against it. */
   @IsString()

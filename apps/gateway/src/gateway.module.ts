@@ -27,6 +27,7 @@ import { DatabasesController } from './databases/databases.controller.js';
 import { GatewayConfig } from './gateway.config.js';
 import { HealthController } from './health/health.controller.js';
 import { HealthProbesController } from './health/health-probes.controller.js';
+import { KeysController } from './keys/keys.controller.js';
 import { ProjectsController } from './projects/projects.controller.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { LiveRuns } from './runs/live-runs.service.js';
@@ -65,6 +66,7 @@ export class GatewayModule implements OnApplicationShutdown {
         BillingController,
         DashboardController,
         ConnectionsController,
+        KeysController,
         EventsController,
         HooksController,
         DatabasesController,

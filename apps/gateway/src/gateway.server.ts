@@ -6,6 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 
+import { ConsoleAssets } from './console/console-assets.js';
 import { setupOpenApi } from './docs/openapi.js';
 import { GatewayConfig } from './gateway.config.js';
 import { GatewayModule } from './gateway.module.js';
@@ -21,7 +22,8 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
   const config = loadConfig(GatewayConfig);
   const logger = createLogger('gateway');
   const routes = new RouteTable();
-  const errors = new AllExceptionsFilter(logger, routes);
+  const consoleAssets = ConsoleAssets.at(config.CONSOLE_DIR);
+  const errors = new AllExceptionsFilter(logger, routes, consoleAssets);
 
   const adapter = new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -83,10 +85,11 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
   app.useGlobalFilters(errors);
   if (standalone) app.enableShutdownHooks();
   setupOpenApi(app, config.PUBLIC_URL);
+  consoleAssets.register(app);
   await app.listen(config.PORT, config.HOST);
   const url = await app.getUrl();
   const probes = app.get(HealthProbesController);
-  logger.info({ url }, 'gateway is ready');
+  logger.info({ url, console: consoleAssets.enabled }, 'gateway is ready');
   return {
     name: 'gateway',
     url,

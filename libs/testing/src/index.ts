@@ -12,3 +12,4 @@ export * from './test-stack.js';
 export * from './wait.util.js';
 export * from './webhooks.js';
 export * from './scripted-model.js';
+export * from './console-browser.js';

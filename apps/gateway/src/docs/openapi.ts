@@ -8,6 +8,13 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
  * Postman, or a client generator) still names the installation it describes.
  */
 export function setupOpenApi(app: INestApplication, publicUrl: string): OpenAPIObject {
+  const document = buildOpenApiDocument(app, publicUrl);
+  SwaggerModule.setup('docs/api', app, document, { jsonDocumentUrl: 'docs/openapi.json', raw: ['json'] });
+  return document;
+}
+
+/** The document alone, also built without a running server for the console's client (export-openapi). */
+export function buildOpenApiDocument(app: INestApplication, publicUrl: string): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Flowmesh API')
     .setDescription('Workflows, runs, agents, skills and SQL databases of an organization.')
@@ -38,6 +45,5 @@ export function setupOpenApi(app: INestApplication, publicUrl: string): OpenAPIO
   };
   const health = document.paths['/api/health']?.get;
   if (health) health.security = [];
-  SwaggerModule.setup('docs/api', app, document, { jsonDocumentUrl: 'docs/openapi.json', raw: ['json'] });
   return document;
 }

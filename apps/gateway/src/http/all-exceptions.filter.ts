@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 
+import type { ConsoleAssets } from '../console/console-assets.js';
 import { toDomainException } from './http-error.mapper.js';
 import type { RouteTable } from './route-table.js';
 
@@ -13,6 +14,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   constructor(
     private readonly logger: Logger,
     private readonly routes: RouteTable,
+    private readonly console?: ConsoleAssets,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -22,6 +24,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   /** Also answers what Fastify refuses before routing (its `frameworkErrors`), which Nest never sees. */
   send(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    // A page of the console (a client route such as /workflows/…) is no route of the server.
+    if (exception instanceof NotFoundException && !(exception instanceof DomainException)) {
+      if (this.console?.fallback(request, reply)) return;
+    }
     sendError(exception, request, reply, this.logger, this.routes);
   }
 }

@@ -1,3 +1,4 @@
+import { DomainException } from '#common';
 import {
   CreateWorkflowDto,
   DeletedDto,
@@ -10,6 +11,7 @@ import {
   WorkflowDto,
   WorkflowSubjects,
   WorkflowSummaryDto,
+  WorkflowVersionDetailDto,
   WorkflowVersionDto,
 } from '#contracts';
 import { RpcClient } from '#nats';
@@ -136,5 +138,25 @@ export class WorkflowsController {
     @Query() query: PageQueryDto,
   ) {
     return this.rpc.request(WorkflowSubjects.versionsList, principal, { id, query });
+  }
+
+  @Get('workflows/:id/versions/:number')
+  @ApiOperation({
+    summary: 'Get a version with its diagram',
+    description:
+      'Extension beyond the contract: the diagram a published version froze, for reading it as it was (the console shows it read-only).',
+  })
+  @ApiOkResponse({ type: WorkflowVersionDetailDto })
+  @ApiErrors('invalid_request', 'workflow_not_found', 'not_found')
+  getVersion(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Param('number') number: string,
+  ) {
+    if (!/^[1-9][0-9]{0,8}$/.test(number))
+      throw DomainException.invalidRequest([
+        { path: 'number', message: 'number must be a version number (1, 2, 3 …)' },
+      ]);
+    return this.rpc.request(WorkflowSubjects.versionsGet, principal, { id, number: Number(number) });
   }
 }

@@ -11,6 +11,7 @@ import {
   type PublishWorkflowDto,
   type RunTargetRequest,
   type UpdateWorkflowDto,
+  type VersionRequest,
   type WorkflowOverview,
   WorkflowSubjects,
 } from '#contracts';
@@ -66,6 +67,11 @@ export class WorkflowsHandler {
   @Handles(WorkflowSubjects.versionsList)
   listVersions({ id, query }: IdAndQuery, principal: Principal) {
     return this.workflows.listVersions(principal, id, query);
+  }
+
+  @Handles(WorkflowSubjects.versionsGet)
+  getVersion({ id, number }: VersionRequest, principal: Principal) {
+    return this.workflows.getVersion(principal, id, number);
   }
 
   @Handles(WorkflowSubjects.runTarget)

@@ -15,6 +15,7 @@ import {
   type WorkflowDetailDto,
   type WorkflowDto,
   type WorkflowSummaryDto,
+  type WorkflowVersionDetailDto,
   type WorkflowVersionDto,
   type NamesReply,
   type WorkflowOverview,
@@ -222,6 +223,14 @@ export class WorkflowsService {
   ): Promise<Page<WorkflowVersionDto>> {
     const workflow = await this.findOwned(principal, id);
     return mapPage(await this.versions.list(workflow.id, query), toWorkflowVersionDto);
+  }
+
+  /** A published version with its frozen diagram (the console's read-only view). */
+  async getVersion(principal: Principal, id: string, number: number): Promise<WorkflowVersionDetailDto> {
+    const workflow = await this.findOwned(principal, id);
+    const version = await this.versions.find(workflow.id, number);
+    if (!version) throw new DomainException('not_found', `The workflow has no version ${number}.`);
+    return { ...toWorkflowVersionDto(version), diagram: version.diagram };
   }
 
   /**

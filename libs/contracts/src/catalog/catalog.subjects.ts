@@ -22,6 +22,9 @@ import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import { type CatalogOverview, type NamesReply, NamesRequest } from '../dashboard/overview.messages.js';
 import { EmptyRequest, IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
+import type { ApiKeyDto } from '../keys/api-key.dto.js';
+import { CreateApiKeyDto } from '../keys/create-api-key.dto.js';
+import type { CreatedApiKeyDto } from '../keys/created-api-key.dto.js';
 import { event, returns, rpc, systemRpc } from '../messaging/subject-catalog.js';
 import { CreateProjectDto } from '../projects/create-project.dto.js';
 import type { ProjectDto } from '../projects/project.dto.js';
@@ -97,6 +100,23 @@ export const CatalogSubjects = {
   skillsMount: rpc('catalog.skills.mount', IdsRequest, {
     callers: ['agent'],
     reply: returns<{ skills: MountedSkill[] }>(),
+  }),
+
+  /**
+   * The organization's API keys, for the console's API keys page (browser-only `/app/keys`): owners
+   * and admins of the organization, signed in; anyone else is forbidden.
+   */
+  keysList: rpc('catalog.keys.list', EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<{ data: ApiKeyDto[] }>(),
+  }),
+  keysCreate: rpc('catalog.keys.create', CreateApiKeyDto, {
+    callers: ['gateway'],
+    reply: returns<CreatedApiKeyDto>(),
+  }),
+  keysDelete: rpc('catalog.keys.delete', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<DeletedDto>(),
   }),
 
   billingGet: rpc('catalog.billing.get', EmptyRequest, {

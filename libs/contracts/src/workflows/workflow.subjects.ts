@@ -7,10 +7,12 @@ import { returns, rpc } from '../messaging/subject-catalog.js';
 import { PublishWorkflowDto } from './publish-workflow.dto.js';
 import { type RunTarget, RunTargetRequest } from './run-target.js';
 import { UpdateWorkflowDto } from './update-workflow.dto.js';
+import { VersionRequest } from './version-request.js';
 import { CreateWorkflowRequest, ListWorkflowsRequest, ProjectScopedRequest } from './workflow.messages.js';
 import type { WorkflowDetailDto } from './workflow-detail.dto.js';
 import type { WorkflowSummaryDto } from './workflow-summary.dto.js';
 import type { WorkflowVersionDto } from './workflow-version.dto.js';
+import type { WorkflowVersionDetailDto } from './workflow-version-detail.dto.js';
 import type { WorkflowDto } from './workflow.dto.js';
 
 export const WorkflowSubjects = {
@@ -43,6 +45,11 @@ export const WorkflowSubjects = {
   versionsList: rpc('workflow.versions.list', IdAndQueryRequest, {
     callers: ['gateway'],
     reply: returns<Page<WorkflowVersionDto>>(),
+  }),
+  /** One version with its diagram, for the console's read-only view (extension beyond the contract). */
+  versionsGet: rpc('workflow.versions.get', VersionRequest, {
+    callers: ['gateway'],
+    reply: returns<WorkflowVersionDetailDto>(),
   }),
   /** What a run executes; the runner asks before every start, and to check a workflow exists. */
   runTarget: rpc('workflow.workflows.run-target', RunTargetRequest, {

@@ -1,0 +1,47 @@
+import { describe, expect, it } from '@jest/globals';
+
+import { ApiError, describeError, toApiError } from './errors';
+
+describe('API errors in words', () => {
+  it("reads the contract's shape, with the issues of a refused request", () => {
+    const error = toApiError(400, {
+      error: {
+        code: 'invalid_request',
+        message: 'The request is not valid.',
+        details: { issues: [{ path: 'name', message: 'name must be shorter than 100 characters' }] },
+      },
+    });
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.code).toBe('invalid_request');
+    expect(describeError(error)).toBe(
+      'The request is not valid. name: name must be shorter than 100 characters.',
+    );
+  });
+
+  it("reads better-auth's own shape", () => {
+    const error = toApiError(401, {
+      code: 'INVALID_EMAIL_OR_PASSWORD',
+      message: 'Invalid email or password',
+    });
+    expect(error.code).toBe('invalid_email_or_password');
+    expect(describeError(error)).toBe('Invalid email or password');
+  });
+
+  it('says what a plan limit is', () => {
+    const error = toApiError(402, {
+      error: {
+        code: 'plan_limit_reached',
+        message: 'Your plan allows 3 projects.',
+        details: { resource: 'projects', limit: 3 },
+      },
+    });
+    expect(describeError(error)).toBe('Your plan allows 3 projects. (projects: 3 on your plan)');
+  });
+
+  it('never shows a body it cannot read, nor JSON', () => {
+    expect(describeError(toApiError(502, '<html>bad gateway</html>'))).toBe(
+      'The server answered 502 without saying why.',
+    );
+    expect(describeError(toApiError(0, null))).toMatch(/could not be reached/);
+  });
+});

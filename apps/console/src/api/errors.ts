@@ -1,0 +1,58 @@
+/** An error answered by the API in its shape `{error: {code, message, details?}}`, or a network failure. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** The problems listed by `invalid_request` and `invalid_workflow`. */
+  get issues(): Array<{ path: string; message: string; nodeId?: string; edgeId?: string }> {
+    const issues = this.details.issues;
+    return Array.isArray(issues) ? (issues as ApiError['issues']) : [];
+  }
+}
+
+interface ErrorBody {
+  error?: { code?: unknown; message?: unknown; details?: unknown };
+  // better-auth answers its own errors as `{code, message}`.
+  code?: unknown;
+  message?: unknown;
+  details?: unknown;
+}
+
+/** Turns what a failed request answered into an ApiError whose message is words, never JSON. */
+export function toApiError(status: number, body: unknown): ApiError {
+  const parsed = (typeof body === 'object' && body !== null ? body : {}) as ErrorBody;
+  const error = parsed.error ?? parsed;
+  const code = typeof error.code === 'string' ? error.code.toLowerCase() : `http_${status}`;
+  const message =
+    typeof error.message === 'string' && error.message !== ''
+      ? error.message
+      : status === 0
+        ? 'The server could not be reached. Check your connection and try again.'
+        : `The server answered ${status} without saying why.`;
+  const details =
+    typeof error.details === 'object' && error.details !== null
+      ? (error.details as Record<string, unknown>)
+      : {};
+  return new ApiError(status, code, message, details);
+}
+
+/** A sentence for people, with the listed problems of a refused request. */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) {
+    const issues = error.issues.map((issue) => `${issue.path}: ${issue.message}`);
+    if (error.code === 'plan_limit_reached') {
+      const { resource, limit } = error.details as { resource?: string; limit?: number };
+      if (resource) return `${error.message} (${resource}: ${String(limit)} on your plan)`;
+    }
+    return issues.length > 0 ? `${error.message} ${issues.join('; ')}.` : error.message;
+  }
+  if (error instanceof Error) return error.message;
+  return 'Something went wrong.';
+}

@@ -1,0 +1,133 @@
+import type { UseQueryResult } from '@tanstack/react-query';
+import { type ReactNode, useId } from 'react';
+
+import { describeError } from '../api/errors';
+
+export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="page-header">
+      <h1>{title}</h1>
+      {children ? <div className="actions">{children}</div> : null}
+    </div>
+  );
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p className="muted" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" /> {label}
+    </p>
+  );
+}
+
+/** An API error in words (the code is for branching, never shown raw). */
+export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
+  if (!error) return null;
+  return (
+    <div className="notice error" role="alert">
+      {title ? <strong>{title} </strong> : null}
+      {describeError(error)}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="empty">{children}</div>;
+}
+
+/** Loading, error and empty states of a query, then its data. */
+export function QueryView<T>({
+  query,
+  isEmpty,
+  empty,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  isEmpty?: (data: T) => boolean;
+  empty?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <Loading />;
+  if (query.isError) return <ErrorNotice error={query.error} title="Could not load this." />;
+  if (isEmpty?.(query.data)) return <Empty>{empty ?? 'Nothing here yet.'}</Empty>;
+  return <>{children(query.data)}</>;
+}
+
+const TONE: Record<string, string> = {
+  complete: 'ok',
+  done: 'ok',
+  active: 'ok',
+  approved: 'ok',
+  started: 'ok',
+  healthy: 'ok',
+  running: 'info',
+  queued: 'info',
+  waiting: 'warn',
+  pending: 'warn',
+  paused: 'warn',
+  limit_reached: 'warn',
+  no_listener: 'muted',
+  skipped: 'muted',
+  stopped: 'muted',
+  unknown: 'muted',
+  errored: 'bad',
+  error: 'bad',
+  denied: 'bad',
+  expired: 'bad',
+  dead: 'bad',
+  terminated: 'bad',
+  unhealthy: 'bad',
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge ${TONE[status] ?? 'muted'}`}>{status.replace(/_/g, ' ')}</span>;
+}
+
+export function Field({
+  label,
+  hint,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  children: (id: string) => ReactNode;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children(id)}
+      {hint ? <small className="muted">{hint}</small> : null}
+    </div>
+  );
+}
+
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** A value shown once (a key, a webhook secret), with a button that copies it. */
+export function SecretOnce({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="notice success" role="status">
+      <p>
+        <strong>{label}</strong> It is shown once: copy it now.
+      </p>
+      <code className="secret" data-testid="secret-value">
+        {value}
+      </code>{' '}
+      <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(value)}>
+        Copy
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from '@jest/globals';
+
+import { fromFlow, nextNodeId, summary, toFlow } from './diagram';
+
+describe('the editor diagram', () => {
+  const diagram = {
+    nodes: [
+      { id: 'start', data: { type: 'trigger', properties: { kind: 'manual' } }, position: { x: 10, y: 20 } },
+      {
+        id: 'check',
+        data: { type: 'condition', properties: { conditions: [] }, note: 'kept' },
+        color: 'blue',
+      },
+    ],
+    edges: [{ id: 'e1', source: 'start', target: 'check' }],
+    viewport: { zoom: 1 },
+  };
+
+  it('round-trips nodes, edges and layout, keeping what the API stores beside them', () => {
+    const flow = toFlow(diagram);
+    expect(flow.nodes[0]!.position).toEqual({ x: 10, y: 20 });
+    // A node without a position (made through the API) gets one in a column.
+    expect(flow.nodes[1]!.position).toEqual({ x: 120, y: 170 });
+    const back = fromFlow(flow.nodes, flow.edges);
+    expect(back.nodes).toEqual([
+      { id: 'start', data: { type: 'trigger', properties: { kind: 'manual' } }, position: { x: 10, y: 20 } },
+      {
+        id: 'check',
+        data: { type: 'condition', properties: { conditions: [] }, note: 'kept' },
+        position: { x: 120, y: 170 },
+      },
+    ]);
+    expect(back.edges).toEqual([{ id: 'e1', source: 'start', target: 'check' }]);
+  });
+
+  it('leaves what it shows on a node (problems, a step status) out of the saved diagram', () => {
+    const flow = toFlow(diagram);
+    flow.nodes[0]!.data = { ...flow.nodes[0]!.data, problems: ['bad'], status: 'done' };
+    expect(fromFlow(flow.nodes, flow.edges).nodes[0]!.data).toEqual({
+      type: 'trigger',
+      properties: { kind: 'manual' },
+    });
+  });
+
+  it('keeps a condition edge on its handle', () => {
+    const flow = toFlow({
+      nodes: diagram.nodes,
+      edges: [{ id: 'e', source: 'check', target: 'start', sourceHandle: 'false' }],
+    });
+    expect(fromFlow(flow.nodes, flow.edges).edges).toEqual([
+      { id: 'e', source: 'check', target: 'start', sourceHandle: 'false' },
+    ]);
+  });
+
+  it('names a new node after its type, numbered when taken', () => {
+    expect(nextNodeId('delay', ['trigger'])).toBe('delay');
+    expect(nextNodeId('delay', ['delay', 'delay_2'])).toBe('delay_3');
+  });
+
+  it('summarizes a node for its box', () => {
+    expect(
+      summary({
+        type: 'condition',
+        properties: { conditions: [{ left: '{{trigger.amount}}', operator: 'greater_than', right: '100' }] },
+      }),
+    ).toBe('{{trigger.amount}} greater_than 100');
+    expect(summary({ type: 'delay', properties: { seconds: 30 } })).toBe('30 s');
+  });
+});

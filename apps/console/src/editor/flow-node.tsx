@@ -1,0 +1,45 @@
+import { Handle, type NodeProps, Position } from '@xyflow/react';
+
+import { type FlowNode, summary } from './diagram';
+
+/** A diagram node: its type, id and a summary; a condition leaves by a `true` and a `false` handle. */
+export function StepNode({ id, data, selected }: NodeProps<FlowNode>) {
+  const classes = ['flow-node'];
+  if (selected) classes.push('selected');
+  if (data.problems?.length) classes.push('invalid');
+  if (data.status) classes.push(`status-${data.status}`);
+  return (
+    <div className={classes.join(' ')} data-testid={`node-${id}`} data-status={data.status ?? ''}>
+      {data.type === 'trigger' ? null : <Handle type="target" position={Position.Top} />}
+      <div className="type">
+        {data.type}
+        {data.status ? ` · ${data.status}` : ''}
+      </div>
+      <strong>{id}</strong>
+      <div className="muted">{summary(data)}</div>
+      {data.problems?.length ? (
+        <ul className="problems">
+          {data.problems.map((problem) => (
+            <li key={problem}>{problem}</li>
+          ))}
+        </ul>
+      ) : null}
+      {data.type === 'condition' ? (
+        <>
+          <Handle type="source" id="true" position={Position.Bottom} style={{ left: '30%' }} />
+          <span className="handle-label" style={{ left: '22%' }}>
+            true
+          </span>
+          <Handle type="source" id="false" position={Position.Bottom} style={{ left: '70%' }} />
+          <span className="handle-label" style={{ left: '62%' }}>
+            false
+          </span>
+        </>
+      ) : (
+        <Handle type="source" position={Position.Bottom} />
+      )}
+    </div>
+  );
+}
+
+export const nodeTypes = { step: StepNode };

@@ -1,0 +1,130 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+
+import { browserFetch } from '../api/client';
+import { canManageKeys, useMember } from '../auth/session';
+import { Empty, ErrorNotice, Field, formatTime, PageHeader, QueryView, SecretOnce } from '../components/ui';
+
+interface ApiKey {
+  id: string;
+  name: string | null;
+  start: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/** Organization keys: owners and admins make and revoke them; the key is shown once. */
+export function KeysPage() {
+  const member = useMember();
+  if (!canManageKeys(member.role)) {
+    return (
+      <>
+        <PageHeader title="API keys" />
+        <Empty>Only the organization&apos;s owners and admins manage its API keys.</Empty>
+      </>
+    );
+  }
+  return <Keys />;
+}
+
+function Keys() {
+  const client = useQueryClient();
+  const [name, setName] = useState('');
+  const keys = useQuery({ queryKey: ['keys'], queryFn: () => browserFetch<{ data: ApiKey[] }>('/app/keys') });
+  const create = useMutation({
+    mutationFn: (keyName: string) =>
+      browserFetch<ApiKey & { key: string }>('/app/keys', { method: 'POST', body: { name: keyName } }),
+    onSuccess: () => {
+      setName('');
+      void client.invalidateQueries({ queryKey: ['keys'] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => browserFetch(`/app/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['keys'] }),
+  });
+  return (
+    <>
+      <PageHeader title="API keys" />
+      <p className="muted">
+        Keys call the API (<a href="/docs/api">reference</a>) as the organization, with the admin role:{' '}
+        <code>Authorization: Bearer fm_…</code>.
+      </p>
+      <form
+        className="card row"
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate(name);
+        }}
+      >
+        <Field label="Name of the new key">
+          {(id) => (
+            <input
+              id={id}
+              value={name}
+              required
+              maxLength={100}
+              onChange={(event) => setName(event.target.value)}
+            />
+          )}
+        </Field>
+        <button type="submit" disabled={create.isPending}>
+          Create key
+        </button>
+      </form>
+      {create.data ? (
+        <SecretOnce label={`Key “${create.data.name ?? ''}” created.`} value={create.data.key} />
+      ) : null}
+      <ErrorNotice error={create.error} title="Could not create the key." />
+      <ErrorNotice error={revoke.error} title="Could not revoke the key." />
+      <QueryView query={keys} isEmpty={(page) => page.data.length === 0} empty="No keys yet.">
+        {(page) => (
+          <div className="table-wrap" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Starts with</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Revoke</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.map((key) => (
+                  <tr key={key.id}>
+                    <td>{key.name ?? '—'}</td>
+                    <td>
+                      <code>{key.start ?? ''}…</code>
+                    </td>
+                    <td>{formatTime(key.createdAt)}</td>
+                    <td>{formatTime(key.lastUsedAt)}</td>
+                    <td>
+                      <button
+                        type="button"
+                        className="danger"
+                        disabled={revoke.isPending}
+                        onClick={() => {
+                          if (
+                            window.confirm(
+                              `Revoke ${key.name ?? 'this key'}? Anything using it stops working.`,
+                            )
+                          )
+                            revoke.mutate(key.id);
+                        }}
+                      >
+                        Revoke {key.name ?? ''}
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </QueryView>
+    </>
+  );
+}

@@ -1,0 +1,434 @@
+import {
+  adminCli,
+  ApiClient,
+  ConsoleBrowser,
+  createMember,
+  createOrganization,
+  type MemberFixture,
+  type OrganizationFixture,
+  PHONE,
+  runningStack,
+  signIn,
+  waitFor,
+} from '#testing';
+import type { Page } from 'playwright-core';
+
+/**
+ * The web console in a real browser (Debian's Chromium through playwright-core) against the shared
+ * stack: signing in and switching organizations, building, publishing and running a workflow in the
+ * diagram editor, API keys, databases and skills, connections, billing, the phone layout, and an
+ * accessibility check (axe, no serious or critical violation) of every page it visits.
+ */
+describe('console', () => {
+  const stack = runningStack();
+  let browser: ConsoleBrowser;
+  let org: OrganizationFixture;
+  let owner: MemberFixture;
+  let page: Page;
+  let databaseName: string;
+  let workflowId: string;
+
+  beforeAll(async () => {
+    [browser, org] = await Promise.all([
+      ConsoleBrowser.launch(stack.baseUrl),
+      createOrganization(stack, { name: 'Acme' }),
+    ]);
+    owner = await createMember(stack, org.organizationId, 'owner');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** The page has no serious or critical accessibility violation; then its picture for the docs. */
+  async function check(target: Page, screenshot: string): Promise<void> {
+    expect(await browser.accessibilityViolations(target)).toEqual([]);
+    await browser.screenshot(target, screenshot);
+  }
+
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
+
+  it('is served at / and at its page addresses, and leaves the API its answers', async () => {
+    const html = await fetch(`${stack.baseUrl}/workflows/anything`, { headers: { accept: 'text/html' } });
+    expect(html.status).toBe(200);
+    expect(await html.text()).toContain('<div id="root">');
+    const root = await fetch(`${stack.baseUrl}/`, { headers: { accept: 'text/html' } });
+    expect(root.status).toBe(200);
+    for (const path of ['/api/v1/nothing-here', '/app/nothing', '/docs/nothing', '/hooks']) {
+      const answer = await fetch(`${stack.baseUrl}${path}`, { headers: { accept: 'text/html' } });
+      expect([path, answer.status]).toEqual([path, 404]);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    }
+    // Not a browser: the contract's 404.
+    const api = await fetch(`${stack.baseUrl}/workflows/anything`);
+    expect(api.status).toBe(404);
+  });
+
+  it('signs a member in, with a refused password said in words, and shows the dashboard', async () => {
+    page = await browser.newPage();
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Sign in to Flowmesh' }).waitFor();
+    await check(page, 'sign-in');
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const refusal = await page.getByRole('alert').textContent();
+    expect(refusal).toMatch(/[a-z]{3,}/i);
+    expect(refusal).not.toContain('{');
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    expect(await page.getByLabel('Organization').inputValue()).toBe(org.organizationId);
+    await page.getByText(`${owner.email} · owner`).waitFor();
+    await page.getByRole('heading', { name: 'Needs attention' }).waitFor();
+    await page.getByText('Nothing needs you').waitFor();
+  });
+
+  it('shows the active organization and switches to another', async () => {
+    const other = await createOrganization(stack, { name: 'Beta' });
+    await adminCli(
+      [
+        'user',
+        'create',
+        '--org',
+        other.organizationId,
+        '--email',
+        owner.email,
+        '--password',
+        owner.password,
+        '--role',
+        'member',
+      ],
+      stack.env,
+    );
+    await page.reload();
+    await page.getByLabel('Organization').selectOption(other.organizationId);
+    await page.getByText(`${owner.email} · member`).waitFor();
+    // A member of Beta: no API keys page there.
+    expect(await nav('API keys').count()).toBe(0);
+    await page.getByLabel('Organization').selectOption(org.organizationId);
+    await page.getByText(`${owner.email} · owner`).waitFor();
+    await nav('API keys').waitFor();
+  });
+
+  it('creates a database and runs a batch in the SQL console, with a failing statement named', async () => {
+    databaseName = `orders-${Date.now().toString(36)}`;
+    await nav('Databases').click();
+    await page.getByRole('heading', { name: 'Databases', level: 1 }).waitFor();
+    await page.getByText('No databases yet.').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill(databaseName);
+    await page.getByLabel('Description', { exact: true }).fill('Orders over 100');
+    await page.getByRole('button', { name: 'Create database' }).click();
+    await check(page, 'databases');
+    await page.getByRole('link', { name: databaseName }).click();
+    await page.getByRole('heading', { name: `Database ${databaseName}` }).waitFor();
+    await page.getByLabel('Description', { exact: true }).fill('Orders over 100, kept');
+    await page.getByRole('button', { name: 'Save details' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page
+      .getByLabel('Statements')
+      .fill(
+        'CREATE TABLE big (amount INTEGER);\nINSERT INTO big VALUES (150), (300);\nSELECT * FROM big ORDER BY amount;',
+      );
+    await page.getByRole('button', { name: 'Run 3 statements' }).click();
+    const result = page.getByRole('table', { name: 'Result of statement 3' });
+    await result.waitFor();
+    expect(await result.getByRole('cell').allTextContents()).toEqual(['150', '300']);
+    await check(page, 'sql-console');
+    await page.getByLabel('Statements').fill('DELETE FROM big;\nSELECT * FROM nowhere;');
+    await page.getByRole('button', { name: 'Run 2 statements' }).click();
+    const alert = page.getByRole('alert');
+    await alert.getByText('Statement 2 failed').waitFor();
+    expect(await alert.textContent()).toContain('SELECT * FROM nowhere');
+    expect(await alert.textContent()).not.toContain('"code"');
+  });
+
+  it('builds a trigger → condition → database workflow in the diagram editor', async () => {
+    await nav('Workflows').click();
+    await page.getByText('No projects yet.').waitFor();
+    await check(page, 'workflows-empty');
+    await page.getByLabel('New project').fill('Sales ops');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const project = page.getByRole('region', { name: 'Sales ops' });
+    await project.getByLabel('New workflow in Sales ops').fill('Big orders');
+    await project.getByRole('button', { name: 'Create workflow' }).click();
+    await page.getByRole('heading', { name: 'Big orders', level: 1 }).waitFor();
+    workflowId = page.url().split('/workflows/')[1]!.split('?')[0]!;
+
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Left (required)').fill('{{trigger.amount}}');
+    await page.getByLabel('Operator (required)').selectOption('greater_than');
+    await page.getByLabel('Right').fill('100');
+    await page.getByRole('button', { name: 'Add database' }).click();
+    // Connect trigger → condition by dragging from one handle to the other…
+    await page
+      .locator('[data-testid="node-trigger"] .react-flow__handle.source')
+      .dragTo(page.locator('[data-testid="node-condition"] .react-flow__handle.target'));
+    // …and condition (true) → database with the keyboard-friendly form of the selected node.
+    await page.getByTestId('node-condition').click();
+    await page.getByLabel('Connect to').selectOption('database');
+    await page.getByLabel('When').selectOption('true');
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    // Moved with the keyboard (React Flow moves a selected node with the arrow keys): its place is kept.
+    await page.getByTestId('node-trigger').click();
+    for (let step = 0; step < 6; step += 1) await page.keyboard.press('ArrowLeft');
+    // A node added by mistake, then deleted.
+    await page.getByRole('button', { name: 'Add delay' }).click();
+    await page.getByRole('button', { name: 'Delete node delay' }).click();
+    expect(await page.getByTestId('node-delay').count()).toBe(0);
+
+    // The database node is unfinished: publishing names its problems on the node.
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByTestId('node-database').locator('.problems').waitFor();
+    await check(page, 'editor-problems');
+
+    await page.getByTestId('node-database').click();
+    await page.getByLabel('Database (required)').selectOption({ label: databaseName });
+    await page.getByLabel('Sql (required)').fill('INSERT INTO big VALUES (?)');
+    await page.getByLabel('Params (JSON)').fill('["{{trigger.amount}}"]');
+    await page.getByLabel('Params (JSON)').blur();
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByRole('button', { name: 'Draft saved' }).waitFor();
+
+    // The layout the editor adds (each node's position) comes back from the API.
+    const saved = await org.api.get(`/api/v1/workflows/${workflowId}`);
+    expect(saved.body.diagram.edges).toEqual([
+      { id: 'trigger-condition', source: 'trigger', target: 'condition' },
+      { id: 'condition-true-database', source: 'condition', target: 'database', sourceHandle: 'true' },
+    ]);
+    for (const node of saved.body.diagram.nodes) {
+      expect(node.position).toEqual({ x: expect.any(Number), y: expect.any(Number) });
+    }
+    // The starter trigger sits at x 80 until moved.
+    expect(saved.body.diagram.nodes[0].position.x).toBeLessThan(80);
+    expect(saved.body.diagram.nodes.map((node: { id: string }) => node.id)).toEqual([
+      'trigger',
+      'condition',
+      'database',
+    ]);
+    await page.reload();
+    await page.getByTestId('node-database').waitFor();
+    await check(page, 'editor');
+  });
+
+  it('publishes with a time zone, pauses and resumes, and shows the version read-only', async () => {
+    await page.getByLabel('Time zone').selectOption('Europe/Paris');
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByText('Published version 1 (Europe/Paris).').waitFor();
+    await page.getByText('live v1').waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    expect((await org.api.get(`/api/v1/workflows/${workflowId}`)).body.pausedAt).not.toBeNull();
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+    expect((await org.api.get(`/api/v1/workflows/${workflowId}`)).body.pausedAt).toBeNull();
+
+    await page.getByRole('tab', { name: 'Versions' }).click();
+    await page.getByRole('link', { name: 'Version 1' }).click();
+    await page.getByRole('heading', { name: 'Version 1 (read-only)' }).waitFor();
+    await page.getByText('schedules in Europe/Paris').waitFor();
+    await page.getByRole('region', { name: 'Version 1 (read-only)' }).getByTestId('node-database').waitFor();
+    await check(page, 'versions');
+  });
+
+  it('starts a run with input and watches its steps turn done, then runs it again', async () => {
+    await page.getByRole('tab', { name: 'Editor' }).click();
+    await page.getByRole('button', { name: 'Start a run…' }).click();
+    await page.getByLabel('Live version v1').check();
+    await page.getByLabel('Trigger', { exact: true }).selectOption('trigger');
+    await page.getByLabel('Input').fill('{"amount": 250}');
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await page.getByRole('heading', { name: /^Run / }).waitFor();
+    const runId = page.url().split('/runs/')[1]!;
+    for (const node of ['trigger', 'condition', 'database']) {
+      await page.locator(`[data-testid="node-${node}"][data-status="done"]`).waitFor({ state: 'attached' });
+    }
+    await page.getByText('complete', { exact: true }).first().waitFor();
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    expect(await timeline.getByRole('listitem').count()).toBe(3);
+    await page.locator('summary', { hasText: 'database' }).click();
+    await page.locator('details[open] code', { hasText: 'rowsWritten' }).waitFor();
+    await check(page, 'run');
+
+    await page.getByRole('button', { name: 'Run again with the same input' }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith(runId));
+    const again = page.url().split('/runs/')[1]!;
+    const run = await waitFor(
+      async () => {
+        const answer = await org.api.get(`/api/v1/runs/${again}`);
+        return answer.body.status === 'complete' ? answer.body : undefined;
+      },
+      { what: 'the second run to complete' },
+    );
+    expect(run.input).toBe('{"amount": 250}');
+    expect(run.version).toBe(1);
+  });
+
+  it('starts a run of the draft', async () => {
+    await page.goto(`/workflows/${workflowId}`);
+    await page.getByRole('button', { name: 'Start a run…' }).click();
+    await page.getByLabel('Draft', { exact: true }).check();
+    await page.getByLabel('Input').fill('{"amount": 5}');
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await page.getByRole('heading', { name: /^Run / }).waitFor();
+    await page.getByText(/· draft ·/).waitFor();
+    // 5 is not over 100: the condition's false branch, so the database step is skipped.
+    await page.locator('[data-testid="node-database"][data-status="skipped"]').waitFor({ state: 'attached' });
+  });
+
+  it('lists the workflow runs and filters them by status', async () => {
+    // One more that takes the condition's false branch: three complete runs, none errored.
+    await org.api.post(`/api/v1/workflows/${workflowId}/runs`, { input: '{"amount": 5}' });
+    await page.goto(`/workflows/${workflowId}?tab=runs`);
+    await page.getByLabel('Status').waitFor();
+    await waitFor(async () => ((await page.getByRole('row').count()) >= 4 ? true : undefined), {
+      what: 'three runs listed',
+    });
+    await page.getByLabel('Status').selectOption('errored');
+    await page.getByText('No errored runs among the last').waitFor();
+    await page.getByLabel('Status').selectOption('complete');
+    expect(await page.getByRole('row').count()).toBeGreaterThanOrEqual(3);
+    await check(page, 'runs');
+  });
+
+  it('creates an API key shown once that works against the API, and revokes it', async () => {
+    await nav('API keys').click();
+    await page.getByLabel('Name of the new key').fill('reporting');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('secret-value').textContent())!;
+    expect(key).toMatch(/^fm_/);
+    const api = new ApiClient(stack.baseUrl, key);
+    const projects = await api.get('/api/v1/projects');
+    expect(projects.status).toBe(200);
+    expect(projects.body.data.map((project: { name: string }) => project.name)).toEqual(['Sales ops']);
+    await page.getByRole('row', { name: /reporting/ }).waitFor();
+    await check(page, 'keys');
+    // Shown once: not on the page once it is read again.
+    await page.reload();
+    await page.getByRole('row', { name: /reporting/ }).waitFor();
+    expect(await page.getByText(key).count()).toBe(0);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke reporting' }).click();
+    await page.getByRole('row', { name: /reporting/ }).waitFor({ state: 'detached' });
+    expect((await api.get('/api/v1/projects')).status).toBe(401);
+  });
+
+  it('does not show the API keys page to a member, and the keys routes refuse one', async () => {
+    const member = await createMember(stack, org.organizationId, 'member');
+    const memberPage = await browser.signIn(member.email, member.password);
+    const links = await memberPage
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link')
+      .allTextContents();
+    expect(links).not.toContain('API keys');
+    expect(links).toContain('Billing');
+    await memberPage.goto('/keys');
+    await memberPage.getByText("Only the organization's owners and admins manage its API keys.").waitFor();
+    const token = await signIn(stack, member.email, member.password);
+    const refused = await new ApiClient(stack.baseUrl, token).get('/app/keys');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('forbidden');
+    // An organization key cannot reach the page's routes either: they are for signed-in members.
+    expect((await org.api.get('/app/keys')).status).toBe(403);
+    await memberPage.context().close();
+  });
+
+  it('creates and edits a skill', async () => {
+    await nav('Skills').click();
+    await page.getByText('No skills yet.').waitFor();
+    await page.getByRole('button', { name: 'New skill' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('refunds');
+    await page.getByLabel('Description', { exact: true }).fill('How refunds work');
+    await page.getByLabel('Instructions').fill('Refund within 30 days.');
+    await page.getByRole('button', { name: 'Save skill' }).click();
+    await page.getByRole('button', { name: 'Edit refunds' }).click();
+    await page.getByLabel('Description', { exact: true }).fill('How refunds work here');
+    await page.getByRole('button', { name: 'Save skill' }).click();
+    await page.getByRole('cell', { name: 'How refunds work here' }).waitFor();
+    await check(page, 'skills');
+    // A name the contract refuses is explained in words.
+    await page.getByRole('button', { name: 'New skill' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('refunds');
+    await page.getByLabel('Description', { exact: true }).fill('Again');
+    await page.getByLabel('Instructions').fill('Again.');
+    await page.getByRole('button', { name: 'Save skill' }).click();
+    const refusal = await page.getByRole('alert').textContent();
+    expect(refusal).toMatch(/^Could not save the skill\. [A-Z]/);
+    expect(refusal).not.toContain('skill_name_taken');
+  });
+
+  it('connects a webhook app, shows its URL and secret once, and deletes it', async () => {
+    await nav('Connections').click();
+    await page.getByText('No apps connected yet.').waitFor();
+    await page.getByLabel('App', { exact: true }).selectOption('webhook');
+    await page.getByLabel('Name', { exact: true }).fill('Shop');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    const url = await page.getByTestId('webhook-url').textContent();
+    expect(url).toMatch(new RegExp(`^${stack.baseUrl}/hooks/[0-9a-f-]{36}$`));
+    expect(await page.getByTestId('secret-value').textContent()).toMatch(/^whsec_/);
+    await page.getByRole('row', { name: /Shop/ }).getByText('healthy').waitFor();
+    await page.getByLabel('App', { exact: true }).selectOption('slack');
+    await page.getByLabel('Name', { exact: true }).fill('Team');
+    await page.getByLabel('Slack incoming-webhook URL').fill('https://hooks.slack.example/T000/B000/XXX');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('row', { name: /Team/ }).waitFor();
+    await check(page, 'connections');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete Team' }).click();
+    await page.getByRole('row', { name: /Team/ }).waitFor({ state: 'detached' });
+  });
+
+  it('shows the plan, its limits and the usage', async () => {
+    await nav('Billing').click();
+    await page.getByRole('heading', { name: /Enterprise plan/ }).waitFor();
+    const projects = page.getByRole('row', { name: /Projects/ });
+    expect(await projects.getByRole('cell').allTextContents()).toEqual(['1', '10,000', expect.any(String)]);
+    await check(page, 'billing');
+  });
+
+  it('shows the dashboard with the activity, recent runs and counts', async () => {
+    await nav('Dashboard').click();
+    await page.getByRole('cell', { name: 'Big orders' }).first().waitFor();
+    const counts = page.getByRole('region', { name: 'At a glance' });
+    expect(await counts.getByText('Published', { exact: true }).locator('xpath=..').textContent()).toBe(
+      'Published1',
+    );
+    await check(page, 'dashboard');
+  });
+
+  it('lists projects and their workflows', async () => {
+    await nav('Workflows').click();
+    const project = page.getByRole('region', { name: 'Sales ops' });
+    await project
+      .getByRole('row', { name: /Big orders/ })
+      .getByText('v1')
+      .waitFor();
+    await check(page, 'workflows');
+  });
+
+  it('says in words what went wrong when a page cannot load', async () => {
+    await page.goto('/runs/no-such-run');
+    const alert = page.getByRole('alert');
+    await alert.getByText('Could not load this.').waitFor();
+    expect(await alert.textContent()).toMatch(/run/i);
+    expect(await alert.textContent()).not.toContain('run_not_found');
+    await check(page, 'error');
+    await page.goto('/no/such/page');
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  });
+
+  it('works at a phone width: the navigation behind a menu', async () => {
+    const phone = await browser.signIn(owner.email, owner.password, PHONE);
+    const menu = phone.getByRole('navigation', { name: 'Main' });
+    expect(await menu.isVisible()).toBe(false);
+    await phone.getByRole('button', { name: 'Menu' }).click();
+    await check(phone, 'phone-menu');
+    await menu.getByRole('link', { name: 'Workflows' }).click();
+    await phone.getByRole('heading', { name: 'Workflows', level: 1 }).waitFor();
+    expect(await menu.isVisible()).toBe(false);
+    await phone.goto(`/workflows/${workflowId}`);
+    await phone.getByTestId('node-database').waitFor();
+    await check(phone, 'phone-editor');
+    await phone.context().close();
+  });
+});
