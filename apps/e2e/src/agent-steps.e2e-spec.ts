@@ -30,7 +30,8 @@ describe('agent steps', () => {
         AGENT_MODEL_TIMEOUT_MS: '1500',
         ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
       },
-      { services: ['catalog', 'database', 'events', 'agent', 'workflow', 'runner'] },
+      // Nothing here stops a service, so they share one process, as `npm start` runs them.
+      { services: ['catalog', 'database', 'events', 'agent', 'workflow', 'runner'], allInOne: true },
     );
     org = await createOrganization(stack.description);
     projectId = (await org.api.post('/api/v1/projects', { name: 'Agent steps' })).body.id;
