@@ -216,8 +216,7 @@ const env: Record<string, string> = {
 const processes: ServiceProcess[] = [];
 await createDatabase(databaseName);
 try {
-  await runMigrations('catalog', env);
-  await runMigrations('database', env);
+  await runMigrations(['catalog', 'database'], env);
   for (const app of ['catalog', 'database']) {
     const port = await freePort();
     processes.push(

@@ -63,7 +63,7 @@ export async function launch(config: LauncherConfig, logger: Logger): Promise<vo
   );
 }
 
-async function loadEntry(name: AppName): Promise<AppEntry> {
+export async function loadEntry(name: AppName): Promise<AppEntry> {
   // Found by path, not imported by name: apps never import one another, and only the chosen ones load.
   const module = (await import(new URL(`../../${name}/src/${name}.app.js`, import.meta.url).href)) as {
     default: AppEntry;

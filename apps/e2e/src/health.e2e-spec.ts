@@ -86,7 +86,7 @@ describe('health', () => {
         ...nats.credentials,
       };
       await createDatabase(databaseName);
-      await runMigrations('catalog', { ...stack.env, ...env });
+      await runMigrations(['catalog'], { ...stack.env, ...env });
       catalog = await startProbed('catalog', env);
     });
 
@@ -141,7 +141,7 @@ describe('health', () => {
       nats = await TestNatsServer.start(stack.env.NATS_SUBJECT_PREFIX ?? '');
       await createDatabase(databaseName);
       const env = { DATABASE_URL: databaseUrl(databaseName), NATS_URL: nats.url, ...nats.credentials };
-      await runMigrations('runner', { ...stack.env, ...env });
+      await runMigrations(['runner'], { ...stack.env, ...env });
       runner = await startProbed('runner', env);
       const port = await freePort();
       const baseUrl = `http://127.0.0.1:${port}`;

@@ -95,18 +95,21 @@ export async function startService(app: string, options: StartOptions): Promise<
 }
 
 /** Runs an app's migration entry point to completion. */
-export function runMigrations(app: string, env: Record<string, string>): Promise<void> {
+/** Migrates `apps` in one process, at once, as the deployment's migrate Job does. */
+export function runMigrations(apps: readonly string[], env: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [appEntry(app, 'migrate')], {
+    const child = spawn(process.execPath, [appEntry('all-in-one', 'migrate')], {
       cwd: WORKSPACE_ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env, SERVICES: apps.join(',') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${app} migrations failed (exit ${code}):\n${output}`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`${apps.join(', ')} migrations failed (exit ${code}):\n${output}`)),
     );
   });
 }

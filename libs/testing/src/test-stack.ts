@@ -72,9 +72,9 @@ export class TestStack {
       NATS_SUBJECT_PREFIX: subjectPrefix,
       DATA_DIR: dataDir,
       AUTH_SECRET: `test-secret-${id}-0123456789abcdefghijklmnop`,
-      // Up to three stacks run at once (the shared one and two files' own): smaller pools keep them
-      // within Postgres' 100 connections.
-      DATABASE_POOL_SIZE: '8',
+      // Up to four stacks run at once (the shared one and three files' own, one per Jest worker):
+      // smaller pools keep them within Postgres' 100 connections.
+      DATABASE_POOL_SIZE: '5',
       // As the image and `npm start` set it (deploy/Dockerfile).
       UV_THREADPOOL_SIZE: '16',
       ...extraEnv,
@@ -82,7 +82,7 @@ export class TestStack {
     await createDatabase(databaseName);
     const services = wanted.filter(isBuilt);
     // The all-in-one process migrates the apps it runs itself.
-    if (!allInOne) for (const app of services) await runMigrations(app, env);
+    if (!allInOne) await runMigrations(services, env);
     const processes = new Map<string, ServiceProcess>();
     const stack = new TestStack(
       { baseUrl: '', env, databaseName, natsMonitorUrl: nats.monitorUrl },

@@ -76,7 +76,7 @@ if (allInOne) {
     }),
   ];
 } else {
-  await runMigrations('catalog', env);
+  await runMigrations(['catalog'], env);
   const catalogPort = await freePort();
   processes = [
     await startService('catalog', {
