@@ -75,7 +75,8 @@ export class EventsModule implements OnApplicationShutdown {
         {
           provide: JetStreamQueue,
           inject: [NATS_CONNECTION, LOGGER],
-          useFactory: (nats: NatsConnection, logger: Logger) => new JetStreamQueue(nats, logger),
+          useFactory: (nats: NatsConnection, logger: Logger) =>
+            new JetStreamQueue(nats, logger, config.NATS_STREAM_REPLICAS),
         },
         {
           provide: ReadinessChecks,

@@ -76,7 +76,8 @@ export class RunnerModule implements OnApplicationShutdown {
         {
           provide: JetStreamQueue,
           inject: [NATS_CONNECTION, RUNNER_LOGGER],
-          useFactory: (nats: NatsConnection, logger: Logger) => new JetStreamQueue(nats, logger),
+          useFactory: (nats: NatsConnection, logger: Logger) =>
+            new JetStreamQueue(nats, logger, config.NATS_STREAM_REPLICAS),
         },
         {
           provide: ReadinessChecks,

@@ -16,6 +16,15 @@ export class ServiceConfig {
   @IsString()
   NATS_URL: string = 'nats://127.0.0.1:4222';
 
+  /**
+   * How many JetStream servers keep each stream this service creates: 3 in a 3-node cluster (deploy/),
+   * 1 on a single server, which refuses more.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  NATS_STREAM_REPLICAS: number = 1;
+
   /** The HTTP port of the health probes (`/health/live`, `/health/ready`); 0 picks a free one. */
   @IsInt()
   @Min(0)

@@ -43,9 +43,14 @@ export class JetStreamQueue {
   private readonly client: JetStreamClient;
   private manager?: Promise<JetStreamManager>;
 
+  /**
+   * `replicas`: how many JetStream servers keep each job stream (`NATS_STREAM_REPLICAS`); 3 in a
+   * 3-node cluster, so a lost node loses no accepted job; 1 on a single server, which refuses more.
+   */
   constructor(
     private readonly connection: NatsConnection,
     private readonly logger: Logger,
+    private readonly replicas = 1,
   ) {
     this.client = jetstream(connection);
   }
@@ -69,6 +74,7 @@ export class JetStreamQueue {
           retention: RetentionPolicy.Workqueue,
           storage: StorageType.File,
           duplicate_window: duplicateWindow,
+          num_replicas: this.replicas,
         })
         .catch(async (error: unknown) => {
           // Another replica created it first: fine as long as it is there now.
@@ -78,11 +84,16 @@ export class JetStreamQueue {
         });
     } else if (
       stream.config.duplicate_window !== duplicateWindow ||
-      !stream.config.subjects?.includes(definition.subject)
+      !stream.config.subjects?.includes(definition.subject) ||
+      stream.config.num_replicas !== this.replicas
     ) {
+      // A cluster grown from one node to three moves its streams to three replicas here, on the
+      // next start of a service that uses them.
+      this.logger.info({ stream: definition.stream, replicas: this.replicas }, 'updating the job stream');
       await manager.streams.update(definition.stream, {
         subjects: [...new Set([...(stream.config.subjects ?? []), definition.subject])],
         duplicate_window: duplicateWindow,
+        num_replicas: this.replicas,
       });
     }
 

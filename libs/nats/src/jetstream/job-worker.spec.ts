@@ -1,3 +1,4 @@
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { pino } from 'pino';
 
@@ -68,6 +69,19 @@ describe('JetStreamQueue', () => {
     expect((await queue.publish(job, { id: 'a', copy: 1 })).duplicate).toBe(false);
     // Making sure again (another replica starting) changes nothing.
     await queue.ensure(job);
+  });
+
+  it('keeps a stream on as many servers as it is told, and moves an existing one to that number', async () => {
+    const job = await ready(testJob());
+    const manager = await jetstreamManager(nats);
+    expect((await manager.streams.info(job.stream)).config.num_replicas).toBe(1);
+    const clustered = new JetStreamQueue(nats, pino({ level: 'silent' }), 3);
+
+    // A new stream of three replicas needs a cluster: a single server refuses it.
+    await expect(clustered.ensure(testJob())).rejects.toThrow(/replicas > 1 not supported/);
+    // An existing stream is updated to the number asked (a cluster then places the copies).
+    await clustered.ensure(job);
+    expect((await manager.streams.info(job.stream)).config.num_replicas).toBe(3);
   });
 
   it('runs at most `concurrency` handlers at once and acks every job', async () => {
