@@ -1,0 +1,135 @@
+import {
+  type KubeObject,
+  renderOverlay,
+  type RuleOptions,
+  ruleProblems,
+  schemaProblems,
+} from './manifests.js';
+
+/** Every overlay renders, passes the Kubernetes API schemas and the rules; each rule can fail. */
+const OPTIONS: Record<string, RuleOptions> = {
+  development: {},
+  // Production's nats-credentials Secret is made by the operator (deploy/README.md).
+  production: { externalSecrets: ['nats-credentials'], natsNodes: 3 },
+};
+
+describe('deploy manifests', () => {
+  const rendered = Object.fromEntries(
+    Object.keys(OPTIONS).map((overlay) => [overlay, renderOverlay(overlay)]),
+  );
+  const production = () => structuredClone(rendered.production!) as KubeObject[];
+  const find = (objects: KubeObject[], kind: string, name: string) =>
+    objects.find((object) => object.kind === kind && object.metadata.name === name)!;
+  const container = (objects: KubeObject[], kind: string, name: string) =>
+    find(objects, kind, name).spec.template.spec.containers[0];
+
+  it.each(Object.keys(OPTIONS))('renders %s with no schema or rule problem', (overlay) => {
+    const objects = rendered[overlay]!;
+    expect(objects.length).toBeGreaterThan(30);
+    expect(schemaProblems(objects)).toEqual([]);
+    expect(ruleProblems(objects, OPTIONS[overlay])).toEqual([]);
+  });
+
+  it('runs every app, a 3-node NATS, autoscaled gateway and runner, budgets and network policies in production', () => {
+    const objects = rendered.production!;
+    const names = (kind: string) => objects.filter((o) => o.kind === kind).map((o) => o.metadata.name);
+    expect(names('Deployment').sort()).toEqual([
+      'agent',
+      'catalog',
+      'events',
+      'gateway',
+      'runner',
+      'workflow',
+    ]);
+    expect(names('StatefulSet').sort()).toEqual(['database', 'nats', 'postgres']);
+    expect(find(objects, 'StatefulSet', 'nats').spec.replicas).toBe(3);
+    expect(names('HorizontalPodAutoscaler').sort()).toEqual(['gateway', 'runner']);
+    expect(names('PodDisruptionBudget')).toHaveLength(8);
+    expect(names('NetworkPolicy')).toContain('default-deny-ingress');
+    expect(
+      objects.every((object) => object.kind === 'Namespace' || object.metadata.namespace === 'flowmesh'),
+    ).toBe(true);
+  });
+
+  it('finds what the schemas refuse', () => {
+    const objects = production();
+    find(objects, 'Deployment', 'runner').spec.replicas = 'three';
+    find(objects, 'Service', 'gateway').spec.ports[0].port = 'eighty';
+    expect(schemaProblems(objects).sort()).toEqual([
+      'Deployment/runner: data/spec/replicas must be integer',
+      'Service/gateway: data/spec/ports/0/port must be integer',
+    ]);
+    expect(
+      schemaProblems([{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }]),
+    ).toEqual(['Widget/w: no schema here for example.com/v1 Widget']);
+  });
+
+  it('finds probes off the health routes or ports, and missing resources', () => {
+    const objects = production();
+    delete container(objects, 'Deployment', 'gateway').readinessProbe;
+    container(objects, 'Deployment', 'catalog').livenessProbe.httpGet.path = '/healthz';
+    container(objects, 'Deployment', 'runner').startupProbe.httpGet.port = 'metrics';
+    container(objects, 'Deployment', 'agent').env.find((v: any) => v.name === 'HEALTH_PORT').value = '9999';
+    delete container(objects, 'Deployment', 'workflow').resources.limits;
+    expect(ruleProblems(objects, OPTIONS.production)).toEqual(
+      expect.arrayContaining([
+        'Deployment/gateway gateway: no readinessProbe',
+        'Deployment/catalog catalog: livenessProbe asks /healthz, not /health/live',
+        'Deployment/runner runner: startupProbe names port metrics, which it does not declare',
+        expect.stringMatching(
+          /^Deployment\/agent agent: readinessProbe asks port \d+, but the app listens on 9999$/,
+        ),
+        'Deployment/workflow workflow: no memory limit',
+      ]),
+    );
+  });
+
+  it('finds selectors that select nothing and references to objects that are not there', () => {
+    const objects = production();
+    find(objects, 'Service', 'gateway').spec.selector = { app: 'nobody' };
+    find(objects, 'PodDisruptionBudget', 'catalog').spec.selector.matchLabels = { app: 'nobody' };
+    find(objects, 'HorizontalPodAutoscaler', 'runner').spec.scaleTargetRef.name = 'runners';
+    container(objects, 'Deployment', 'events').envFrom[0].configMapRef.name = 'flowmesh-settings';
+    const network = objects.find(
+      (o) => o.kind === 'NetworkPolicy' && o.metadata.name !== 'default-deny-ingress',
+    )!;
+    network.spec.podSelector.matchLabels = { app: 'nobody' };
+    expect(ruleProblems(objects, OPTIONS.production)).toEqual(
+      expect.arrayContaining([
+        'Service/gateway: its selector matches no pods',
+        'PodDisruptionBudget/catalog: its selector matches 0 workloads, not one',
+        'Deployment/catalog: no PodDisruptionBudget covers it',
+        'HorizontalPodAutoscaler/runner: scales Deployment/runners, which is not here',
+        'Deployment/runner: no HorizontalPodAutoscaler',
+        'Deployment/events: events reads ConfigMap flowmesh-settings, which is not here',
+        `NetworkPolicy/${network.metadata.name}: its podSelector matches no pods`,
+      ]),
+    );
+    // Production's credentials are the operator's Secret: without saying so, every reference to it is reported.
+    expect(ruleProblems(production(), { natsNodes: 3 })).toEqual(
+      expect.arrayContaining([
+        'Deployment/gateway: gateway reads NATS_GATEWAY_PASSWORD from Secret nats-credentials, which is not here',
+      ]),
+    );
+  });
+
+  it('finds a NATS cluster whose nodes, routes, users or stream replicas disagree', () => {
+    const objects = production();
+    find(objects, 'StatefulSet', 'nats').spec.replicas = 5;
+    const settings = find(objects, 'ConfigMap', 'flowmesh-config');
+    settings.data.NATS_STREAM_REPLICAS = '1';
+    const natsConfig = objects.find(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('nats-config'),
+    )!;
+    natsConfig.data['nats.conf'] = natsConfig.data['nats.conf'].replace('include ./authorization.conf', '');
+    expect(ruleProblems(objects, OPTIONS.production)).toEqual(
+      expect.arrayContaining([
+        'StatefulSet/nats: 5 nodes, not 3',
+        'ConfigMap nats-config: NATS does not load the users of authorization.conf',
+        'ConfigMap nats-config: nats.conf has no cluster route to nats-3',
+        'ConfigMap nats-config: nats.conf has no cluster route to nats-4',
+        'ConfigMap flowmesh-config: NATS_STREAM_REPLICAS is 1 on 5 NATS nodes',
+      ]),
+    );
+  });
+});

@@ -1,0 +1,317 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Job } from 'kubernetes-models/batch/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
+import { parseAllDocuments } from 'yaml';
+
+/**
+ * The manifests in `deploy/` as a cluster would receive them: each overlay rendered by `kubectl
+ * kustomize`, every object checked against the Kubernetes API schemas (kubernetes-models 4.5, the
+ * API of Kubernetes 1.27; every kind used here is a stable `v1`/`v2` still served by current
+ * releases), then against the rules that make the objects work together: probes on the health routes,
+ * selectors that select something, references to objects that exist, the NATS cluster and the job
+ * streams' replicas agreeing.
+ */
+
+// Loose on purpose: the schemas say what is valid, the rules read only the fields they need.
+export type KubeObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [field: string]: any;
+};
+
+// From tools/deploy/src or dist/tools/deploy/src.
+export const DEPLOY_DIR = join(join(import.meta.dirname, '..', '..', '..').replace(/\/dist$/, ''), 'deploy');
+export const OVERLAYS = ['development', 'production'] as const;
+
+const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+  'apps/v1/Deployment': Deployment,
+  'apps/v1/StatefulSet': StatefulSet,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'batch/v1/Job': Job,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Namespace': Namespace,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+};
+
+/** Every app of ours and the workload kind it runs as. */
+const APPS: Record<string, 'Deployment' | 'StatefulSet'> = {
+  gateway: 'Deployment',
+  catalog: 'Deployment',
+  workflow: 'Deployment',
+  runner: 'Deployment',
+  events: 'Deployment',
+  agent: 'Deployment',
+  database: 'StatefulSet',
+};
+const AUTOSCALED = ['gateway', 'runner'];
+const OUR_IMAGE = /(^|\/)flowmesh(:|$)/;
+
+export function renderOverlay(overlay: string): KubeObject[] {
+  const yaml = execFileSync('kubectl', ['kustomize', join(DEPLOY_DIR, 'overlays', overlay)], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 32 * 1024 * 1024,
+  });
+  return parseAllDocuments(yaml)
+    .map((document) => document.toJS() as KubeObject | null)
+    .filter((object): object is KubeObject => object !== null);
+}
+
+const nameOf = (object: KubeObject) => `${object.kind}/${object.metadata?.name}`;
+
+/** What the Kubernetes API schemas refuse, one line per object. */
+export function schemaProblems(objects: readonly KubeObject[]): string[] {
+  const problems: string[] = [];
+  for (const object of objects) {
+    const Model = MODELS[`${object.apiVersion}/${object.kind}`];
+    if (!Model) {
+      problems.push(`${nameOf(object)}: no schema here for ${object.apiVersion} ${object.kind}`);
+      continue;
+    }
+    try {
+      new Model(object).validate();
+    } catch (error) {
+      problems.push(`${nameOf(object)}: ${(error as Error).message}`);
+    }
+  }
+  return problems;
+}
+
+const workloadKinds = new Set(['Deployment', 'StatefulSet', 'Job']);
+const podLabels = (workload: KubeObject): Record<string, string> =>
+  workload.spec?.template?.metadata?.labels ?? {};
+const matches = (selector: Record<string, string> | undefined, labels: Record<string, string>) =>
+  Object.entries(selector ?? {}).every(([key, value]) => labels[key] === value);
+const containersOf = (workload: KubeObject): any[] => [
+  ...(workload.spec?.template?.spec?.initContainers ?? []),
+  ...(workload.spec?.template?.spec?.containers ?? []),
+];
+const envValue = (container: any, name: string): string | undefined =>
+  container.env?.find((variable: any) => variable.name === name)?.value;
+
+/** The container port a probe or a Service names, by name or by number. */
+function portNumber(container: any, port: string | number | undefined): number | undefined {
+  const declared: any[] = container.ports ?? [];
+  const found = declared.find((entry) => entry.name === port || entry.containerPort === port);
+  return found?.containerPort;
+}
+
+export interface RuleOptions {
+  /** Secrets the operator makes by hand (deploy/README.md), so no overlay renders them. */
+  externalSecrets?: readonly string[];
+  /** NATS nodes this overlay must run (3 for production). */
+  natsNodes?: number;
+}
+
+/** What keeps the rendered objects from working together, one line per finding. */
+export function ruleProblems(objects: readonly KubeObject[], options: RuleOptions = {}): string[] {
+  const problems: string[] = [];
+  const problem = (object: KubeObject, message: string) => problems.push(`${nameOf(object)}: ${message}`);
+  const named = (kind: string, name: string) =>
+    objects.find((object) => object.kind === kind && object.metadata?.name === name);
+  const workloads = objects.filter((object) => workloadKinds.has(object.kind));
+  const podsMatching = (selector: Record<string, string> | undefined) =>
+    workloads.filter((workload) => matches(selector, podLabels(workload)));
+
+  for (const [app, kind] of Object.entries(APPS)) {
+    if (!named(kind, app)) problems.push(`${kind}/${app}: missing`);
+  }
+  if (!named('Job', 'flowmesh-migrate')) problems.push('Job/flowmesh-migrate: missing');
+
+  const secrets = new Set([
+    ...objects.filter((object) => object.kind === 'Secret').map((object) => object.metadata.name),
+    ...(options.externalSecrets ?? []),
+  ]);
+  const configMaps = new Set(
+    objects.filter((object) => object.kind === 'ConfigMap').map((object) => object.metadata.name),
+  );
+
+  for (const workload of workloads) {
+    const selector = workload.spec?.selector?.matchLabels;
+    if (workload.kind !== 'Job' && (!selector || !matches(selector, podLabels(workload)))) {
+      problem(workload, 'its selector does not select its own pods');
+    }
+    for (const volume of workload.spec?.template?.spec?.volumes ?? []) {
+      if (volume.configMap && !configMaps.has(volume.configMap.name))
+        problem(
+          workload,
+          `volume ${volume.name} names ConfigMap ${volume.configMap.name}, which is not here`,
+        );
+      if (volume.secret && !secrets.has(volume.secret.secretName))
+        problem(
+          workload,
+          `volume ${volume.name} names Secret ${volume.secret.secretName}, which is not here`,
+        );
+    }
+    for (const container of containersOf(workload)) {
+      for (const source of container.envFrom ?? []) {
+        if (source.configMapRef && !configMaps.has(source.configMapRef.name))
+          problem(
+            workload,
+            `${container.name} reads ConfigMap ${source.configMapRef.name}, which is not here`,
+          );
+        if (source.secretRef && !secrets.has(source.secretRef.name))
+          problem(workload, `${container.name} reads Secret ${source.secretRef.name}, which is not here`);
+      }
+      for (const variable of container.env ?? []) {
+        const secret = variable.valueFrom?.secretKeyRef?.name;
+        const configMap = variable.valueFrom?.configMapKeyRef?.name;
+        if (secret && !secrets.has(secret))
+          problem(
+            workload,
+            `${container.name} reads ${variable.name} from Secret ${secret}, which is not here`,
+          );
+        if (configMap && !configMaps.has(configMap))
+          problem(
+            workload,
+            `${container.name} reads ${variable.name} from ConfigMap ${configMap}, which is not here`,
+          );
+      }
+      if (workload.kind !== 'Job' && OUR_IMAGE.test(container.image ?? '')) {
+        problems.push(...appContainerProblems(workload, container));
+      }
+    }
+  }
+
+  for (const service of objects.filter((object) => object.kind === 'Service')) {
+    const pods = podsMatching(service.spec?.selector);
+    if (pods.length === 0) {
+      problem(service, 'its selector matches no pods');
+      continue;
+    }
+    for (const port of service.spec?.ports ?? []) {
+      const target = port.targetPort ?? port.port;
+      const served = pods.some((pod) => containersOf(pod).some((c) => portNumber(c, target) !== undefined));
+      if (!served)
+        problem(service, `port ${port.name ?? port.port} targets ${target}, which no pod declares`);
+    }
+  }
+
+  const budgets = objects.filter((object) => object.kind === 'PodDisruptionBudget');
+  for (const budget of budgets) {
+    const pods = podsMatching(budget.spec?.selector?.matchLabels);
+    if (pods.length !== 1) problem(budget, `its selector matches ${pods.length} workloads, not one`);
+  }
+  // Our apps and NATS; not the example Postgres, whose one replica a budget could only pin to its
+  // node (production points DATABASE_URL at a managed Postgres).
+  for (const workload of workloads.filter(
+    (object) => object.metadata.name in APPS || object.metadata.name === 'nats',
+  )) {
+    if (!budgets.some((budget) => matches(budget.spec?.selector?.matchLabels, podLabels(workload))))
+      problem(workload, 'no PodDisruptionBudget covers it');
+  }
+
+  const autoscalers = objects.filter((object) => object.kind === 'HorizontalPodAutoscaler');
+  for (const autoscaler of autoscalers) {
+    const target = autoscaler.spec?.scaleTargetRef;
+    const workload = target && named(target.kind, target.name);
+    if (!workload) {
+      problem(autoscaler, `scales ${target?.kind}/${target?.name}, which is not here`);
+      continue;
+    }
+    const byCpu = (autoscaler.spec?.metrics ?? []).some((metric: any) => metric.resource?.name === 'cpu');
+    if (byCpu && containersOf(workload).some((container) => !container.resources?.requests?.cpu))
+      problem(autoscaler, `scales on CPU, but a container of ${nameOf(workload)} requests none`);
+  }
+  for (const app of AUTOSCALED) {
+    if (!autoscalers.some((autoscaler) => autoscaler.spec?.scaleTargetRef?.name === app))
+      problems.push(`Deployment/${app}: no HorizontalPodAutoscaler`);
+  }
+
+  const policies = objects.filter((object) => object.kind === 'NetworkPolicy');
+  const denyAll = policies.some(
+    (policy) =>
+      Object.keys(policy.spec?.podSelector?.matchLabels ?? {}).length === 0 &&
+      (policy.spec?.policyTypes ?? []).includes('Ingress') &&
+      (policy.spec?.ingress ?? []).length === 0,
+  );
+  if (!denyAll) problems.push('NetworkPolicy: none denies all ingress by default');
+  for (const policy of policies) {
+    const selector = policy.spec?.podSelector?.matchLabels;
+    if (Object.keys(selector ?? {}).length > 0 && podsMatching(selector).length === 0)
+      problem(policy, 'its podSelector matches no pods');
+  }
+
+  problems.push(...natsProblems(objects, options.natsNodes));
+  return problems;
+}
+
+/** An app's container answers its probes on the port it listens on: readiness, liveness, start-up. */
+function appContainerProblems(workload: KubeObject, container: any): string[] {
+  const problems: string[] = [];
+  const where = `${nameOf(workload)} ${container.name}`;
+  const listening = Number(envValue(container, 'HEALTH_PORT') ?? envValue(container, 'PORT') ?? NaN);
+  const probes = {
+    readinessProbe: '/health/ready',
+    livenessProbe: '/health/live',
+    startupProbe: '/health/live',
+  };
+  for (const [probe, path] of Object.entries(probes)) {
+    const get = container[probe]?.httpGet;
+    if (!get) {
+      problems.push(`${where}: no ${probe}`);
+      continue;
+    }
+    if (get.path !== path) problems.push(`${where}: ${probe} asks ${get.path}, not ${path}`);
+    const port = portNumber(container, get.port);
+    if (port === undefined)
+      problems.push(`${where}: ${probe} names port ${get.port}, which it does not declare`);
+    else if (port !== listening)
+      problems.push(`${where}: ${probe} asks port ${port}, but the app listens on ${listening}`);
+  }
+  if (!container.resources?.requests?.cpu || !container.resources?.requests?.memory)
+    problems.push(`${where}: requests no CPU or memory`);
+  if (!container.resources?.limits?.memory) problems.push(`${where}: no memory limit`);
+  return problems;
+}
+
+/**
+ * NATS: authenticated, with JetStream, every node routed to the others, and the job streams kept on
+ * as many nodes as there are (more cannot be placed, fewer lose jobs with a node).
+ */
+function natsProblems(objects: readonly KubeObject[], wantedNodes: number | undefined): string[] {
+  const problems: string[] = [];
+  const nats = objects.find((object) => object.kind === 'StatefulSet' && object.metadata.name === 'nats');
+  if (!nats) return ['StatefulSet/nats: missing'];
+  const nodes: number = nats.spec?.replicas ?? 1;
+  if (wantedNodes !== undefined && nodes !== wantedNodes)
+    problems.push(`StatefulSet/nats: ${nodes} nodes, not ${wantedNodes}`);
+
+  const configVolume = (nats.spec?.template?.spec?.volumes ?? []).find((volume: any) => volume.configMap);
+  const config = objects.find(
+    (object) => object.kind === 'ConfigMap' && object.metadata.name === configVolume?.configMap?.name,
+  );
+  const natsConf: string = config?.data?.['nats.conf'] ?? '';
+  const authorization: string = config?.data?.['authorization.conf'] ?? '';
+  if (!/^\s*jetstream\s*\{/m.test(natsConf))
+    problems.push('ConfigMap nats-config: nats.conf has no jetstream block');
+  if (!/^\s*include\s+\.\/authorization\.conf/m.test(natsConf) || !/\busers\s*[:=]?\s*\[/.test(authorization))
+    problems.push('ConfigMap nats-config: NATS does not load the users of authorization.conf');
+  if (nodes > 1) {
+    const routes = [...natsConf.matchAll(/nats:\/\/(nats-\d+)\.[\w.-]+:6222/g)].map((match) => match[1]);
+    for (let index = 0; index < nodes; index += 1) {
+      if (!routes.includes(`nats-${index}`))
+        problems.push(`ConfigMap nats-config: nats.conf has no cluster route to nats-${index}`);
+    }
+  }
+
+  const settings = objects.find(
+    (object) => object.kind === 'ConfigMap' && object.metadata.name === 'flowmesh-config',
+  );
+  const streamReplicas = Number(settings?.data?.NATS_STREAM_REPLICAS ?? 1);
+  if (streamReplicas !== nodes)
+    problems.push(
+      `ConfigMap flowmesh-config: NATS_STREAM_REPLICAS is ${streamReplicas} on ${nodes} NATS nodes`,
+    );
+  return problems;
+}
