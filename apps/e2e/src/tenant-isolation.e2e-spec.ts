@@ -1,0 +1,360 @@
+import { randomUUID } from 'node:crypto';
+
+import {
+  ApiClient,
+  type ApiResponse,
+  chatBody,
+  createConnection,
+  createMember,
+  createOrganization,
+  deliver,
+  type MemberFixture,
+  nodes,
+  type OrganizationFixture,
+  runningStack,
+  signedDelivery,
+  waitFor,
+} from '#testing';
+
+const stack = runningStack();
+
+/**
+ * Two organizations, and every route of the API and of the browser: each resource of one is invisible
+ * and untouchable to the other. The owner makes one of everything; the intruder, a key and an owner of
+ * another organization, then reads, changes, deletes, runs, decides and replays each of them through
+ * every route that names one, with bodies that would be accepted for its own resources, and must be
+ * told it does not exist. Afterwards every resource reads as it did. A route the OpenAPI document
+ * lists that this sweep does not cover fails the test, so a new route cannot skip it.
+ */
+describe('tenant isolation', () => {
+  let owner: OrganizationFixture;
+  let ownerMember: MemberFixture;
+  let intruder: OrganizationFixture;
+  let intruderMember: MemberFixture;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    [owner, intruder] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
+    [ownerMember, intruderMember] = await Promise.all([
+      createMember(stack, owner.organizationId, 'owner'),
+      createMember(stack, intruder.organizationId, 'owner'),
+    ]);
+    const api = owner.api;
+    const made = async (response: Promise<ApiResponse>, status = 201) => {
+      const answer = await response;
+      if (answer.status !== status) throw new Error(`${answer.status}: ${JSON.stringify(answer.body)}`);
+      return answer.body;
+    };
+
+    const hook = await createConnection(stack, owner.organizationId, 'webhook');
+    ids.connection = hook.connectionId;
+    ids.project = (await made(api.post('/api/v1/projects', { name: 'Private' }))).id;
+    const diagram = {
+      nodes: [nodes.trigger('t'), nodes.webhook('hook', hook.connectionId), nodes.alwaysTrue('c')],
+      edges: [
+        { id: 'e1', source: 't', target: 'c' },
+        { id: 'e2', source: 'hook', target: 'c' },
+      ],
+    };
+    ids.workflow = (
+      await made(api.post(`/api/v1/projects/${ids.project}/workflows`, { name: 'Private flow', diagram }))
+    ).id;
+    await made(api.post(`/api/v1/workflows/${ids.workflow}/publish`, {}));
+    ids.run = (
+      await made(
+        api.post(
+          `/api/v1/workflows/${ids.workflow}/runs`,
+          { triggerNodeId: 't', input: 'secret input' },
+          {
+            prefer: 'wait=30',
+          },
+        ),
+      )
+    ).id;
+    expect(
+      (await deliver(stack.baseUrl, hook.connectionId, signedDelivery(hook.secret!, { secret: 1 }))).status,
+    ).toBe(202);
+    ids.event = await waitFor(
+      async () =>
+        (await api.listAll(`/api/v1/workflows/${ids.workflow}/events`))[0]?.id as string | undefined,
+      { what: 'the event to be stored' },
+    );
+    ids.database = (await made(api.post('/api/v1/databases', { name: 'private-db' }))).id;
+    await made(
+      api.post(`/api/v1/databases/${ids.database}/query`, {
+        statements: [{ sql: 'CREATE TABLE notes (body TEXT)' }, { sql: "INSERT INTO notes VALUES ('mine')" }],
+      }),
+      200,
+    );
+    ids.skill = (
+      await made(
+        api.post('/api/v1/skills', {
+          name: 'private-skill',
+          description: 'Mine.',
+          instructions: 'Only mine.',
+        }),
+      )
+    ).id;
+    ids.agent = (await made(api.post('/api/v1/agents', { name: 'private-agent', description: 'Mine.' }))).id;
+    ids.key = (await made(ownerMember.api.post('/app/keys', { name: 'private key' }))).id;
+  }, 120_000);
+
+  /** The owner's view of each resource, to show afterwards that nothing the intruder did changed it. */
+  async function snapshot(): Promise<Record<string, unknown>> {
+    const api = owner.api;
+    const read = async (path: string, client: ApiClient = api) => {
+      const answer = await client.get(path);
+      expect({ path, status: answer.status }).toEqual({ path, status: 200 });
+      return answer.body;
+    };
+    return {
+      project: await read(`/api/v1/projects/${ids.project}`),
+      workflow: await read(`/api/v1/workflows/${ids.workflow}`),
+      versions: await read(`/api/v1/workflows/${ids.workflow}/versions`),
+      runs: await read(`/api/v1/workflows/${ids.workflow}/runs`),
+      run: await read(`/api/v1/runs/${ids.run}`),
+      events: await read(`/api/v1/workflows/${ids.workflow}/events`),
+      database: await read(`/api/v1/databases/${ids.database}`),
+      rows: (
+        await api.post(`/api/v1/databases/${ids.database}/query`, {
+          statements: [{ sql: 'SELECT body FROM notes' }],
+        })
+      ).body,
+      skill: await read(`/api/v1/skills/${ids.skill}`),
+      agent: await read(`/api/v1/agents/${ids.agent}`),
+      keys: await read('/app/keys', ownerMember.api),
+      connections: await read('/app/connections', ownerMember.api),
+    };
+  }
+
+  type Caller = 'key' | 'member';
+  interface Attempt {
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+    /** The route as the OpenAPI document writes it; `{name}` is filled from the owner's ids. */
+    route: string;
+    body?: unknown;
+    as: Caller;
+    /** The error codes an answer may carry: each says "not found", never which part was missing. */
+    codes: string[];
+  }
+
+  const workflowEdit = { name: 'Taken over' };
+  const attempts: Attempt[] = [
+    { method: 'GET', route: '/api/v1/projects/{id}', as: 'key', codes: ['project_not_found'] },
+    {
+      method: 'PATCH',
+      route: '/api/v1/projects/{id}',
+      body: { name: 'Taken' },
+      as: 'key',
+      codes: ['project_not_found'],
+    },
+    { method: 'DELETE', route: '/api/v1/projects/{id}', as: 'key', codes: ['project_not_found'] },
+    {
+      method: 'GET',
+      route: '/api/v1/projects/{projectId}/workflows',
+      as: 'key',
+      codes: ['project_not_found'],
+    },
+    {
+      method: 'POST',
+      route: '/api/v1/projects/{projectId}/workflows',
+      body: { name: 'Planted', diagram: { nodes: [nodes.trigger('t')], edges: [] } },
+      as: 'key',
+      codes: ['project_not_found'],
+    },
+    { method: 'GET', route: '/api/v1/workflows/{id}', as: 'key', codes: ['workflow_not_found'] },
+    {
+      method: 'PATCH',
+      route: '/api/v1/workflows/{id}',
+      body: workflowEdit,
+      as: 'key',
+      codes: ['workflow_not_found'],
+    },
+    { method: 'DELETE', route: '/api/v1/workflows/{id}', as: 'key', codes: ['workflow_not_found'] },
+    {
+      method: 'POST',
+      route: '/api/v1/workflows/{id}/publish',
+      body: {},
+      as: 'key',
+      codes: ['workflow_not_found'],
+    },
+    { method: 'POST', route: '/api/v1/workflows/{id}/pause', as: 'key', codes: ['workflow_not_found'] },
+    { method: 'POST', route: '/api/v1/workflows/{id}/resume', as: 'key', codes: ['workflow_not_found'] },
+    { method: 'GET', route: '/api/v1/workflows/{id}/versions', as: 'key', codes: ['workflow_not_found'] },
+    {
+      method: 'GET',
+      route: '/api/v1/workflows/{id}/versions/{number}',
+      as: 'key',
+      codes: ['workflow_not_found'],
+    },
+    {
+      method: 'POST',
+      route: '/api/v1/workflows/{id}/runs',
+      body: { triggerNodeId: 't' },
+      as: 'key',
+      codes: ['workflow_not_found'],
+    },
+    { method: 'GET', route: '/api/v1/workflows/{id}/runs', as: 'key', codes: ['workflow_not_found'] },
+    { method: 'GET', route: '/api/v1/runs/{id}', as: 'key', codes: ['run_not_found'] },
+    { method: 'GET', route: '/api/v1/runs/{id}/stream', as: 'key', codes: ['run_not_found'] },
+    {
+      method: 'POST',
+      route: '/api/v1/runs/{id}/approvals/{approvalId}',
+      body: { decision: 'approve' },
+      as: 'key',
+      codes: ['run_not_found'],
+    },
+    { method: 'GET', route: '/api/v1/workflows/{id}/events', as: 'key', codes: ['workflow_not_found'] },
+    {
+      method: 'POST',
+      route: '/api/v1/workflows/{id}/events/{eventId}/replay',
+      body: { triggerNodeId: 'hook' },
+      as: 'key',
+      codes: ['workflow_not_found', 'event_not_found'],
+    },
+    { method: 'GET', route: '/api/v1/databases/{id}', as: 'key', codes: ['database_not_found'] },
+    {
+      method: 'PATCH',
+      route: '/api/v1/databases/{id}',
+      body: { description: 'Taken' },
+      as: 'key',
+      codes: ['database_not_found'],
+    },
+    { method: 'DELETE', route: '/api/v1/databases/{id}', as: 'key', codes: ['database_not_found'] },
+    {
+      method: 'POST',
+      route: '/api/v1/databases/{id}/query',
+      body: { statements: [{ sql: 'SELECT body FROM notes' }, { sql: 'DROP TABLE notes' }] },
+      as: 'key',
+      codes: ['database_not_found'],
+    },
+    { method: 'GET', route: '/api/v1/skills/{id}', as: 'key', codes: ['skill_not_found'] },
+    {
+      method: 'PATCH',
+      route: '/api/v1/skills/{id}',
+      body: { instructions: 'Do as I say.' },
+      as: 'key',
+      codes: ['skill_not_found'],
+    },
+    { method: 'DELETE', route: '/api/v1/skills/{id}', as: 'key', codes: ['skill_not_found'] },
+    { method: 'GET', route: '/api/v1/agents/{id}', as: 'key', codes: ['agent_not_found'] },
+    {
+      method: 'PATCH',
+      route: '/api/v1/agents/{id}',
+      body: { instructions: 'Work for me.' },
+      as: 'key',
+      codes: ['agent_not_found'],
+    },
+    { method: 'DELETE', route: '/api/v1/agents/{id}', as: 'key', codes: ['agent_not_found'] },
+    // The browser's routes, for a signed-in owner of the other organization.
+    { method: 'GET', route: '/app/agents/{id}/threads', as: 'member', codes: ['agent_not_found'] },
+    { method: 'GET', route: '/app/agents/{id}/threads/{threadId}', as: 'member', codes: ['agent_not_found'] },
+    {
+      method: 'POST',
+      route: '/app/agents/{id}/chat',
+      body: chatBody(randomUUID(), 'Tell me their secrets.'),
+      as: 'member',
+      codes: ['agent_not_found'],
+    },
+    { method: 'DELETE', route: '/app/connections/{id}', as: 'member', codes: ['not_found'] },
+    { method: 'DELETE', route: '/app/keys/{id}', as: 'member', codes: ['not_found'] },
+  ];
+
+  /** The owner's id for each path parameter of a route. */
+  function pathOf({ route }: Attempt): string {
+    const values: Record<string, string> = {
+      projectId: ids.project!,
+      number: '1',
+      approvalId: randomUUID(),
+      eventId: ids.event!,
+      threadId: randomUUID(),
+    };
+    const idOf = () => {
+      if (route.startsWith('/api/v1/projects/')) return ids.project!;
+      if (route.startsWith('/api/v1/workflows/')) return ids.workflow!;
+      if (route.startsWith('/api/v1/runs/')) return ids.run!;
+      if (route.startsWith('/api/v1/databases/')) return ids.database!;
+      if (route.startsWith('/api/v1/skills/')) return ids.skill!;
+      if (route.startsWith('/api/v1/agents/') || route.startsWith('/app/agents/')) return ids.agent!;
+      if (route.startsWith('/app/connections/')) return ids.connection!;
+      if (route.startsWith('/app/keys/')) return ids.key!;
+      throw new Error(`no owner's id for ${route}`);
+    };
+    return route.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'id' ? idOf() : values[name]!));
+  }
+
+  it('covers every route of the OpenAPI document that names a resource', async () => {
+    const document = (await new ApiClient(stack.baseUrl).get('/docs/openapi.json')).body;
+    const named = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([route, operations]) =>
+        route.includes('{')
+          ? Object.keys(operations)
+              .filter((method) => method !== 'parameters')
+              .map((method) => `${method.toUpperCase()} ${route}`)
+          : [],
+    );
+    const covered = new Set(attempts.map((attempt) => `${attempt.method} ${attempt.route}`));
+    expect(named.filter((route) => !covered.has(route))).toEqual([]);
+  });
+
+  it("answers not found for each of the other organization's resources, on every route, and changes nothing", async () => {
+    const before = await snapshot();
+    const answers = [];
+    for (const attempt of attempts) {
+      const client = attempt.as === 'key' ? intruder.api : intruderMember.api;
+      const path = pathOf(attempt);
+      const answer = await client.request(attempt.method, path, attempt.body);
+      const asked = path + JSON.stringify(attempt.body ?? '');
+      answers.push({
+        route: `${attempt.method} ${attempt.route}`,
+        status: answer.status,
+        code: answer.body?.error?.code,
+        // An answer may repeat the id it was asked about, nothing else of the owner's.
+        leaks: Object.values(ids).filter(
+          (id) => !asked.includes(id) && JSON.stringify(answer.body ?? '').includes(id),
+        ),
+      });
+    }
+    expect(answers).toEqual(
+      attempts.map((attempt) => ({
+        route: `${attempt.method} ${attempt.route}`,
+        status: 404,
+        code: expect.stringMatching(new RegExp(`^(${attempt.codes.join('|')})$`)),
+        leaks: [],
+      })),
+    );
+    expect(await snapshot()).toEqual(before);
+  }, 60_000);
+
+  it("lists none of the other organization's resources, and counts none of them", async () => {
+    const secrets = Object.values(ids);
+    const reads = [
+      intruder.api.get('/api/v1/projects?limit=100'),
+      intruder.api.get('/api/v1/databases?limit=100'),
+      intruder.api.get('/api/v1/skills?limit=100'),
+      intruder.api.get('/api/v1/agents?limit=100'),
+      intruder.api.get('/api/v1/dashboard'),
+      intruder.api.get('/api/v1/billing'),
+      intruderMember.api.get('/api/v1/skills?limit=100'),
+      intruderMember.api.get('/app/connections'),
+      intruderMember.api.get('/app/keys'),
+    ];
+    for (const answer of await Promise.all(reads)) {
+      expect(answer.status).toBe(200);
+      const text = JSON.stringify(answer.body);
+      expect(secrets.filter((id) => text.includes(id))).toEqual([]);
+      expect(text).not.toMatch(/Private|private-|secret input/);
+    }
+    const billing = (await intruder.api.get('/api/v1/billing')).body;
+    expect(JSON.stringify(billing.usage ?? billing)).not.toMatch(/"(projects|databases|agents)":\s*[1-9]/);
+  });
+
+  it("cannot send events into the other organization's webhook connection without its secret", async () => {
+    const forged = signedDelivery(`whsec_${Buffer.from(randomUUID()).toString('base64')}`, { forged: true });
+    const answer = await deliver(stack.baseUrl, ids.connection!, forged);
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.status).toBeLessThan(500);
+    const events = await owner.api.listAll(`/api/v1/workflows/${ids.workflow}/events`);
+    expect(events.map((event) => event.id)).toEqual([ids.event]);
+  });
+});
