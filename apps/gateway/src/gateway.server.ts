@@ -1,4 +1,10 @@
-import { createLogger, loadConfig, memoizeValidationMetadata, requestContext } from '#common';
+import {
+  createLogger,
+  DomainException,
+  loadConfig,
+  memoizeValidationMetadata,
+  requestContext,
+} from '#common';
 import { REQUEST_ID_HEADER } from '#contracts';
 import { type AppStartOptions, nestLogger, readinessOf, type RunningApp } from '#nats';
 import { NestFactory } from '@nestjs/core';
@@ -14,6 +20,7 @@ import { HealthProbesController } from './health/health-probes.controller.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
 import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
 import { isHookRoute, limitHookBodies, type RawBodyRequest } from './hooks/raw-body.js';
+import { nulCharacterPath } from './http/nul-text.js';
 import { RouteTable } from './http/route-table.js';
 
 /** The gateway's HTTP server: Fastify under Nest, with its hooks, parsers, filters and OpenAPI. */
@@ -68,7 +75,16 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
       (request as RawBodyRequest).rawBody = text;
       done(null, undefined);
     } else if (text.trim() === '') done(null, undefined);
-    else void defaultJsonParser(request, text, done);
+    else
+      void defaultJsonParser(request, text, (error: Error | null, body?: unknown) => {
+        const nul = error ? undefined : nulCharacterPath(body);
+        if (nul === undefined) return done(error, body);
+        const message = 'Text may not contain the NUL character (U+0000).';
+        done(
+          DomainException.invalidRequest([{ path: nul === '' ? 'body' : nul, message }], message),
+          undefined,
+        );
+      });
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(

@@ -45,5 +45,22 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
   };
   const health = document.paths['/api/health']?.get;
   if (health) health.security = [];
+  documentBodyRefusals(document);
   return document;
+}
+
+/**
+ * A route that takes a body may also refuse it before any handler runs: too large (BODY_LIMIT_BYTES)
+ * or not JSON. The fuzz test (apps/e2e/src/api-fuzz) found both answered but undocumented.
+ */
+function documentBodyRefusals(document: OpenAPIObject): void {
+  const error = { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDto' } } } };
+  for (const operations of Object.values(document.paths)) {
+    for (const method of ['post', 'put', 'patch'] as const) {
+      const operation = operations[method];
+      if (!operation) continue;
+      operation.responses['413'] ??= { description: 'error.code: payload_too_large', ...error };
+      operation.responses['415'] ??= { description: 'error.code: unsupported_media_type', ...error };
+    }
+  }
 }
