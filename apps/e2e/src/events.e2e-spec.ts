@@ -179,6 +179,20 @@ describe('apps and events', () => {
       expect(await runsOf(org.api, workflowId)).toHaveLength(1);
     });
 
+    it('runs a delivery whose JSON holds the NUL character, which Postgres cannot store in JSON', async () => {
+      const workflowId = await workflow(
+        org.api,
+        chainOf(nodes.webhook('hook', hook.connectionId, { marker: 'nul' }), nodes.alwaysTrue('c')),
+      );
+      const payload = { marker: 'nul', text: 'before\u0000after' };
+      expect(await send(hook.connectionId, hook.secret, payload)).toMatchObject({ status: 202 });
+      const [outcome] = await outcomesOf(org.api, workflowId, 'nul', ['hook']);
+      expect(outcome).toMatchObject({ outcome: 'started', error: null });
+      const run = await finished(org.api, outcome!.runId!);
+      expect(run.status).toBe('complete');
+      expect(JSON.parse(run.input)).toEqual(payload);
+    });
+
     it('previews the first 300 characters of the payload', async () => {
       const workflowId = await workflow(org.api, {
         nodes: [nodes.webhook('hook', hook.connectionId)],

@@ -13,3 +13,4 @@ export * from './wait.util.js';
 export * from './webhooks.js';
 export * from './scripted-model.js';
 export * from './console-browser.js';
+export * from './openapi-fuzz.js';
