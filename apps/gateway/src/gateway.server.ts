@@ -77,7 +77,9 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
     } else if (text.trim() === '') done(null, undefined);
     else
       void defaultJsonParser(request, text, (error: Error | null, body?: unknown) => {
-        const nul = error ? undefined : nulCharacterPath(body);
+        // JSON can hold U+0000 only as the escape `\u0000` (a raw control character is not valid
+        // JSON), so a body without that text is not walked: every POST goes through here.
+        const nul = error || !text.includes('\\u0000') ? undefined : nulCharacterPath(body);
         if (nul === undefined) return done(error, body);
         const message = 'Text may not contain the NUL character (U+0000).';
         done(
