@@ -189,4 +189,18 @@ describe('RateLimiter', () => {
     expect(store.calls).toBe(2);
     expect([...store.totals.values()]).toEqual([21]);
   });
+
+  it('lets replicas together admit no more than the limit: the store decides its last tenth', async () => {
+    const store = new SharedStore();
+    const replicas = [make(100, store), make(100, store), make(100, store)];
+    let allowed = 0;
+    // Between two flushes the replicas take 9 hits together, fewer than a tenth of the limit.
+    for (let interval = 0; interval < 20; interval += 1) {
+      for (let hit = 0; hit < 3; hit += 1) {
+        for (const replica of replicas) if ((await replica.hit('key:a')).allowed) allowed += 1;
+      }
+      for (const replica of replicas) await replica.flush();
+    }
+    expect(allowed).toBe(100);
+  });
 });

@@ -35,13 +35,15 @@ export type ConsumeHits = (request: RateLimitConsume) => Promise<RateLimitTotals
  * A fixed one-hour window per bucket, shared by every gateway replica through catalog. The first hit
  * of a bucket in a window waits for the shared total, so a restarted or new replica starts from the
  * truth; later hits are decided locally and sent in batches every 200 ms, which keeps the store off
- * the request path. Each flush also brings back the shared totals, so replicas together can overshoot
- * the limit only by what they admit within one flush interval.
+ * the request path, until the last tenth of the budget, whose hits the store decides one by one. Each
+ * flush also brings back the shared totals, so replicas together overshoot the limit only when they
+ * take more than a tenth of it within one flush interval.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, BucketState>();
   private readonly timer: NodeJS.Timeout;
   private flushing = false;
+  private readonly exactMargin: number;
   private readonly logger = createLogger('gateway');
 
   constructor(
@@ -49,6 +51,7 @@ export class RateLimiter {
     private readonly consume: ConsumeHits,
     private readonly now: () => number = Date.now,
   ) {
+    this.exactMargin = Math.ceil(limit / 10);
     this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
     this.timer.unref();
   }
@@ -66,10 +69,38 @@ export class RateLimiter {
       await state.firstSync;
     } else {
       await state.firstSync;
+      state.lastHitAt = now;
+      if (this.nearTheEdge(state)) return this.hitAtStore(bucket, state, now);
       state.pending += 1;
     }
     state.lastHitAt = now;
-    const used = state.known + state.pending;
+    return this.verdict(state.known + state.pending, windowStart, now);
+  }
+
+  /**
+   * The last tenth of a bucket's budget is decided by the store, one hit at a time, so that replicas
+   * deciding locally cannot together admit more than the limit: they could only by each admitting,
+   * between two flushes, hits the others do not know of yet. Once the shared total is past the
+   * limit, refusing needs no store, since within a window the total only grows.
+   */
+  private nearTheEdge(state: BucketState): boolean {
+    return state.known <= this.limit && state.known + state.pending + 1 > this.limit - this.exactMargin;
+  }
+
+  private async hitAtStore(bucket: string, state: BucketState, now: number): Promise<RateLimitVerdict> {
+    try {
+      const { totals } = await this.consume({ windowStart: state.windowStart, hits: [{ bucket, count: 1 }] });
+      state.known = Math.max(state.known, totals[0]?.count ?? state.known + 1);
+      // Hits this replica counted and has not sent yet are not in the store's total.
+      return this.verdict(state.known + state.pending, state.windowStart, now);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'rate limit store unavailable; counting locally');
+      state.pending += 1;
+      return this.verdict(state.known + state.pending, state.windowStart, now);
+    }
+  }
+
+  private verdict(used: number, windowStart: number, now: number): RateLimitVerdict {
     return {
       allowed: used <= this.limit,
       limit: this.limit,
@@ -136,7 +167,8 @@ export class RateLimiter {
         if (!sent) continue;
         // Off the state the count was read from: hits counted since then stay pending.
         sent.state.pending -= sent.count;
-        sent.state.known = count;
+        // A hit decided at the store meanwhile may have brought a newer total than this answer's.
+        sent.state.known = Math.max(sent.state.known, count);
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'rate limit flush failed; will retry');
