@@ -24,7 +24,8 @@ export function natsConnectionOptions({ url, identity, password }: NatsEndpoint)
     );
   }
   return {
-    servers: url,
+    // A cluster's nodes are listed with commas, as NATS's own tools take them.
+    servers: url.split(',').map((server) => server.trim()),
     inboxPrefix: inboxPrefixOf(identity),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,

@@ -14,3 +14,8 @@ export * from './webhooks.js';
 export * from './scripted-model.js';
 export * from './console-browser.js';
 export * from './openapi-fuzz.js';
+export * from './local-cluster.js';
+export * from './private-postgres.js';
+export * from './cluster-proof.js';
+export * from './run-load.js';
+export * from './side-effect-ledger.js';

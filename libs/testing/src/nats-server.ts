@@ -26,6 +26,30 @@ const portAnswers = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
+export interface NatsClusterMembership {
+  name: string;
+  serverName: string;
+  /** This node's route port, and every node's (its own included, as `deploy/` lists them). */
+  routePort: number;
+  routePorts: readonly number[];
+  /** Routes authenticate too, so nothing but the cluster's own nodes can join it. */
+  routeUser: string;
+  routePassword: string;
+}
+
+function clusterBlock(cluster: NatsClusterMembership): string[] {
+  const credentials = `${cluster.routeUser}:${cluster.routePassword}`;
+  return [
+    `server_name: ${cluster.serverName}`,
+    'cluster {',
+    `  name: ${cluster.name}`,
+    `  listen: 127.0.0.1:${cluster.routePort}`,
+    `  authorization { user: ${cluster.routeUser}, password: ${cluster.routePassword} }`,
+    `  routes: [${cluster.routePorts.map((port) => `nats://${credentials}@127.0.0.1:${port}`).join(', ')}]`,
+    '}',
+  ];
+}
+
 /**
  * A NATS server with JetStream of a test run's own, on a free port, authenticated, with each
  * identity's permissions rendered from the subject catalog exactly as `deploy/` renders them. It can
@@ -59,13 +83,24 @@ export class TestNatsServer {
     return `http://127.0.0.1:${this.monitorPort}`;
   }
 
-  static async start(subjectPrefix: string): Promise<TestNatsServer> {
+  static async start(
+    subjectPrefix: string,
+    {
+      cluster,
+      credentials = Object.fromEntries(
+        NATS_IDENTITIES.map((identity) => [passwordVariableOf(identity), generateNatsPassword()]),
+      ),
+      port: chosenPort,
+    }: {
+      /** Membership of a cluster whose nodes share `credentials`; see `TestNatsCluster`. */
+      cluster?: NatsClusterMembership;
+      credentials?: Record<string, string>;
+      port?: number;
+    } = {},
+  ): Promise<TestNatsServer> {
     const dir = mkdtempSync(join(tmpdir(), 'flowmesh-nats-'));
-    const port = await freePort();
+    const port = chosenPort ?? (await freePort());
     const monitorPort = await freePort();
-    const credentials = Object.fromEntries(
-      NATS_IDENTITIES.map((identity) => [passwordVariableOf(identity), generateNatsPassword()]),
-    );
     writeFileSync(join(dir, 'authorization.conf'), renderAuthorization(subjectPrefix));
     writeFileSync(
       join(dir, 'nats.conf'),
@@ -75,6 +110,7 @@ export class TestNatsServer {
         // As deploy/base/nats/nats.conf: a run with the largest input travels whole in one reply.
         'max_payload: 8MB',
         `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
+        ...(cluster ? clusterBlock(cluster) : []),
         'include ./authorization.conf',
         '',
       ].join('\n'),
@@ -117,7 +153,7 @@ export class TestNatsServer {
     );
   }
 
-  private get running(): boolean {
+  get running(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
