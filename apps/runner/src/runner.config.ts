@@ -63,6 +63,15 @@ export class RunnerConfig extends ServiceConfig {
   @Min(100)
   RPC_TIMEOUT_MS: number = 10_000;
 
+  /**
+   * How long a step that calls another service (action, agent, database) waits for one to serve it
+   * when none does, as while that service restarts, before the step fails. A request nobody received
+   * is safe to send again; the run keeps its lease meanwhile.
+   */
+  @IsInt()
+  @Min(0)
+  STEP_UNAVAILABLE_WAIT_MS: number = 60_000;
+
   /** Longer than the database service's whole-batch limit (120 s, writer wait included): a step never gives up on a batch that may still commit. */
   @IsInt()
   @Min(1000)

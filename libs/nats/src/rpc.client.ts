@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { currentRequestId, DomainException, isErrorCode } from '#common';
 import { type Principal, REQUEST_ID_HEADER, type RpcEnvelope, type RpcSubject } from '#contracts';
@@ -33,6 +34,32 @@ export class RpcClient {
     if (envelope.ok) return envelope.data;
     const { code, message, details } = envelope.error;
     throw new DomainException(isErrorCode(code) ? code : 'internal', message, details);
+  }
+
+  /**
+   * `request`, sent again while nobody serves the subject (its service restarting, or all its
+   * replicas being replaced) for up to `patienceMs`, backing off to 2 s between tries. Such a request
+   * reached no one, so sending it again cannot apply it twice; every other failure, a timeout
+   * included, is thrown at once. `signal` ends the wait early, with the last NoResponders.
+   */
+  async requestWhenServed<TRequest extends object, TReply, TCaller extends Principal | null>(
+    entry: RpcSubject<TRequest, TReply, TCaller>,
+    caller: NoInfer<TCaller>,
+    data: NoInfer<TRequest>,
+    { timeoutMs, patienceMs, signal }: { timeoutMs?: number; patienceMs: number; signal?: AbortSignal },
+  ): Promise<TReply> {
+    const deadline = Date.now() + patienceMs;
+    for (let pauseMs = 100; ; pauseMs = Math.min(pauseMs * 2, 2_000)) {
+      try {
+        return await this.request(entry, caller, data, timeoutMs);
+      } catch (error) {
+        if (!(error instanceof NoResponders) || signal?.aborted || Date.now() + pauseMs > deadline)
+          throw error;
+        await sleep(pauseMs, undefined, { signal }).catch(() => {
+          throw error;
+        });
+      }
+    }
   }
 
   /** The reply envelope as the service sent it: for the admin CLI, which prints errors as they came. */

@@ -46,6 +46,7 @@ const Probe = {
     reply: returns<{ id: string; caller: null }>(),
   }),
   nobody: rpc(`${scope}.nobody`, EmptyRequest, { callers: ['gateway'], reply: returns<never>() }),
+  late: rpc(`${scope}.late`, EmptyRequest, { callers: ['gateway'], reply: returns<string>() }),
 };
 const principal: Principal = { organizationId: 'org-1', userId: null, keyId: 'key-1', role: 'admin' };
 
@@ -203,6 +204,47 @@ describe('catalog subjects over NATS request/reply', () => {
     expect(error).toMatchObject({ code: 'service_unavailable' });
     // Nobody received it, so the admin CLI may send it again.
     expect(error).toBeInstanceOf(NoResponders);
+  });
+
+  it('sends again while nobody serves the subject, when asked to wait, and only then', async () => {
+    let served = 0;
+    const startServing = setTimeout(() => {
+      const subscription = nats.subscribe(Probe.late.name, {
+        callback: (_error, message) => {
+          served += 1;
+          message.respond(JSON.stringify({ ok: true, data: 'served late' }));
+          subscription.unsubscribe();
+        },
+      });
+    }, 500);
+    try {
+      await expect(client.requestWhenServed(Probe.late, principal, {}, { patienceMs: 10_000 })).resolves.toBe(
+        'served late',
+      );
+      expect(served).toBe(1);
+    } finally {
+      clearTimeout(startServing);
+    }
+
+    const gaveUp = await client
+      .requestWhenServed(Probe.nobody, principal, {}, { patienceMs: 300 })
+      .catch((caught: unknown) => caught);
+    expect(gaveUp).toBeInstanceOf(NoResponders);
+
+    const aborted = new AbortController();
+    setTimeout(() => aborted.abort(), 200);
+    const began = Date.now();
+    const stopped = await client
+      .requestWhenServed(Probe.nobody, principal, {}, { patienceMs: 60_000, signal: aborted.signal })
+      .catch((caught: unknown) => caught);
+    expect(stopped).toBeInstanceOf(NoResponders);
+    expect(Date.now() - began).toBeLessThan(5_000);
+
+    // An answer, even a refusal, is never sent again.
+    const refused = await client
+      .requestWhenServed(Probe.fail, principal, {}, { patienceMs: 60_000 })
+      .catch((caught: unknown) => caught);
+    expect(refused).toMatchObject({ code: 'plan_limit_reached' });
   });
 });
 

@@ -11,6 +11,7 @@ import {
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
+import { RunnerConfig } from '../runner.config.js';
 import { type NodeExecutor, type PreparedStep, type StepContext, StepFailure } from './node-executor.js';
 import { NodeExecutorProvider } from './node-executor.registry.js';
 
@@ -27,7 +28,10 @@ export class ActionExecutor implements NodeExecutor {
   readonly pure = false;
   readonly textField = 'result';
 
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly config: RunnerConfig,
+  ) {}
 
   prepare(context: StepContext): PreparedStep {
     const { action, connectionId, input } = context.properties as {
@@ -52,7 +56,7 @@ export class ActionExecutor implements NodeExecutor {
       run: async () => {
         try {
           const connection = await this.connectionFor(context, ref.provider, named);
-          const { status, result } = await this.rpc.request(
+          const { status, result } = await this.rpc.requestWhenServed(
             EventsSubjects.actionsExecute,
             context.run.principal,
             {
@@ -62,7 +66,7 @@ export class ActionExecutor implements NodeExecutor {
               idempotencyKey: context.idempotencyKey,
               timeoutMs,
             },
-            timeoutMs + ACTION_ANSWER_MARGIN_MS,
+            { timeoutMs: timeoutMs + ACTION_ANSWER_MARGIN_MS, ...this.patience(context) },
           );
           return { status: 'done', output: { result: JSON.stringify(result ?? null), status } };
         } catch (error) {
@@ -73,15 +77,20 @@ export class ActionExecutor implements NodeExecutor {
     };
   }
 
+  private patience(context: StepContext) {
+    return { patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS, signal: context.signal };
+  }
+
   private async connectionFor(
     context: StepContext,
     provider: string,
     named: string | undefined,
   ): Promise<ConnectionSummary> {
-    const { connections } = await this.rpc.request(
+    const { connections } = await this.rpc.requestWhenServed(
       EventsSubjects.connectionsSummary,
       context.run.principal,
       {},
+      this.patience(context),
     );
     const trigger = context.run.triggerNode?.data.properties;
     const triggerConnectionId =

@@ -3,6 +3,7 @@ import { AGENT_STEP_TIMEOUT_MS, AgentSubjects } from '#contracts';
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
+import { RunnerConfig } from '../runner.config.js';
 import { type NodeExecutor, type PreparedStep, type StepContext, StepFailure } from './node-executor.js';
 import { NodeExecutorProvider } from './node-executor.registry.js';
 
@@ -28,7 +29,10 @@ export class AgentExecutor implements NodeExecutor {
   readonly pure = false;
   readonly textField = 'response';
 
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly config: RunnerConfig,
+  ) {}
 
   prepare(context: StepContext): PreparedStep {
     const { agentId, task } = context.properties as { agentId?: unknown; task?: unknown };
@@ -50,11 +54,15 @@ export class AgentExecutor implements NodeExecutor {
       input: JSON.stringify({ agentId: request.agentId, task: request.task }),
       run: async () => {
         try {
-          const result = await this.rpc.request(
+          const result = await this.rpc.requestWhenServed(
             AgentSubjects.stepsRun,
             context.run.principal,
             request,
-            AGENT_STEP_TIMEOUT_MS + ANSWER_MARGIN_MS,
+            {
+              timeoutMs: AGENT_STEP_TIMEOUT_MS + ANSWER_MARGIN_MS,
+              patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS,
+              signal: context.signal,
+            },
           );
           if (result.status === 'done') return { status: 'done', output: { ...result.output } };
           const state: AgentWaitState = { threadId: result.threadId };

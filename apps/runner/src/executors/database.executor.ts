@@ -51,11 +51,15 @@ export class DatabaseExecutor implements NodeExecutor {
       run: async () => {
         let results: QueryResultDto[];
         try {
-          ({ results } = await this.rpc.request(
+          ({ results } = await this.rpc.requestWhenServed(
             DatabaseSubjects.query,
             context.run.principal,
             { id, body: { statements: [{ sql, params: bound }] } },
-            this.config.DATABASE_STEP_TIMEOUT_MS,
+            {
+              timeoutMs: this.config.DATABASE_STEP_TIMEOUT_MS,
+              patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS,
+              signal: context.signal,
+            },
           ));
         } catch (error) {
           if (error instanceof DomainException) throw new StepFailure(error.message);
