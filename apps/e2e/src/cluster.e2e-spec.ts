@@ -1,4 +1,11 @@
-import { type ClusterProofReport, LocalCluster, proveCluster } from '#testing';
+import {
+  type ClusterProofReport,
+  LocalCluster,
+  proveCluster,
+  runChaosTrials,
+  ScriptedModel,
+  type TrialResult,
+} from '#testing';
 
 /**
  * The short version of issue 15's cluster proof (`tools/cluster`, figures in docs/reliability.md):
@@ -10,12 +17,19 @@ import { type ClusterProofReport, LocalCluster, proveCluster } from '#testing';
  * The lease is short so the killed runner's runs are taken over in seconds, not the default 30.
  */
 describe('a cluster on one machine', () => {
+  let model: ScriptedModel;
   let cluster: LocalCluster;
   let report: ClusterProofReport;
 
   beforeAll(async () => {
+    model = await ScriptedModel.start();
     cluster = await LocalCluster.start({
-      env: { ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true', RUNNER_LEASE_MS: '5000', DATABASE_POOL_SIZE: '3' },
+      env: {
+        ...model.gatewayEnv,
+        ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+        RUNNER_LEASE_MS: '5000',
+        DATABASE_POOL_SIZE: '3',
+      },
     });
     report = await proveCluster(cluster, {
       seconds: 24,
@@ -27,6 +41,7 @@ describe('a cluster on one machine', () => {
 
   afterAll(async () => {
     await cluster?.stop();
+    await model?.stop();
   });
 
   it('completes every accepted run once while a runner and a NATS node die and come back', () => {
@@ -59,4 +74,44 @@ describe('a cluster on one machine', () => {
     expect(allowed).toBeGreaterThanOrEqual(limit * 0.98);
     expect(bothGatewaysRefuseAfter).toBe(true);
   });
+
+  /**
+   * The short version of the chaos trials (`tools/chaos`): the services a run's steps call, and
+   * Postgres, each killed once while runs with every kind of step and webhook events flow.
+   */
+  it('loses, repeats and strands nothing when the database, events or agent service or Postgres dies', async () => {
+    const results: TrialResult[] = await runChaosTrials(cluster, {
+      trials: 4,
+      loadSeconds: 6,
+      runsPerSecond: 4,
+      stuckAfterMs: 60_000,
+      victims: ['database-0', 'events-0', 'agent-0', 'postgres'],
+      // Each victim once, in that order, at the middle of the load.
+      random: (() => {
+        const draws = [0, 0.5, 0.25, 0.5, 0.5, 0.5, 0.75, 0.5];
+        return () => draws.shift() ?? 0.5;
+      })(),
+    });
+    expect(results.map((result) => result.victim)).toEqual(['database-0', 'events-0', 'agent-0', 'postgres']);
+    for (const result of results) {
+      expect(result.runsAccepted + result.eventsAccepted).toBeGreaterThan(10);
+      expect({
+        victim: result.victim,
+        lost: result.runsLost,
+        stuck: result.runsStuck,
+        failed: result.failures,
+        doneTwice: result.doneStepsExecutedTwice,
+        eventsWithoutOutcome: result.eventsWithoutOutcome,
+        abandoned: result.abandoned,
+      }).toEqual({
+        victim: result.victim,
+        lost: 0,
+        stuck: 0,
+        failed: [],
+        doneTwice: 0,
+        eventsWithoutOutcome: 0,
+        abandoned: 0,
+      });
+    }
+  }, 300_000);
 });

@@ -4,7 +4,7 @@ import { adminCli } from './admin-cli.js';
 import { ApiClient } from './api-client.js';
 import { chainOf, nodes, type TestDiagram } from './diagrams.js';
 import type { LocalCluster } from './local-cluster.js';
-import { percentile, RunLoad, type RunOutcome, settledRuns } from './run-load.js';
+import { percentile, type RunOutcome, runSender, settledRuns, SteadyLoad } from './run-load.js';
 import { SideEffectLedger } from './side-effect-ledger.js';
 import { waitFor } from './wait.util.js';
 import { createConnection } from './webhooks.js';
@@ -195,10 +195,10 @@ export async function proveCluster(
       ),
     );
     const schedules = new ScheduleDriver(pool, scheduled);
-    const load = new RunLoad(
+    const load = new SteadyLoad(
       () => cluster.gateways,
-      workload.apiKeys.map((apiKey) => ({ workflowId, apiKey })),
-      { runsPerSecond },
+      workload.apiKeys.map((apiKey) => runSender(workflowId, apiKey)),
+      { perSecond: runsPerSecond },
     );
 
     const faults: ClusterProofReport['faults'] = [];
@@ -239,7 +239,7 @@ export async function proveCluster(
     await Promise.all([load.stop(), schedules.stop()]);
     log(`${load.accepted.length} runs accepted; waiting for them to end`);
 
-    const runIds = load.accepted.map((run) => run.runId);
+    const runIds = load.accepted.map((run) => run.id);
     const outcomes = await settledRuns(pool, runIds, 120_000);
     const expected = schedules.expectedKeys();
     const scheduledRuns = await waitFor(

@@ -19,3 +19,4 @@ export * from './private-postgres.js';
 export * from './cluster-proof.js';
 export * from './run-load.js';
 export * from './side-effect-ledger.js';
+export * from './chaos-trials.js';

@@ -4,29 +4,60 @@ import type pg from 'pg';
 
 import { waitFor } from './wait.util.js';
 
-export interface AcceptedRun {
-  runId: string;
-  workflowId: string;
+export interface Accepted {
+  /** What the service named it: a run id, or the delivery's id for a webhook delivery. */
+  id: string;
+  /** The client's own key for it (`Idempotency-Key`, the delivery's `webhook-id`). */
+  key: string;
+  kind: string;
   acceptedAt: number;
-  /** Answers other than 201 (503, a reset connection) before the one that accepted it. */
+  /** Answers other than acceptance (a 503, a reset connection) before the one that accepted it. */
   retries: number;
 }
 
-export interface LoadTarget {
-  workflowId: string;
-  apiKey: string;
-  input?: string;
+/**
+ * Sends one request for the item `key` through `gateway`; answers its id when the service accepted
+ * it, or undefined for an answer to retry.
+ */
+export interface LoadSender {
+  kind: string;
+  send(gateway: string, key: string): Promise<string | undefined>;
+}
+
+/** Starts a run of `workflowId`, the client's key as its `Idempotency-Key` and in its input. */
+export function runSender(workflowId: string, apiKey: string): LoadSender {
+  return {
+    kind: 'run',
+    async send(gateway, key) {
+      const response = await fetch(`${gateway}/api/v1/workflows/${workflowId}/runs`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+        body: JSON.stringify({ input: JSON.stringify({ key }) }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      if (response.status !== 201) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      return ((await response.json()) as { id: string }).id;
+    },
+  };
 }
 
 /**
- * Starts runs at a steady rate, round robin over the gateways and targets, as a careful client does:
- * each run has an `Idempotency-Key` of its own, and any answer but 201 (a gateway that is down, a 503
- * while a service restarts) is retried with the same key until it is accepted or `giveUpMs` passes.
- * So a run is "accepted" exactly when a 201 named it, and no retry can start a second run.
+ * Starts items at a steady rate, round robin over the senders and gateways, as a careful client
+ * does: each item has a key of its own, and any answer but acceptance (a gateway that is down, a 503
+ * while a service restarts) is retried with the same key, through the next gateway, until it is
+ * accepted or `giveUpMs` passes. So an item is "accepted" exactly when an answer accepted it, and no
+ * retry can start it twice.
  */
-export class RunLoad {
-  readonly accepted: AcceptedRun[] = [];
-  /** Runs a client gave up on: never answered 201 within `giveUpMs`. */
+export class SteadyLoad {
+  readonly accepted: Accepted[] = [];
+  /** Items a client gave up on: never accepted within `giveUpMs`. */
   abandoned = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
@@ -34,55 +65,42 @@ export class RunLoad {
 
   constructor(
     private readonly gateways: () => readonly string[],
-    private readonly targets: readonly LoadTarget[],
-    private readonly options: { runsPerSecond: number; giveUpMs?: number },
+    private readonly senders: readonly LoadSender[],
+    private readonly options: { perSecond: number; giveUpMs?: number },
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => this.startOne(), 1000 / this.options.runsPerSecond);
+    this.timer = setInterval(() => this.startOne(), 1000 / this.options.perSecond);
   }
 
-  /** Stops starting runs and waits for the ones being started to be accepted or given up. */
+  /** Stops starting items and waits for the ones under way to be accepted or given up. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await Promise.all([...this.inFlight]);
   }
 
+  ofKind(kind: string): Accepted[] {
+    return this.accepted.filter((item) => item.kind === kind);
+  }
+
   private startOne(): void {
     const index = this.sent++;
-    const target = this.targets[index % this.targets.length]!;
-    const attempt = this.postUntilAccepted(index, target).finally(() => this.inFlight.delete(attempt));
+    const sender = this.senders[index % this.senders.length]!;
+    const attempt = this.sendUntilAccepted(index, sender).finally(() => this.inFlight.delete(attempt));
     this.inFlight.add(attempt);
   }
 
-  private async postUntilAccepted(index: number, target: LoadTarget): Promise<void> {
+  private async sendUntilAccepted(index: number, sender: LoadSender): Promise<void> {
     const key = randomUUID();
     const deadline = Date.now() + (this.options.giveUpMs ?? 60_000);
     let retries = 0;
     for (let turn = 0; Date.now() < deadline; turn += 1) {
       const gateways = this.gateways();
-      const gateway = gateways[(index + turn) % gateways.length]!;
-      const response = await fetch(`${gateway}/api/v1/workflows/${target.workflowId}/runs`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${target.apiKey}`,
-          'content-type': 'application/json',
-          'idempotency-key': key,
-        },
-        body: JSON.stringify({ input: target.input ?? `run ${index}` }),
-        signal: AbortSignal.timeout(15_000),
-      }).catch(() => undefined);
-      if (response?.status === 201) {
-        const body = (await response.json()) as { id: string };
-        this.accepted.push({
-          runId: body.id,
-          workflowId: target.workflowId,
-          acceptedAt: Date.now(),
-          retries,
-        });
+      const id = await sender.send(gateways[(index + turn) % gateways.length]!, key).catch(() => undefined);
+      if (id !== undefined) {
+        this.accepted.push({ id, key, kind: sender.kind, acceptedAt: Date.now(), retries });
         return;
       }
-      await response?.body?.cancel();
       retries += 1;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
