@@ -4,9 +4,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { connect, errors, headers, type NatsConnection } from '@nats-io/transport-node';
+import { WORKING_HEADER } from '#contracts';
+import { connect, Empty, errors, headers, type NatsConnection } from '@nats-io/transport-node';
 
-import { ReplyInbox } from './reply-inbox.js';
+import { ReplyInbox, ResponderLostError } from './reply-inbox.js';
 
 const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
@@ -78,6 +79,24 @@ describe('ReplyInbox', () => {
         setTimeout(() => message.respond('late'), 300);
       },
     });
+    // Says it is working every 100 ms for 800 ms, then answers.
+    responder.subscribe('working', {
+      callback: (_error, message) => {
+        const working = headers();
+        working.set(WORKING_HEADER, '1');
+        const timer = setInterval(() => responder.publish(message.reply!, Empty, { headers: working }), 100);
+        setTimeout(() => (clearInterval(timer), message.respond('done')), 800);
+      },
+    });
+    // Takes the request and dies: says it is working twice, then nothing.
+    responder.subscribe('dying', {
+      callback: (_error, message) => {
+        const working = headers();
+        working.set(WORKING_HEADER, '1');
+        setTimeout(() => responder.publish(message.reply!, Empty, { headers: working }), 100);
+        setTimeout(() => responder.publish(message.reply!, Empty, { headers: working }), 200);
+      },
+    });
     await responder.flush();
   });
 
@@ -123,6 +142,19 @@ describe('ReplyInbox', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('waits past the silence while the server says it is working, and takes only the answer for it', async () => {
+    const reply = await ReplyInbox.of(requester).request('working', '{}', headers(), 5_000, 300);
+    expect(reply.string()).toBe('done');
+  });
+
+  it('gives up on a server that went silent long before the timeout', async () => {
+    const asked = Date.now();
+    const lost = ReplyInbox.of(requester).request('dying', '{}', headers(), 10_000, 300);
+    await expect(lost).rejects.toBeInstanceOf(ResponderLostError);
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(500);
+    expect(Date.now() - asked).toBeLessThan(2_000);
   });
 
   it('fails the requests still waiting when the connection closes', async () => {

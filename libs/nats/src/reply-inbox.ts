@@ -1,3 +1,4 @@
+import { WORKING_HEADER } from '#contracts';
 import {
   type ConnectionOptions,
   createInbox,
@@ -12,6 +13,16 @@ interface Waiting {
   resolve: (message: Msg) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
+  /** For a `working` subject: runs out when the server has said nothing for `silenceMs`. */
+  silence?: { timer: NodeJS.Timeout; ms: number };
+}
+
+/** The server that took a request stopped saying it was working on it: it died, or lost NATS. */
+export class ResponderLostError extends Error {
+  constructor(readonly subject: string) {
+    super(`the server working on ${subject} went silent`);
+    this.name = 'ResponderLostError';
+  }
 }
 
 const inboxes = new WeakMap<NatsConnection, ReplyInbox>();
@@ -54,15 +65,28 @@ export class ReplyInbox {
     return inbox;
   }
 
-  /** Publishes a request and answers its reply, or rejects with nats.js's error for what happened. */
-  request(subject: string, body: string, headers: MsgHdrs, timeoutMs: number): Promise<Msg> {
+  /**
+   * Publishes a request and answers its reply, or rejects with nats.js's error for what happened.
+   * With `silenceMs` (a `working` subject) it also rejects with ResponderLostError when neither the
+   * answer nor a "still working" message came for that long.
+   */
+  request(
+    subject: string,
+    body: string,
+    headers: MsgHdrs,
+    timeoutMs: number,
+    silenceMs?: number,
+  ): Promise<Msg> {
     const token = (this.sequence++).toString(36);
     return new Promise<Msg>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.waiting.delete(token);
+        this.forget(token);
         reject(new errors.TimeoutError());
       }, timeoutMs);
-      this.waiting.set(token, { subject, resolve, reject, timer });
+      const waiting: Waiting = { subject, resolve, reject, timer };
+      if (silenceMs !== undefined)
+        waiting.silence = { timer: this.silenceTimer(token, silenceMs), ms: silenceMs };
+      this.waiting.set(token, waiting);
       try {
         this.connection.publish(subject, body, { reply: `${this.prefix}${token}`, headers });
       } catch (error) {
@@ -72,8 +96,24 @@ export class ReplyInbox {
     });
   }
 
+  private silenceTimer(token: string, ms: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      const waiting = this.forget(token);
+      waiting?.reject(new ResponderLostError(waiting.subject));
+    }, ms);
+  }
+
   private settle(message: Msg): void {
-    const waiting = this.forget(message.subject.slice(this.prefix.length));
+    const token = message.subject.slice(this.prefix.length);
+    if (message.headers?.get(WORKING_HEADER)) {
+      const waiting = this.waiting.get(token);
+      if (waiting?.silence) {
+        clearTimeout(waiting.silence.timer);
+        waiting.silence.timer = this.silenceTimer(token, waiting.silence.ms);
+      }
+      return;
+    }
+    const waiting = this.forget(token);
     // A reply that came after its request timed out has nobody left to hear it.
     if (!waiting) return;
     if (message.data.length === 0 && message.headers?.code === 503) {
@@ -88,6 +128,7 @@ export class ReplyInbox {
     if (!waiting) return undefined;
     this.waiting.delete(token);
     clearTimeout(waiting.timer);
+    if (waiting.silence) clearTimeout(waiting.silence.timer);
     return waiting;
   }
 

@@ -2,10 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { currentRequestId, DomainException, isErrorCode } from '#common';
-import { type Principal, REQUEST_ID_HEADER, type RpcEnvelope, type RpcSubject } from '#contracts';
+import {
+  type Principal,
+  REQUEST_ID_HEADER,
+  type RpcEnvelope,
+  type RpcSubject,
+  WORKING_SILENCE_MS,
+} from '#contracts';
 import { errors, type Msg, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 
-import { ReplyInbox } from './reply-inbox.js';
+import { ReplyInbox, ResponderLostError } from './reply-inbox.js';
 import { sendBatched } from './send-batch.js';
 
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
@@ -78,7 +84,9 @@ export class RpcClient {
     try {
       message = await new Promise<Msg>((resolve, reject) => {
         sendBatched(this.connection, () => {
-          inbox.request(subject, body, headers, timeoutMs).then(resolve, reject);
+          inbox
+            .request(subject, body, headers, timeoutMs, entry.working ? WORKING_SILENCE_MS : undefined)
+            .then(resolve, reject);
         });
       });
     } catch (error) {
@@ -92,6 +100,16 @@ export class RpcClient {
   }
 }
 
+/**
+ * The server that took the request stopped saying it was working on it (a `working` subject): it
+ * died or lost NATS. Unlike NoResponders, the request may have been partly carried out.
+ */
+export class ResponderLost extends DomainException {
+  constructor(subject: string) {
+    super('service_unavailable', `The service working on ${subject} stopped answering. Try again shortly.`);
+  }
+}
+
 /** Nobody serves the subject right now: the request reached no one, so sending it again is safe. */
 export class NoResponders extends DomainException {
   constructor(subject: string) {
@@ -100,6 +118,7 @@ export class NoResponders extends DomainException {
 }
 
 function toUnavailable(subject: string, error: unknown): DomainException {
+  if (error instanceof ResponderLostError) return new ResponderLost(subject);
   if (
     error instanceof errors.NoRespondersError ||
     (error instanceof Error && /no responders/i.test(error.message))

@@ -9,6 +9,8 @@ import {
   returns,
   rpc,
   systemRpc,
+  WORKING_HEADER,
+  WORKING_INTERVAL_MS,
 } from '#contracts';
 import { Controller, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -47,6 +49,7 @@ const Probe = {
   }),
   nobody: rpc(`${scope}.nobody`, EmptyRequest, { callers: ['gateway'], reply: returns<never>() }),
   late: rpc(`${scope}.late`, EmptyRequest, { callers: ['gateway'], reply: returns<string>() }),
+  long: rpc(`${scope}.long`, EmptyRequest, { callers: ['gateway'], reply: returns<string>(), working: true }),
 };
 const principal: Principal = { organizationId: 'org-1', userId: null, keyId: 'key-1', role: 'admin' };
 
@@ -70,6 +73,12 @@ class ProbeHandler {
   @Handles(Probe.validate)
   validate(input: CreateProjectDto) {
     return input;
+  }
+
+  @Handles(Probe.long)
+  async long() {
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    return 'finished';
   }
 
   @Handles(Probe.requestId)
@@ -204,6 +213,28 @@ describe('catalog subjects over NATS request/reply', () => {
     expect(error).toMatchObject({ code: 'service_unavailable' });
     // Nobody received it, so the admin CLI may send it again.
     expect(error).toBeInstanceOf(NoResponders);
+  });
+
+  it('tells the caller of a working subject that it is still at it until the answer', async () => {
+    const inbox = `_INBOX.long_${randomUUID()}`;
+    const received: Array<{ working: boolean; body: string }> = [];
+    const done = new Promise<void>((resolve) => {
+      nats.subscribe(inbox, {
+        callback: (_error, message) => {
+          received.push({ working: message.headers?.get(WORKING_HEADER) === '1', body: message.string() });
+          if (!message.headers?.get(WORKING_HEADER)) resolve();
+        },
+      });
+    });
+    await nats.flush();
+    nats.publish(Probe.long.name, JSON.stringify({ principal, data: {} }), { reply: inbox });
+    await done;
+    expect(received.at(-1)).toEqual({ working: false, body: JSON.stringify({ ok: true, data: 'finished' }) });
+    expect(received.filter((message) => message.working).length).toBeGreaterThanOrEqual(1);
+    // Nothing more once answered.
+    await new Promise((resolve) => setTimeout(resolve, WORKING_INTERVAL_MS + 200));
+    expect(received.filter((message) => !message.working)).toHaveLength(1);
+    expect(received.at(-1)?.working).toBe(false);
   });
 
   it('sends again while nobody serves the subject, when asked to wait, and only then', async () => {

@@ -1,8 +1,21 @@
 import { createLogger, DomainException, requestContext } from '#common';
-import { type Principal, REQUEST_ID_HEADER, type RpcEnvelope, type RpcSubject } from '#contracts';
+import {
+  type Principal,
+  REQUEST_ID_HEADER,
+  type RpcEnvelope,
+  type RpcSubject,
+  WORKING_HEADER,
+  WORKING_INTERVAL_MS,
+} from '#contracts';
 import type { INestApplicationContext } from '@nestjs/common';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import {
+  Empty,
+  type Msg,
+  type NatsConnection,
+  headers as natsHeaders,
+  type Subscription,
+} from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 
@@ -85,15 +98,34 @@ export class RpcServer {
         if (error) return;
         this.inFlight += 1;
         const requestId = message.headers?.get(REQUEST_ID_HEADER) || randomUUID();
+        const working = route.entry.working ? this.sayWorking(message) : undefined;
         void requestContext
           .run({ requestId }, () => this.answer(route, message))
-          .then((reply) => sendBatched(this.connection, () => this.respond(route, message, reply)));
+          .then((reply) => {
+            clearInterval(working);
+            sendBatched(this.connection, () => this.respond(route, message, reply));
+          });
       },
     });
     void subscription.closed.then((error) => {
       if (error) this.logger.error({ err: error, subject: route.entry.name }, 'stopped serving a subject');
     });
     this.subscriptions.push(subscription);
+  }
+
+  /** Tells the caller of a long request, until it is answered, that this server is still at it. */
+  private sayWorking(message: Msg): NodeJS.Timeout | undefined {
+    const inbox = message.reply;
+    if (!inbox) return undefined;
+    const headers = natsHeaders();
+    headers.set(WORKING_HEADER, '1');
+    return setInterval(() => {
+      try {
+        this.connection.publish(inbox, Empty, { headers });
+      } catch {
+        // A closed connection: the caller will hear nothing more and give up, as it should.
+      }
+    }, WORKING_INTERVAL_MS);
   }
 
   /** Never rejects: whatever happens, the caller gets an envelope (or, at worst, its timeout). */

@@ -14,6 +14,7 @@ import { Injectable } from '@nestjs/common';
 import { RunnerConfig } from '../runner.config.js';
 import { type NodeExecutor, type PreparedStep, type StepContext, StepFailure } from './node-executor.js';
 import { NodeExecutorProvider } from './node-executor.registry.js';
+import { stepRequest } from './step-request.js';
 
 /**
  * Runs one app action (`<provider>__<action>`) through the events service, which holds the
@@ -56,17 +57,21 @@ export class ActionExecutor implements NodeExecutor {
       run: async () => {
         try {
           const connection = await this.connectionFor(context, ref.provider, named);
-          const { status, result } = await this.rpc.requestWhenServed(
+          const { status, result } = await stepRequest(
+            this.rpc,
             EventsSubjects.actionsExecute,
-            context.run.principal,
-            {
+            context,
+            () => ({
               connectionId: connection.id,
               action,
               input: rendered,
               idempotencyKey: context.idempotencyKey,
               timeoutMs,
+            }),
+            {
+              timeoutMs: timeoutMs + ACTION_ANSWER_MARGIN_MS,
+              patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS,
             },
-            { timeoutMs: timeoutMs + ACTION_ANSWER_MARGIN_MS, ...this.patience(context) },
           );
           return { status: 'done', output: { result: JSON.stringify(result ?? null), status } };
         } catch (error) {
@@ -75,10 +80,6 @@ export class ActionExecutor implements NodeExecutor {
         }
       },
     };
-  }
-
-  private patience(context: StepContext) {
-    return { patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS, signal: context.signal };
   }
 
   private async connectionFor(
@@ -90,7 +91,7 @@ export class ActionExecutor implements NodeExecutor {
       EventsSubjects.connectionsSummary,
       context.run.principal,
       {},
-      this.patience(context),
+      { patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS, signal: context.signal },
     );
     const trigger = context.run.triggerNode?.data.properties;
     const triggerConnectionId =

@@ -6,6 +6,7 @@ import { Injectable } from '@nestjs/common';
 import { RunnerConfig } from '../runner.config.js';
 import { type NodeExecutor, type PreparedStep, type StepContext, StepFailure } from './node-executor.js';
 import { NodeExecutorProvider } from './node-executor.registry.js';
+import { stepRequest } from './step-request.js';
 
 /** Time for the answer to come back after the agent service's own limit. */
 const ANSWER_MARGIN_MS = 10_000;
@@ -54,14 +55,15 @@ export class AgentExecutor implements NodeExecutor {
       input: JSON.stringify({ agentId: request.agentId, task: request.task }),
       run: async () => {
         try {
-          const result = await this.rpc.requestWhenServed(
+          // A re-run after the agent service died mid-step is told so, as after a runner crash.
+          const result = await stepRequest(
+            this.rpc,
             AgentSubjects.stepsRun,
-            context.run.principal,
-            request,
+            context,
+            (rerun) => (rerun ? { ...request, interrupted: true } : request),
             {
               timeoutMs: AGENT_STEP_TIMEOUT_MS + ANSWER_MARGIN_MS,
               patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS,
-              signal: context.signal,
             },
           );
           if (result.status === 'done') return { status: 'done', output: { ...result.output } };

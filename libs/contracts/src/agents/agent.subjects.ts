@@ -36,6 +36,7 @@ export const AgentSubjects = {
   stepsRun: rpc('agent.steps.run', AgentStepRequest, {
     callers: ['runner'],
     reply: returns<AgentStepResult>(),
+    working: true,
   }),
   /** The agent's threads, newest first: the browser's `/app/agents/{id}/threads` (sessions only). */
   threadsList: rpc('agent.threads.list', IdAndQueryRequest, {

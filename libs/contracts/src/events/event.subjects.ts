@@ -66,6 +66,7 @@ export const EventsSubjects = {
   actionsExecute: rpc('events.actions.execute', ExecuteActionRequest, {
     callers: ['runner', 'agent'],
     reply: returns<ActionResult>(),
+    working: true,
   }),
 
   /** A workflow's app events, newest first, with the outcome for each of its triggers. */

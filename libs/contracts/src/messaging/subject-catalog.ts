@@ -48,7 +48,20 @@ export interface RpcSubject<TRequest extends object, TReply, TCaller extends Pri
   readonly request: RequestClass<TRequest>;
   readonly carriesPrincipal: TCaller extends Principal ? true : false;
   readonly reply: Returns<TReply>;
+  /**
+   * A request that may take minutes (a workflow step's action, agent or query): while it runs, the
+   * server tells the caller every `WORKING_INTERVAL_MS` that it is still at it, so a caller learns
+   * within seconds, not at its timeout, that the server working on it died.
+   */
+  readonly working: boolean;
 }
+
+/** How often a server of a `working` subject tells its caller it is still at the request. */
+export const WORKING_INTERVAL_MS = 2_000;
+/** A caller of a `working` subject that hears nothing for this long takes its server for dead. */
+export const WORKING_SILENCE_MS = 10_000;
+/** The header that marks a message as "still working" rather than the answer. */
+export const WORKING_HEADER = 'Flowmesh-Working';
 
 export type AnyRpcSubject = RpcSubject<object, unknown, Principal | null>;
 
@@ -119,12 +132,13 @@ function serverOf(bare: string): ServiceIdentity {
 interface RpcOptions<TReply> {
   callers: readonly NatsIdentity[];
   reply: Returns<TReply>;
+  working?: boolean;
 }
 
 function rpcEntry<TRequest extends object, TReply, TCaller extends Principal | null>(
   bare: string,
   request: RequestClass<TRequest>,
-  { callers, reply }: RpcOptions<TReply>,
+  { callers, reply, working = false }: RpcOptions<TReply>,
   carriesPrincipal: TCaller extends Principal ? true : false,
 ): RpcSubject<TRequest, TReply, TCaller> {
   return {
@@ -136,6 +150,7 @@ function rpcEntry<TRequest extends object, TReply, TCaller extends Principal | n
     request,
     carriesPrincipal,
     reply,
+    working,
   };
 }
 

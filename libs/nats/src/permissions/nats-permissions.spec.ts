@@ -66,9 +66,13 @@ describe('NATS permissions rendered from the subject catalog', () => {
     expect(permissions.gateway.publish).toEqual(
       expect.arrayContaining(['agent.chat.stream', 'agent.chat.stream.>']),
     );
+    // And the runner's, whose agent steps it says it is still working on (a `working` subject).
     expect(permissions.agent.publish.filter((subject) => subject.startsWith('_INBOX.'))).toEqual([
       '_INBOX.gateway.>',
+      '_INBOX.runner.>',
     ]);
+    // A plain request/reply server answers once, which needs no inbox grant.
+    expect(permissions.catalog.publish.filter((subject) => subject.startsWith('_INBOX.'))).toEqual([]);
   });
 
   it('grants JetStream only on the streams an identity owns or publishes to', () => {

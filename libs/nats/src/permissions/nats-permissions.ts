@@ -85,7 +85,11 @@ export function permissionsFor(
       case 'rpc':
         permissions[entry.server].subscribe.add(name(entry.bare));
         permissions[entry.server].allowResponses = true;
-        for (const caller of entry.callers) permissions[caller].publish.add(name(entry.bare));
+        for (const caller of entry.callers) {
+          permissions[caller].publish.add(name(entry.bare));
+          // "Still working" messages go before the answer, more than one reply to a request allows.
+          if (entry.working) permissions[entry.server].publish.add(`${inboxPrefixOf(caller)}.>`);
+        }
         break;
       case 'stream-protocol':
       case 'streamed-rpc':

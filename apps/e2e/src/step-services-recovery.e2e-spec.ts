@@ -1,0 +1,156 @@
+import {
+  chainOf,
+  createConnection,
+  createOrganization,
+  HttpTarget,
+  nodes,
+  type OrganizationFixture,
+  ScriptedModel,
+  TestStack,
+  waitFor,
+} from '#testing';
+
+/**
+ * A step whose service dies or is away while the step needs it: the agent service killed while its
+ * model answers, the events service killed while an action's app holds the call, the database
+ * service down when a database step starts. Each run must complete once the service is back, within
+ * seconds, not fail nor wait out the step's own timeout (minutes for an agent). Found by the chaos
+ * trials (docs/reliability.md).
+ */
+describe('steps whose service dies', () => {
+  let stack: TestStack;
+  let model: ScriptedModel;
+  let org: OrganizationFixture;
+  let projectId: string;
+
+  beforeAll(async () => {
+    model = await ScriptedModel.start();
+    stack = await TestStack.start({ ...model.gatewayEnv, ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
+    org = await createOrganization(stack.description);
+    projectId = (await org.api.post('/api/v1/projects', { name: 'Step recovery' })).body.id;
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await model?.stop();
+  });
+
+  async function start(diagram: ReturnType<typeof chainOf>): Promise<string> {
+    const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
+      name: 'Recovery',
+      diagram,
+    });
+    expect((await org.api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
+    const started = await org.api.post(`/api/v1/workflows/${created.body.id}/runs`, {
+      input: '{"tag": "x"}',
+    });
+    expect(started.status).toBe(201);
+    return started.body.id as string;
+  }
+
+  const finished = (runId: string) =>
+    waitFor(
+      async () => {
+        const run = await org.api.get(`/api/v1/runs/${runId}`);
+        return ['complete', 'errored', 'terminated'].includes(run.body.status) ? run.body : undefined;
+      },
+      { timeoutMs: 45_000, intervalMs: 200, what: `run ${runId} to end` },
+    );
+
+  it('runs an agent step again when the agent service dies while the model answers', async () => {
+    const agent = await org.api.post('/api/v1/agents', { name: 'slow-thinker', instructions: 'Answer.' });
+    const calls = model.calls.length;
+    model.queue({ delayMs: 60_000, text: 'never heard' }, { text: 'Answered after the restart.' });
+    const runId = await start(
+      chainOf(nodes.trigger('t'), {
+        id: 'ask',
+        data: { type: 'agent', properties: { agentId: agent.body.id } },
+      }),
+    );
+    await waitFor(() => (model.calls.length > calls ? true : undefined), { what: 'the model to be called' });
+
+    await stack.processes.get('agent')!.kill('SIGKILL');
+    await stack.startService('agent');
+
+    const run = await finished(runId);
+    expect(run.status).toBe('complete');
+    expect(run.reply).toBe('Answered after the restart.');
+    expect(model.calls.length - calls).toBe(2);
+  });
+
+  it('calls an action again, with the same idempotency key, when the events service dies during the call', async () => {
+    const target = await HttpTarget.start();
+    try {
+      let release!: () => void;
+      target.respond(
+        '/held',
+        { until: new Promise<void>((resolve) => (release = resolve)) },
+        { body: { ok: 1 } },
+      );
+      const { connectionId } = await createConnection(stack.description, org.organizationId, 'http');
+      const runId = await start(
+        chainOf(
+          nodes.trigger('t'),
+          nodes.action(
+            'call',
+            'http__request',
+            { method: 'POST', url: `${target.url}/held` },
+            { connectionId },
+          ),
+        ),
+      );
+      await waitFor(() => (target.requestsTo('/held').length > 0 ? true : undefined), {
+        what: 'the action to reach the app',
+      });
+
+      await stack.processes.get('events')!.kill('SIGKILL');
+      await stack.startService('events');
+      release();
+
+      const run = await finished(runId);
+      expect(run.status).toBe('complete');
+      const keys = target.requestsTo('/held').map((request) => request.headers['idempotency-key']);
+      expect(keys).toEqual([`${runId}:call:1`, `${runId}:call:1`]);
+    } finally {
+      await target.stop();
+    }
+  });
+
+  it('waits for the database service to be back when a database step starts while it is down', async () => {
+    const database = await org.api.post('/api/v1/databases', { name: 'recovery' });
+    await org.api.post(`/api/v1/databases/${database.body.id}/query`, {
+      statements: [{ sql: 'CREATE TABLE seen (tag VARCHAR)', params: [] }],
+    });
+    await stack.processes.get('database')!.kill('SIGKILL');
+    const runId = await start(
+      chainOf(nodes.trigger('t'), {
+        id: 'store',
+        data: {
+          type: 'database',
+          properties: {
+            databaseId: database.body.id,
+            sql: 'INSERT INTO seen VALUES (?)',
+            params: ['{{trigger.tag}}'],
+          },
+        },
+      }),
+    );
+    await waitFor(
+      async () => {
+        const run = await org.api.get(`/api/v1/runs/${runId}`);
+        return run.body.steps?.some((step: any) => step.nodeId === 'store' && step.status === 'running')
+          ? true
+          : undefined;
+      },
+      { what: 'the database step to be waiting for its service' },
+    );
+    await stack.startService('database');
+
+    const run = await finished(runId);
+    expect(run.status).toBe('complete');
+    const rows = await org.api.post(`/api/v1/databases/${database.body.id}/query`, {
+      statements: [{ sql: 'SELECT tag FROM seen', params: [] }],
+    });
+    expect(rows.body.results[0].rows).toEqual([['x']]);
+  });
+});
