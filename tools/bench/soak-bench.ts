@@ -14,12 +14,11 @@
 import { readdirSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
-import { createOrganization, TestStack } from '#testing';
+import { createOrganization, InspectedProcess, TestStack } from '#testing';
 import pg from 'pg';
 
 import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
 import { benchContext, rssMiB, statusField } from './src/context.js';
-import { InspectedProcess } from './src/inspector.js';
 
 const argument = (name: string, fallback: string) => {
   const index = process.argv.indexOf(`--${name}`);

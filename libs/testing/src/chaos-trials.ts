@@ -93,7 +93,9 @@ class ChaosWorkload {
     if (database.status !== 201)
       throw new Error(`database: ${database.status} ${JSON.stringify(database.body)}`);
     const table = await base.api.post(`/api/v1/databases/${database.body.id}/query`, {
-      statements: [{ sql: 'CREATE TABLE effects (key VARCHAR, written_at TIMESTAMP DEFAULT now())', params: [] }],
+      statements: [
+        { sql: 'CREATE TABLE effects (key VARCHAR, written_at TIMESTAMP DEFAULT now())', params: [] },
+      ],
     });
     if (table.status !== 200) throw new Error(`table: ${table.status} ${JSON.stringify(table.body)}`);
     const agent = await base.api.post('/api/v1/agents', { name: 'chaos', instructions: 'Answer ok.' });

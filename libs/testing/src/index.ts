@@ -20,3 +20,4 @@ export * from './cluster-proof.js';
 export * from './run-load.js';
 export * from './side-effect-ledger.js';
 export * from './chaos-trials.js';
+export * from './inspector.js';

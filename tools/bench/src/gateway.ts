@@ -16,6 +16,7 @@ import {
   databaseUrl,
   dropDatabase,
   freePort,
+  InspectedProcess,
   runMigrations,
   type ServiceProcess,
   startService,
@@ -25,7 +26,6 @@ import {
 import pg from 'pg';
 
 import { benchContext } from './context.js';
-import { InspectedProcess } from './inspector.js';
 import { cpuSecondsOf, load, type LoadResult, table } from './measure.js';
 
 const seconds = Number(process.argv.slice(2).find((argument) => /^\d+$/.test(argument)) ?? 10);

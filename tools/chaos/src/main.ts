@@ -92,6 +92,12 @@ async function main(): Promise<void> {
     },
   });
   log(`cluster started in ${Date.now() - began} ms; seed ${values.seed}`);
+  const interrupt = () => {
+    log('interrupted: stopping the cluster');
+    void Promise.all([cluster.stop(), model.stop()]).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
   try {
     const results = await runChaosTrials(cluster, {
       trials: Number(values.trials),

@@ -1,0 +1,89 @@
+import {
+  chainOf,
+  createOrganization,
+  InspectedProcess,
+  nodes,
+  type OrganizationFixture,
+  TestStack,
+  waitFor,
+} from '#testing';
+
+/**
+ * The short version of the hour-long soak (`tools/bench/soak-bench.ts`, figures in
+ * docs/reliability.md): clients loop over what an API client does most for a while, and the process's
+ * heap after a full collection must end where it stood after the warm-up, and its open resources
+ * (sockets, timers, handles) must fall back once the load stops. A leak of a kilobyte per turn grows
+ * the heap by several MiB over the turns this test makes.
+ */
+describe('a short soak', () => {
+  const WARM_UP_TURNS = 150;
+  const MEASURED_TURNS = 1_500;
+  let stack: TestStack;
+  let inspected: InspectedProcess;
+  let org: OrganizationFixture;
+  let workflowId: string;
+  let projectId: string;
+
+  beforeAll(async () => {
+    stack = await TestStack.start(
+      { RATE_LIMIT_PER_HOUR: '100000000', NODE_OPTIONS: '--inspect=127.0.0.1:0' },
+      { services: ['catalog', 'workflow', 'runner'], allInOne: true },
+    );
+    inspected = await InspectedProcess.fromOutput(stack.processes.get('all-in-one')!.output());
+    org = await createOrganization(stack.description);
+    projectId = (await org.api.post('/api/v1/projects', { name: 'Soak' })).body.id;
+    const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
+      name: 'Soak',
+      diagram: chainOf(nodes.trigger('t'), nodes.alwaysTrue('c'), nodes.alwaysTrue('d')),
+    });
+    workflowId = created.body.id;
+    expect((await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {})).status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    inspected?.close();
+    await stack?.stop();
+  });
+
+  /** `turns` turns over 4 clients: start a run and wait for it, read it, read the project. */
+  async function load(turns: number): Promise<number> {
+    let next = 0;
+    let failures = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next++ < turns) {
+          const started = await org.api.post(
+            `/api/v1/workflows/${workflowId}/runs`,
+            { input: '{"amount": 120}' },
+            { prefer: 'wait=30' },
+          );
+          if (started.status !== 201 || started.body.status !== 'complete') failures += 1;
+          if ((await org.api.get(`/api/v1/runs/${started.body.id}`)).status !== 200) failures += 1;
+          if ((await org.api.get(`/api/v1/projects/${projectId}`)).status !== 200) failures += 1;
+        }
+      }),
+    );
+    return failures;
+  }
+
+  const total = (resources: Record<string, number>) =>
+    Object.values(resources).reduce((sum, count) => sum + count, 0);
+
+  it('keeps the heap and open resources flat under a steady load', async () => {
+    expect(await load(WARM_UP_TURNS)).toBe(0);
+    const before = await inspected.afterCollection();
+
+    expect(await load(MEASURED_TURNS)).toBe(0);
+    const after = await inspected.afterCollection();
+    expect(after.heapMiB - before.heapMiB).toBeLessThan(6);
+
+    // Keep-alive sockets and busy pool connections close when idle; nothing else may stay behind.
+    await waitFor(
+      async () => {
+        const idle = await inspected.afterCollection();
+        return total(idle.resources) <= total(before.resources) + 2 ? idle : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 1_000, what: 'open resources to fall back once idle' },
+    );
+  }, 240_000);
+});
