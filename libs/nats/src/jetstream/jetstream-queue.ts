@@ -10,7 +10,8 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { errors, type NatsConnection } from '@nats-io/transport-node';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 
 import type { JobDefinition, JobHandler } from './job-definition.js';
@@ -26,6 +27,22 @@ const NOT_FOUND_CODES = new Set<number>([
 
 function isNotFound(error: unknown): boolean {
   return error instanceof JetStreamApiError && NOT_FOUND_CODES.has(error.code);
+}
+
+/** How long a service's start waits for JetStream to take its stream and consumer. */
+const ENSURE_WITHIN_MS = 60_000;
+
+/**
+ * What a cluster says while it elects a leader, a node restarts or its servers are overloaded: an API
+ * request that timed out or reached no JetStream, "temporarily unavailable", or too few peers up for a
+ * replicated stream. Worth asking again, where a configuration JetStream refuses is not.
+ */
+function isPassing(error: unknown): boolean {
+  if (error instanceof errors.TimeoutError || error instanceof errors.NoRespondersError) return true;
+  const message = error instanceof Error ? error.message : String(error);
+  return /timeout|temporarily unavailable|not enabled|no responders|insufficient resources|no suitable peers/i.test(
+    message,
+  );
 }
 
 export interface PublishResult {
@@ -59,7 +76,26 @@ export class JetStreamQueue {
    * Creates the stream (work-queue retention, file storage) and the durable pull consumer, or brings
    * their settings in line with the definition. Several replicas may call it at once.
    */
-  async ensure(definition: JobDefinition<unknown>, { maxAckPending = 10_000 } = {}): Promise<void> {
+  async ensure(
+    definition: JobDefinition<unknown>,
+    { maxAckPending = 10_000, withinMs = ENSURE_WITHIN_MS } = {},
+  ): Promise<void> {
+    const deadline = Date.now() + withinMs;
+    for (let pauseMs = 250; ; pauseMs = Math.min(pauseMs * 2, 4_000)) {
+      try {
+        return await this.ensureOnce(definition, maxAckPending);
+      } catch (error) {
+        if (!isPassing(error) || Date.now() + pauseMs > deadline) throw error;
+        this.logger.warn(
+          { err: error, stream: definition.stream },
+          'JetStream is not ready yet; trying again',
+        );
+        await sleep(pauseMs);
+      }
+    }
+  }
+
+  private async ensureOnce(definition: JobDefinition<unknown>, maxAckPending: number): Promise<void> {
     const manager = await this.jsm();
     const stream = await manager.streams.info(definition.stream).catch((error: unknown) => {
       if (isNotFound(error)) return null;
@@ -166,7 +202,11 @@ export class JetStreamQueue {
   }
 
   private jsm(): Promise<JetStreamManager> {
-    this.manager ??= jetstreamManager(this.connection);
+    // A manager that could not be made (JetStream not up yet) is not kept: the next call tries again.
+    this.manager ??= jetstreamManager(this.connection).catch((error: unknown) => {
+      this.manager = undefined;
+      throw error;
+    });
     return this.manager;
   }
 }

@@ -1,5 +1,10 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 
 import { JetStreamQueue } from './jetstream-queue.js';
@@ -82,6 +87,69 @@ describe('JetStreamQueue', () => {
     // An existing stream is updated to the number asked (a cluster then places the copies).
     await clustered.ensure(job);
     expect((await manager.streams.info(job.stream)).config.num_replicas).toBe(3);
+  });
+
+  it('waits at start for a server whose JetStream is not up yet, and gives up on one that stays down', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'job-worker-spec-'));
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const serve = (withJetStream: boolean): ChildProcess =>
+      spawn(
+        process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server',
+        ['-a', '127.0.0.1', '-p', String(port), ...(withJetStream ? ['-js', '-sd', dir] : [])],
+        { stdio: 'ignore' },
+      );
+    const stopped = (child: ChildProcess) =>
+      new Promise<void>((resolve) =>
+        child.exitCode === null ? child.once('exit', () => resolve()) : resolve(),
+      );
+    let server = serve(false);
+    const starting = await (async () => {
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          return await connect({
+            servers: `nats://127.0.0.1:${port}`,
+            maxReconnectAttempts: -1,
+            reconnectTimeWait: 100,
+          });
+        } catch (error) {
+          if (attempt > 100) throw error;
+          await sleep(50);
+        }
+      }
+    })();
+    try {
+      const warnings: string[] = [];
+      const logger = pino(
+        { level: 'warn' },
+        { write: (line: string) => warnings.push(JSON.parse(line).msg) },
+      );
+      const waiting = new JetStreamQueue(starting, logger);
+      await expect(waiting.ensure(testJob(), { withinMs: 1_000 })).rejects.toThrow(/not enabled/);
+      // It asked again before giving up.
+      expect(
+        warnings.filter((message) => message === 'JetStream is not ready yet; trying again').length,
+      ).toBeGreaterThanOrEqual(2);
+
+      const job = testJob();
+      const ensured = waiting.ensure(job, { withinMs: 30_000 });
+      await sleep(500);
+      server.kill();
+      await stopped(server);
+      server = serve(true);
+      await ensured;
+      const manager = await jetstreamManager(starting);
+      expect((await manager.streams.info(job.stream)).config.subjects).toEqual([job.subject]);
+    } finally {
+      await starting.close();
+      server.kill();
+      await stopped(server);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs at most `concurrency` handlers at once and acks every job', async () => {
