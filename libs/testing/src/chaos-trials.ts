@@ -65,11 +65,11 @@ export interface ChaosOptions {
 
 /** Everything a trial may kill in `cluster`. */
 export function victimsOf(cluster: LocalCluster): Victim[] {
-  return [
-    ...[...cluster.processes.keys()],
-    ...cluster.nats.nodes.map((_, index) => `nats-${index}`),
+  // Sorted, so a seed draws the same victims whatever order the processes became ready in.
+  return [...cluster.processes.keys()].sort().concat(
+    cluster.nats.nodes.map((_, index) => `nats-${index}`),
     'postgres',
-  ];
+  );
 }
 
 /**
