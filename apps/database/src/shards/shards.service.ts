@@ -44,7 +44,11 @@ export class ShardsService {
     return (await this.shards.loads(SHARD_LIVE_MS)).map(toShardDto);
   }
 
-  /** The shard takes no new databases from now on, and each of its databases moves to another. */
+  /**
+   * The shard takes no new databases from now on, and each of its databases moves to another. Fails
+   * (with what moved and what did not) unless the shard ends up empty, so a scale-down chained after
+   * it (`drain && kubectl scale`) never removes a replica that still holds databases.
+   */
   async drain(shard: number): Promise<DatabaseMovesDto> {
     if (!(await this.shards.setState(shard, 'leaving'))) {
       throw DomainException.invalidRequest([{ path: 'shard', message: `shard ${shard} is not registered` }]);
@@ -55,7 +59,16 @@ export class ShardsService {
     if (held.length > 0 && plan.length === 0) {
       throw new DomainException('service_unavailable', 'No other live active shard can take the databases.');
     }
-    return this.carryOut(plan);
+    const result = await this.carryOut(plan);
+    const left = result.shards.find((load) => load.shard === shard)?.databases ?? 0;
+    if (left > 0) {
+      throw new DomainException(
+        'service_unavailable',
+        `Shard ${shard} still holds ${left} database(s); run the drain again before removing it.`,
+        { ...result },
+      );
+    }
+    return result;
   }
 
   /** Every live replica takes databases again (after a scale-up), and the databases even out. */
