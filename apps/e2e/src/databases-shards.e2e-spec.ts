@@ -66,7 +66,9 @@ describe('database shards', () => {
   beforeAll(async () => {
     dataDirs[0] = mkdtempSync(join(tmpdir(), 'flowmesh-shard0-'));
     dataDirs[1] = mkdtempSync(join(tmpdir(), 'flowmesh-shard1-'));
-    stack = await TestStack.start(replicaEnv(0));
+    stack = await TestStack.start(replicaEnv(0), {
+      services: ['catalog', 'database', 'events', 'workflow', 'runner'],
+    });
     await startReplica(1);
     metadata = new pg.Client({ connectionString: databaseUrl(stack.description.databaseName) });
     await metadata.connect();
