@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,14 +7,13 @@ import { join } from 'node:path';
 import { shardSubject } from '#contracts';
 import {
   adminCli,
+  appEntry,
   chainOf,
   connectAs,
   createOrganization,
   databaseUrl,
-  freePort,
   nodes,
   type OrganizationFixture,
-  startService,
   TestStack,
   waitFor,
 } from '#testing';
@@ -363,14 +364,19 @@ describe('database shards', () => {
   }, 120_000);
 
   it('refuses to start a replica on another shard’s data directory', async () => {
-    const port = await freePort();
-    await expect(
-      startService('database', {
-        name: 'database-2',
-        env: { ...stack.env, DATABASE_SHARD: '2', DATA_DIR: dataDirs[1]!, HEALTH_PORT: String(port) },
-        readyUrl: `http://127.0.0.1:${port}/health/ready`,
-        timeoutMs: 10_000,
-      }),
-    ).rejects.toThrow(/belongs to database shard 1, not 2/);
+    // The process stops by itself: wait for its exit rather than for a readiness that never comes.
+    const child = spawn(process.execPath, [appEntry('database')], {
+      env: { ...process.env, ...stack.env, DATABASE_SHARD: '2', DATA_DIR: dataDirs[1]!, HEALTH_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // Should it start after all, it must not outlive the test.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(timer);
+    expect(code).not.toBe(0);
+    expect(output).toContain('belongs to database shard 1, not 2');
   }, 60_000);
 });
