@@ -3,6 +3,8 @@ import { ServiceConfig } from '#common';
 import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RESULT_LIMIT_BYTES, MAX_BATCH_TIMEOUT_MS } from '#contracts';
 import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 
+import { MAX_SHARD, shardOf } from './shards/shard-identity.util.js';
+
 export class DatabaseConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3104;
 
@@ -10,6 +12,21 @@ export class DatabaseConfig extends ServiceConfig {
   @IsString()
   @MinLength(1)
   DATA_DIR: string = './data';
+
+  /**
+   * The shard this replica serves (docs/databases.md, "Scaling out"). Unset, it is the ordinal of the
+   * StatefulSet pod named in HOSTNAME (`database-2` is shard 2), or 0.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_SHARD)
+  DATABASE_SHARD?: number;
+
+  /** Set by Kubernetes to the pod's name; read only to find the shard. */
+  @IsOptional()
+  @IsString()
+  HOSTNAME?: string;
 
   /** A statement running longer is interrupted; its batch rolls back and answers 500. */
   @IsInt()
@@ -65,6 +82,10 @@ export class DatabaseConfig extends ServiceConfig {
     message: 'NATS_DATABASE_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
   })
   NATS_DATABASE_PASSWORD?: string;
+
+  get shard(): number {
+    return shardOf(this.DATABASE_SHARD, this.HOSTNAME);
+  }
 
   get natsEndpoint(): NatsEndpoint {
     return { url: this.NATS_URL, identity: 'database', password: this.NATS_DATABASE_PASSWORD };

@@ -21,7 +21,14 @@ import type { Logger } from 'pino';
 
 import type { DatabaseConfig } from './database.config.js';
 import { databaseDataSource } from './database.data-source.js';
-import { LOGGER, NATS_CONNECTION, QUERY_SETTINGS, type QuerySettings } from './database.tokens.js';
+import {
+  LOGGER,
+  NATS_CONNECTION,
+  QUERY_SETTINGS,
+  type QuerySettings,
+  RPC_TIMEOUT_MS,
+  SHARD,
+} from './database.tokens.js';
 import { DatabaseRepository } from './databases/database.repository.js';
 import { DatabasesHandler } from './databases/databases.handler.js';
 import { DatabasesService } from './databases/databases.service.js';
@@ -31,6 +38,13 @@ import { OpenDatabases } from './engine/open-databases.js';
 import { QueryHandler } from './query/query.handler.js';
 import { QueryStreamServer } from './query/query-stream.server.js';
 import { QueryService } from './query/query.service.js';
+import { MoveService } from './shards/move.service.js';
+import { ShardClient } from './shards/shard.client.js';
+import { ShardRegistry } from './shards/shard-registry.service.js';
+import { ShardRepository } from './shards/shard.repository.js';
+import { ShardServer } from './shards/shard.server.js';
+import { ShardsHandler } from './shards/shards.handler.js';
+import { ShardsService } from './shards/shards.service.js';
 
 /** How long running batches may take to finish when the service is asked to stop. */
 const SHUTDOWN_GRACE_MS = 30_000;
@@ -57,10 +71,12 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
         }),
         HealthModule,
       ],
-      controllers: [ServiceHealthController, DatabasesHandler, QueryHandler],
+      controllers: [ServiceHealthController, DatabasesHandler, QueryHandler, ShardsHandler],
       providers: [
         { provide: LOGGER, useValue: createLogger('database') },
         { provide: QUERY_SETTINGS, useValue: settings },
+        { provide: SHARD, useValue: config.shard },
+        { provide: RPC_TIMEOUT_MS, useValue: config.RPC_TIMEOUT_MS },
         {
           provide: NATS_CONNECTION,
           useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'database-client'),
@@ -80,12 +96,18 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
             ]),
         },
         {
-          provide: OpenDatabases,
-          inject: [LOGGER],
-          useFactory: async (logger: Logger) => {
+          provide: DatabaseFiles,
+          useFactory: async () => {
             const files = new DatabaseFiles(config.DATA_DIR);
             await files.prepare();
-            return new OpenDatabases(
+            return files;
+          },
+        },
+        {
+          provide: OpenDatabases,
+          inject: [DatabaseFiles, LOGGER],
+          useFactory: (files: DatabaseFiles, logger: Logger) =>
+            new OpenDatabases(
               files,
               {
                 threads: config.DUCKDB_THREADS,
@@ -94,13 +116,18 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
                 idleCloseMs: config.IDLE_CLOSE_MS,
               },
               logger,
-            );
-          },
+            ),
         },
         DatabaseRepository,
         DatabasesService,
         QueryService,
         QueryStreamServer,
+        ShardRepository,
+        ShardClient,
+        ShardRegistry,
+        MoveService,
+        ShardServer,
+        ShardsService,
       ],
     };
   }

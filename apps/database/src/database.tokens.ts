@@ -2,6 +2,10 @@
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export const LOGGER = Symbol('LOGGER');
 export const QUERY_SETTINGS = Symbol('QUERY_SETTINGS');
+/** This replica's shard number (docs/databases.md, "Scaling out"). */
+export const SHARD = Symbol('SHARD');
+/** How long this service waits for its peers and catalog (`RPC_TIMEOUT_MS`). */
+export const RPC_TIMEOUT_MS = Symbol('RPC_TIMEOUT_MS');
 
 export interface QuerySettings {
   statementTimeoutMs: number;

@@ -35,6 +35,7 @@ export * from './messaging/subject-catalog.js';
 export * from './databases/database.subjects.js';
 export * from './databases/create-database.dto.js';
 export * from './databases/database.dto.js';
+export * from './databases/database-shards.messages.js';
 export * from './databases/query-limits.js';
 export * from './databases/query-meta.dto.js';
 export * from './databases/query-request.dto.js';

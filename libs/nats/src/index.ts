@@ -6,6 +6,7 @@ export * from './events.js';
 export * from './handles.decorator.js';
 export * from './message-validation.js';
 export * from './permissions/nats-permissions.js';
+export * from './query-stream.client.js';
 export * from './rpc.server.js';
 export * from './rpc.client.js';
 export * from './service-bootstrap.js';

@@ -135,7 +135,7 @@ export class RpcServer {
       const data: unknown = await route.method.call(route.instance, request, caller);
       return JSON.stringify({ ok: true, data: data ?? null });
     } catch (error) {
-      return JSON.stringify(this.failure(error));
+      return JSON.stringify(failureEnvelope(error, this.logger));
     }
   }
 
@@ -149,38 +149,39 @@ export class RpcServer {
     this.inFlight -= 1;
     if (this.inFlight === 0) this.idle?.();
   }
+}
 
-  /**
-   * Every failure becomes an `{ok: false}` envelope, so the caller always learns the contract's code;
-   * an unexpected error is logged with an id and answered opaquely.
-   */
-  private failure(exception: unknown): RpcEnvelope<never> {
-    if (exception instanceof DomainException) {
-      // A peer sent what its subject does not allow: a bug or a forged message, worth a log line.
-      if (exception instanceof MalformedMessageException) {
-        this.logger.warn({ issues: exception.details?.issues }, exception.message);
-      }
-      return {
-        ok: false,
-        error: {
-          status: exception.status,
-          code: exception.code,
-          message: exception.message,
-          ...(exception.details === undefined ? {} : { details: exception.details }),
-        },
-      };
+/**
+ * Every failure becomes an `{ok: false}` envelope, so the caller always learns the contract's code;
+ * an unexpected error is logged with an id and answered opaquely. Shared with subjects a service
+ * serves by hand.
+ */
+export function failureEnvelope(exception: unknown, logger: Logger): RpcEnvelope<never> {
+  if (exception instanceof DomainException) {
+    // A peer sent what its subject does not allow: a bug or a forged message, worth a log line.
+    if (exception instanceof MalformedMessageException) {
+      logger.warn({ issues: exception.details?.issues }, exception.message);
     }
-    const errorId = randomUUID();
-    this.logger.error({ err: exception, errorId }, 'unexpected error in handler');
     return {
       ok: false,
       error: {
-        status: 500,
-        code: 'internal',
-        message: `Something went wrong on our side (error id ${errorId}).`,
+        status: exception.status,
+        code: exception.code,
+        message: exception.message,
+        ...(exception.details === undefined ? {} : { details: exception.details }),
       },
     };
   }
+  const errorId = randomUUID();
+  logger.error({ err: exception, errorId }, 'unexpected error in handler');
+  return {
+    ok: false,
+    error: {
+      status: 500,
+      code: 'internal',
+      message: `Something went wrong on our side (error id ${errorId}).`,
+    },
+  };
 }
 
 function parse(entry: AnySubject, message: Msg): unknown {

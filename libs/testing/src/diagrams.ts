@@ -29,6 +29,9 @@ export const nodes = {
   alwaysTrue: (id: string) =>
     node(id, 'condition', { conditions: [{ left: '1', operator: 'equals', right: '1' }] }),
   delay: (id: string, seconds: number) => node(id, 'delay', { seconds }),
+  /** One SQL statement on one of the organization's databases. */
+  database: (id: string, databaseId: string, sql: string, params: unknown[] = []) =>
+    node(id, 'database', { databaseId, sql, params }),
   /** An App event trigger on a webhook connection. */
   webhook: (id: string, connectionId: string, filter?: Record<string, unknown>) =>
     node(id, 'trigger', {

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 
 import {
   CatalogSubjects,
+  DatabaseSubjects,
   MEMBER_ROLES,
   type MemberRole,
   PLAN_IDS,
@@ -23,6 +24,13 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   user create --org ORG_ID --email E --password P --role owner|admin|member [--json] → {"userId"}
   connection create --org ORG_ID --integration http|webhook|slack --name NAME [--config JSON] [--json]
                                                                  → {"connectionId", "secret"?}
+  databases shards list [--json]                                 → {"shards": [{shard, state, live, databases, …}]}
+  databases shards drain --shard K [--json]                      → {"moved", "failed", "shards"}
+  databases shards rebalance [--json]                            → {"moved", "failed", "shards"}
+
+The shard commands talk to the database service: drain before a scale-down (the shard's databases
+move to the others), rebalance after a scale-up (databases even out over the live replicas); they
+wait up to ADMIN_MOVE_TIMEOUT_MS (default 1800000) for the moves, one database at a time.
 
 Talks to the catalog service over NATS (NATS_URL, default nats://127.0.0.1:4222) as the NATS user
 admin, with the password in NATS_ADMIN_PASSWORD. When no catalog listens yet (just after a start), it
@@ -106,9 +114,31 @@ function toCommand(words: string[], values: Record<string, string | boolean | un
       };
       return (rpc) => rpc.requestEnvelope(EventsSubjects.adminConnectionCreate, null, request);
     }
+    case 'databases shards list':
+      return (rpc) => rpc.requestEnvelope(DatabaseSubjects.adminShardsList, null, {});
+    case 'databases shards drain': {
+      const request = { shard: shardNumber(required(values, 'shard')) };
+      return (rpc) => rpc.requestEnvelope(DatabaseSubjects.adminShardsDrain, null, request, moveTimeoutMs());
+    }
+    case 'databases shards rebalance':
+      return (rpc) => rpc.requestEnvelope(DatabaseSubjects.adminShardsRebalance, null, {}, moveTimeoutMs());
     default:
       throw new UsageError(`Unknown command: ${words.join(' ') || '(none)'}`);
   }
+}
+
+function shardNumber(value: string): number {
+  const shard = Number(value);
+  if (!/^\d{1,3}$/.test(value) || !Number.isInteger(shard))
+    throw new UsageError('--shard must be a shard number');
+  return shard;
+}
+
+function moveTimeoutMs(): number {
+  const ms = Number(process.env.ADMIN_MOVE_TIMEOUT_MS ?? 1_800_000);
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new UsageError('ADMIN_MOVE_TIMEOUT_MS must be a whole number of milliseconds');
+  return ms;
 }
 
 function integration(value: string): IntegrationId {
@@ -148,6 +178,7 @@ async function main(): Promise<number> {
       role: { type: 'string' },
       integration: { type: 'string' },
       config: { type: 'string' },
+      shard: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -176,7 +207,10 @@ async function main(): Promise<number> {
       values.json
         ? JSON.stringify(reply.data)
         : Object.entries(reply.data)
-            .map(([key, value]) => `${key}: ${String(value)}`)
+            .map(
+              ([key, value]) =>
+                `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`,
+            )
             .join('\n'),
     );
     return 0;

@@ -16,6 +16,14 @@ export class DatabaseEntity {
   @Column({ type: 'text' })
   description!: string;
 
+  /** The replica whose volume holds the file (docs/databases.md, "Scaling out"). */
+  @Column({ type: 'integer' })
+  shard!: number;
+
+  /** Set while the file is being copied to another shard. */
+  @Column({ name: 'move_id', type: 'uuid', nullable: true })
+  moveId!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

@@ -6,7 +6,15 @@ import type { DataSource, EntityManager, Repository } from 'typeorm';
 
 import { DatabaseEntity } from './database.entity.js';
 
-export type NewDatabase = Pick<DatabaseEntity, 'organizationId' | 'name' | 'description'>;
+export type NewDatabase = Pick<DatabaseEntity, 'organizationId' | 'name' | 'description' | 'shard'>;
+
+/** Where a database's file is, for the replicas and their moves: not scoped by organization. */
+export interface Placement {
+  id: string;
+  organizationId: string;
+  shard: number;
+  moveId: string | null;
+}
 export type DatabaseChanges = Partial<Pick<DatabaseEntity, 'name' | 'description'>>;
 
 const UNIQUE_VIOLATION = '23505';
@@ -38,7 +46,64 @@ export class DatabaseRepository {
 
   insert(database: NewDatabase, manager?: EntityManager): Promise<DatabaseEntity> {
     const repo = this.repo(manager);
-    return this.saveUnique(repo, repo.create({ id: newId(), ...database }));
+    return this.saveUnique(repo, repo.create({ id: newId(), moveId: null, ...database }));
+  }
+
+  async placements(ids: string[]): Promise<Placement[]> {
+    const wanted = ids.filter(isId);
+    if (wanted.length === 0) return [];
+    return this.dataSource.query(
+      `SELECT id, organization_id AS "organizationId", shard, move_id AS "moveId"
+         FROM "database".databases WHERE id = ANY($1::uuid[])`,
+      [wanted],
+    );
+  }
+
+  async placement(id: string): Promise<Placement | null> {
+    return (await this.placements([id]))[0] ?? null;
+  }
+
+  /** The databases a shard holds, oldest first. */
+  async onShard(shard: number): Promise<Placement[]> {
+    return this.dataSource.query(
+      `SELECT id, organization_id AS "organizationId", shard, move_id AS "moveId"
+         FROM "database".databases WHERE shard = $1 ORDER BY created_at, id`,
+      [shard],
+    );
+  }
+
+  /**
+   * Marks the database as moving away from `shard`; false when it is not there or already moving.
+   * Every step of a move is one such compare-and-set on the row, never a lock held while NATS carries
+   * the file, so whichever side dies, the row alone says who holds the database.
+   */
+  beginMove(id: string, shard: number, moveId: string): Promise<boolean> {
+    return this.changed(
+      `UPDATE "database".databases SET move_id = $3 WHERE id = $1 AND shard = $2 AND move_id IS NULL`,
+      [id, shard, moveId],
+    );
+  }
+
+  /** The commit point of a move: only while the move is still the one the source began. */
+  commitMove(id: string, from: number, to: number, moveId: string): Promise<boolean> {
+    return this.changed(
+      `UPDATE "database".databases SET shard = $3, move_id = NULL
+        WHERE id = $1 AND shard = $2 AND move_id = $4`,
+      [id, from, to, moveId],
+    );
+  }
+
+  /** Gives up a move; once this succeeds the target can no longer commit it. */
+  abortMove(id: string, from: number, moveId: string): Promise<boolean> {
+    return this.changed(
+      `UPDATE "database".databases SET move_id = NULL WHERE id = $1 AND shard = $2 AND move_id = $3`,
+      [id, from, moveId],
+    );
+  }
+
+  private async changed(sql: string, params: unknown[]): Promise<boolean> {
+    const [, affected] = (await this.dataSource.query(sql, params)) as [unknown, number];
+    return affected > 0;
   }
 
   /** The ids among `ids` of the organization's databases. */
@@ -67,8 +132,9 @@ export class DatabaseRepository {
     return this.saveUnique(this.repo(), Object.assign(database, changes));
   }
 
-  async delete(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.repo().delete({ organizationId, id });
+  /** Deletes the row only while `shard` holds the database, so no other replica's file is orphaned. */
+  async delete(organizationId: string, id: string, shard: number): Promise<boolean> {
+    const result = await this.repo().delete({ organizationId, id, shard });
     return (result.affected ?? 0) > 0;
   }
 

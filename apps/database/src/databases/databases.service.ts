@@ -11,8 +11,12 @@ import { isId, mapPage } from '#persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 
-import { LOGGER } from '../database.tokens.js';
+import { LOGGER, RPC_TIMEOUT_MS, SHARD } from '../database.tokens.js';
 import { EngineStoppingError, OpenDatabases } from '../engine/open-databases.js';
+import { leastLoaded } from '../shards/shard-assignment.util.js';
+import { ShardClient, ShardUnreachableError } from '../shards/shard.client.js';
+import { ShardRepository } from '../shards/shard.repository.js';
+import { SHARD_LIVE_MS } from '../shards/shard-registry.service.js';
 import type { DatabaseEntity } from './database.entity.js';
 import { DatabaseNameTakenError, DatabaseRepository } from './database.repository.js';
 import { PlanClient } from './plan.client.js';
@@ -33,7 +37,11 @@ export class DatabasesService {
     private readonly databases: DatabaseRepository,
     private readonly plans: PlanClient,
     private readonly engine: OpenDatabases,
+    private readonly shards: ShardRepository,
+    private readonly peers: ShardClient,
+    @Inject(SHARD) private readonly shard: number,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(RPC_TIMEOUT_MS) private readonly rpcTimeoutMs: number,
   ) {}
 
   existing(principal: Principal, ids: string[]): Promise<string[]> {
@@ -49,11 +57,34 @@ export class DatabasesService {
   }
 
   /**
+   * A new database goes to the live active shard holding the fewest; that replica makes the row and
+   * the file. When it cannot be reached (the request reached no one, so nothing was made), this
+   * replica takes the database instead.
+   */
+  async create(principal: Principal, input: CreateDatabaseDto): Promise<DatabaseDto> {
+    const target = leastLoaded(await this.shards.loads(SHARD_LIVE_MS)) ?? this.shard;
+    if (target !== this.shard) {
+      try {
+        return await this.peers.request<DatabaseDto>(
+          target,
+          'create',
+          { principal, data: input },
+          2 * this.rpcTimeoutMs,
+        );
+      } catch (error) {
+        if (!(error instanceof ShardUnreachableError)) throw error;
+        this.logger.warn({ shard: target }, 'the least loaded shard is not answering; creating here');
+      }
+    }
+    return this.createHere(principal, input);
+  }
+
+  /**
    * The metadata row and the file are made together: the file is created inside the transaction
    * that inserts the row, and removed again if that transaction does not commit. The plan's limit is
    * asked for before that transaction: no lock is held while catalog answers.
    */
-  async create(principal: Principal, input: CreateDatabaseDto): Promise<DatabaseDto> {
+  async createHere(principal: Principal, input: CreateDatabaseDto): Promise<DatabaseDto> {
     const { organizationId } = principal;
     const limit = await this.plans.databaseLimit(principal);
     let fileOf: string | undefined;
@@ -64,7 +95,7 @@ export class DatabasesService {
             throw DomainException.planLimit('databases', limit);
           }
           const inserted = await this.databases.insert(
-            { organizationId, name: input.name, description: input.description ?? '' },
+            { organizationId, name: input.name, description: input.description ?? '', shard: this.shard },
             manager,
           );
           fileOf = inserted.id;
@@ -99,13 +130,35 @@ export class DatabasesService {
     return toDatabaseDto(await this.nameChecked(name, () => this.databases.update(database, changes)));
   }
 
-  /** The row goes first, so no new batch finds the database; then running batches stop and the files go. */
+  /** Deleting removes the file, so the replica holding the database does it. */
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
-    if (!isId(id) || !(await this.databases.delete(principal.organizationId, id))) {
-      throw DomainException.notFound('database', id);
+    for (let hop = 0; hop < 3; hop += 1) {
+      const database = await this.findOwned(principal, id);
+      if (database.shard !== this.shard) {
+        return this.peers.request<{ deleted: true }>(
+          database.shard,
+          'delete',
+          { principal, data: { id } },
+          2 * this.rpcTimeoutMs,
+        );
+      }
+      if (await this.deleteHere(principal, id)) return { deleted: true };
+      // It moved to another shard since it was read: ask again where it is.
+    }
+    throw new DomainException('service_unavailable', 'The database is moving between servers. Try again.');
+  }
+
+  /**
+   * The row goes first, so no new batch finds the database; then running batches stop and the files
+   * go. False when the row is not (or no longer) on this shard.
+   */
+  async deleteHere(principal: Principal, id: string): Promise<boolean> {
+    if (!isId(id) || !(await this.databases.delete(principal.organizationId, id, this.shard))) {
+      if (!(await this.exists(principal, id))) throw DomainException.notFound('database', id);
+      return false;
     }
     await this.removeFiles(principal.organizationId, id);
-    return { deleted: true };
+    return true;
   }
 
   /** The caller's database, or database_not_found: another organization's database is never found. */

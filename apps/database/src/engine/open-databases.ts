@@ -29,6 +29,29 @@ export class EngineStoppingError extends Error {
   }
 }
 
+/** The database moved to another shard while the batch waited: send it to the new owner. */
+export class DatabaseMovedError extends Error {
+  constructor(readonly databaseId: string) {
+    super(`Database ${databaseId} moved to another shard`);
+    this.name = 'DatabaseMovedError';
+  }
+}
+
+/** A move kept the database closed past the batch's deadline. */
+export class MoveWaitTimeoutError extends Error {
+  constructor(readonly databaseId: string) {
+    super(`Database ${databaseId} was still moving at the batch's deadline`);
+    this.name = 'MoveWaitTimeoutError';
+  }
+}
+
+export type MoveOutcome = 'moved' | 'stayed';
+
+/** A database closed for a move: new batches wait until `finish` says where it ended up. */
+export interface MoveGate {
+  finish(outcome: MoveOutcome): void;
+}
+
 export type InterruptReason = 'dropped' | 'stopping';
 
 /** A batch's hold on an open database: the database stays open until every lease is released. */
@@ -53,6 +76,27 @@ interface Entry {
   connections: Set<DuckDBConnection>;
   state: 'open' | 'closing' | 'closed';
   interrupted: InterruptReason | null;
+}
+
+/** How the move ended, or MoveWaitTimeoutError at `deadline`. */
+async function settledBy(
+  move: Promise<MoveOutcome>,
+  deadline: number,
+  databaseId: string,
+): Promise<MoveOutcome> {
+  if (!Number.isFinite(deadline)) return move;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new MoveWaitTimeoutError(databaseId)),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  try {
+    return await Promise.race([move, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -83,6 +127,8 @@ export class OpenDatabases {
   /** In least recently used order. */
   private readonly entries = new Map<string, Entry>();
   private readonly lifecycle = new KeyedMutex();
+  /** Databases closed for a move, with how their move ended once it has. */
+  private readonly moving = new Map<string, Promise<MoveOutcome>>();
   private readonly sweeper: NodeJS.Timeout;
   private stopping = false;
 
@@ -115,25 +161,81 @@ export class OpenDatabases {
     this.closeOverflow();
   }
 
-  async lease(organizationId: string, databaseId: string): Promise<DatabaseLease> {
-    if (this.stopping) throw new EngineStoppingError();
-    const open = this.entries.get(databaseId);
-    if (open?.state === 'open') return this.leaseOf(open);
-    try {
-      return await this.lifecycle.run(databaseId, async () => {
-        const existing = this.entries.get(databaseId);
-        if (existing?.state === 'open') return this.leaseOf(existing);
-        if (this.stopping) throw new EngineStoppingError();
-        // Never let DuckDB create a file here: a missing file is a deleted database or a volume
-        // that is not this database's, and an empty stand-in would hide either.
-        if (!this.files.exists(organizationId, databaseId)) {
-          throw new DatabaseFileMissingError(this.files.pathOf(organizationId, databaseId));
-        }
-        return this.leaseOf(await this.open(organizationId, databaseId));
-      });
-    } finally {
-      this.closeOverflow();
+  /**
+   * A batch's hold on the database. While the database is moving, waits (until `deadline`) for the
+   * move to end: it then opens here again, or throws DatabaseMovedError for the caller to forward.
+   */
+  async lease(
+    organizationId: string,
+    databaseId: string,
+    deadline = Number.POSITIVE_INFINITY,
+  ): Promise<DatabaseLease> {
+    for (;;) {
+      if (this.stopping) throw new EngineStoppingError();
+      const move = this.moving.get(databaseId);
+      if (move) {
+        if ((await settledBy(move, deadline, databaseId)) === 'moved')
+          throw new DatabaseMovedError(databaseId);
+        continue;
+      }
+      const open = this.entries.get(databaseId);
+      if (open?.state === 'open') return this.leaseOf(open);
+      try {
+        const lease = await this.lifecycle.run(databaseId, async () => {
+          const existing = this.entries.get(databaseId);
+          if (existing?.state === 'open') return this.leaseOf(existing);
+          if (this.stopping) throw new EngineStoppingError();
+          // A move began while this waited its turn: wait for that instead.
+          if (this.moving.has(databaseId)) return null;
+          // Never let DuckDB create a file here: a missing file is a deleted database or a volume
+          // that is not this database's, and an empty stand-in would hide either.
+          if (!this.files.exists(organizationId, databaseId)) {
+            throw new DatabaseFileMissingError(this.files.pathOf(organizationId, databaseId));
+          }
+          return this.leaseOf(await this.open(organizationId, databaseId));
+        });
+        if (lease) return lease;
+      } finally {
+        this.closeOverflow();
+      }
     }
+  }
+
+  /**
+   * First step of moving a database away: new batches wait from now on, running ones get `drainMs`
+   * to finish, then the database is checkpointed and closed so its file is complete on its own. If
+   * batches are still running then, the move is given up (they are not interrupted).
+   */
+  async closeForMove(databaseId: string, drainMs: number): Promise<MoveGate> {
+    if (this.stopping) throw new EngineStoppingError();
+    if (this.moving.has(databaseId)) throw new Error(`Database ${databaseId} is already moving`);
+    let settle: (result: MoveOutcome) => void = () => undefined;
+    const outcome = new Promise<MoveOutcome>((resolve) => {
+      settle = resolve;
+    });
+    this.moving.set(databaseId, outcome);
+    const gate: MoveGate = {
+      finish: (result) => {
+        if (this.moving.get(databaseId) === outcome) this.moving.delete(databaseId);
+        settle(result);
+      },
+    };
+    try {
+      await this.lifecycle.run(databaseId, async () => {
+        const entry = this.entries.get(databaseId);
+        if (!entry) return;
+        const deadline = Date.now() + drainMs;
+        while (entry.leases > 0 && Date.now() < deadline) await sleep(20);
+        if (entry.leases > 0) throw new Error(`Batches on database ${databaseId} did not finish in time`);
+        this.entries.delete(databaseId);
+        entry.state = 'closing';
+        await this.checkpointAndClose(entry);
+      });
+    } catch (error) {
+      gate.finish('stayed');
+      throw error;
+    }
+    return gate;
   }
 
   /** Interrupts the database's running statements, closes it and removes its files. */

@@ -11,6 +11,7 @@ import {
   QueueGroups,
   REQUEST_ID_HEADER,
   type RpcErrorBody,
+  shardSubject,
 } from '#contracts';
 import { MalformedMessageException, readPrincipal, validateAs } from '#nats';
 import {
@@ -27,7 +28,8 @@ import {
 } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
-import { LOGGER, NATS_CONNECTION } from '../database.tokens.js';
+import { LOGGER, NATS_CONNECTION, SHARD } from '../database.tokens.js';
+import { DEADLINE_HEADER, ShardClient } from '../shards/shard.client.js';
 import { QueryService } from './query.service.js';
 
 /** The gateway's route body, `{id, body}`, checked like any catalog subject's request. */
@@ -43,26 +45,35 @@ interface Upload {
   received: number;
   total: number;
   requestId: string;
+  deadline: number | undefined;
   expiresAt: number;
 }
 
 /**
  * Serves `DatabaseSubjects.queryStream`: the query route's request and answer in parts of any size
  * (the protocol is described in `query-stream.protocol.ts`). Requests arrive in the service's queue
- * group; the later parts of a large request come to a subject of this replica's own.
+ * group; the later parts of a large request come to a subject of this replica's own. A batch for a
+ * database another shard holds is relayed there, by the same protocol on that shard's subject
+ * (`database.shard.<k>.query-stream`), and its answer relayed back: the caller keeps hearing this
+ * replica's heartbeat, and this replica answers 503 when the other one goes silent.
  */
 @Injectable()
 export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly replicaSubject = `${DatabaseSubjects.queryStream.name}.${randomUUID().replace(/-/g, '')}`;
+  private readonly shardSubject: string;
   private readonly uploads = new Map<string, Upload>();
   private subscriptions: Subscription[] = [];
   private sweeper?: NodeJS.Timeout;
 
   constructor(
     private readonly queries: QueryService,
+    private readonly peers: ShardClient,
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    @Inject(SHARD) shard: number,
+  ) {
+    this.shardSubject = shardSubject(shard, 'query-stream');
+  }
 
   onApplicationBootstrap(): void {
     this.subscriptions = [
@@ -73,6 +84,17 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
         },
       }),
       this.nats.subscribe(`${this.replicaSubject}.*`, {
+        callback: (error, message) => {
+          if (!error) this.onPart(message);
+        },
+      }),
+      // Batches relayed by other replicas: only this replica listens, so no queue group.
+      this.nats.subscribe(this.shardSubject, {
+        callback: (error, message) => {
+          if (!error) this.onRequest(message, this.shardSubject);
+        },
+      }),
+      this.nats.subscribe(`${this.shardSubject}.*`, {
         callback: (error, message) => {
           if (!error) this.onPart(message);
         },
@@ -95,10 +117,16 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
     return queryStreamPartBytes(this.nats.info?.max_payload ?? 1024 * 1024);
   }
 
-  private onRequest(message: Msg): void {
+  /** `continuePrefix`: where the later parts go, a subject the caller may publish to. */
+  private onRequest(message: Msg, continuePrefix = this.replicaSubject): void {
     const reply = message.reply;
     if (!reply) return;
     const requestId = message.headers?.get(REQUEST_ID_HEADER) || randomUUID();
+    const relayedDeadline = Number(message.headers?.get(DEADLINE_HEADER));
+    const deadline =
+      continuePrefix === this.shardSubject && Number.isSafeInteger(relayedDeadline)
+        ? relayedDeadline
+        : undefined;
     const total = Number(message.headers?.get(QueryStreamHeaders.total) ?? message.data.length);
     if (!Number.isSafeInteger(total) || total < message.data.length) {
       this.answerError(
@@ -115,7 +143,7 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
     if (message.data.length === total) {
-      void this.execute(Buffer.from(message.data), reply, requestId);
+      void this.execute(Buffer.from(message.data), reply, requestId, deadline);
       return;
     }
     const uploadId = randomUUID().replace(/-/g, '');
@@ -124,17 +152,18 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
       received: message.data.length,
       total,
       requestId,
+      deadline,
       expiresAt: Date.now() + UPLOAD_IDLE_MS,
     });
     const headers = natsHeaders();
-    headers.set(QueryStreamHeaders.continueTo, `${this.replicaSubject}.${uploadId}`);
+    headers.set(QueryStreamHeaders.continueTo, `${continuePrefix}.${uploadId}`);
     message.respond(new Uint8Array(0), { headers });
   }
 
   private onPart(message: Msg): void {
     const reply = message.reply;
     if (!reply) return;
-    const uploadId = message.subject.slice(this.replicaSubject.length + 1);
+    const uploadId = message.subject.slice(message.subject.lastIndexOf('.') + 1);
     const upload = this.uploads.get(uploadId);
     const offset = Number(message.headers?.get(QueryStreamHeaders.offset));
     if (!upload || offset !== upload.received || upload.received + message.data.length > upload.total) {
@@ -155,10 +184,15 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
     this.uploads.delete(uploadId);
-    void this.execute(Buffer.concat(upload.parts), reply, upload.requestId);
+    void this.execute(Buffer.concat(upload.parts), reply, upload.requestId, upload.deadline);
   }
 
-  private execute(request: Buffer, reply: string, requestId: string): Promise<void> {
+  private execute(
+    request: Buffer,
+    reply: string,
+    requestId: string,
+    deadline: number | undefined,
+  ): Promise<void> {
     return requestContext.run({ requestId }, async () => {
       const heartbeat = setInterval(() => {
         const headers = natsHeaders();
@@ -173,7 +207,9 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
           throw new MalformedMessageException(DatabaseSubjects.queryStream.bare, checked.issues);
         }
         const { id, body } = checked.value;
-        const text = await this.queries.run(principal, id, body, Number.POSITIVE_INFINITY);
+        const relay = async (shard: number, batchDeadline: number) =>
+          (await this.peers.queryStream(shard, request, batchDeadline)).toString('utf8');
+        const text = await this.queries.run(principal, id, body, Number.POSITIVE_INFINITY, relay, deadline);
         clearInterval(heartbeat);
         this.send(reply, 'ok', Buffer.from(text, 'utf8'));
       } catch (error) {

@@ -1,6 +1,7 @@
 import { DomainException } from '#common';
-import type { Principal } from '#contracts';
+import type { IdAndBody, Principal, QueryResponseDto, ServiceQueryRequestDto } from '#contracts';
 import { Inject, Injectable } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
 import { DatabasesService } from '../databases/databases.service.js';
@@ -9,9 +10,26 @@ import { type BatchStatement, BatchRunner } from '../engine/batch-runner.js';
 import {
   type DatabaseLease,
   DatabaseFileMissingError,
+  DatabaseMovedError,
   EngineStoppingError,
+  MoveWaitTimeoutError,
   OpenDatabases,
 } from '../engine/open-databases.js';
+import { NATS_CONNECTION, SHARD } from '../database.tokens.js';
+import { ShardClient } from '../shards/shard.client.js';
+
+/**
+ * Sends the batch to the replica holding the database and answers that replica's JSON text of
+ * `{results}`; each transport forwards on its own subject.
+ */
+export type ForwardBatch = (shard: number, deadline: number) => Promise<string>;
+
+/** A batch that lands on a database that has just moved is forwarded again, at most this often. */
+const MAX_HOPS = 2;
+/** Room for the envelope and packet around the results in one NATS message. */
+const REPLY_OVERHEAD_BYTES = 4 * 1024;
+/** How much longer than the batch's deadline a forwarded batch's answer may take to come back. */
+const FORWARD_MARGIN_MS = 10_000;
 
 @Injectable()
 export class QueryService {
@@ -19,25 +37,68 @@ export class QueryService {
     private readonly databases: DatabasesService,
     private readonly engine: OpenDatabases,
     @Inject(QUERY_SETTINGS) private readonly settings: QuerySettings,
+    @Inject(SHARD) private readonly shard: number,
+    private readonly peers: ShardClient,
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /**
+   * `DatabaseSubjects.query` (and its forwarded form, with the `deadline` of the replica that first
+   * received it): the whole answer travels in one NATS message.
+   */
+  async runForService(
+    principal: Principal,
+    { id, body }: IdAndBody<ServiceQueryRequestDto>,
+    deadline?: number,
+  ): Promise<QueryResponseDto> {
+    const maxPayload = this.nats.info?.max_payload ?? 1024 * 1024;
+    const forward = async (shard: number, batchDeadline: number) =>
+      JSON.stringify(
+        await this.peers.request<QueryResponseDto>(
+          shard,
+          'query',
+          { principal, data: { id, body }, deadline: batchDeadline },
+          Math.max(0, batchDeadline - Date.now()) + FORWARD_MARGIN_MS,
+        ),
+      );
+    const text = await this.run(principal, id, body, maxPayload - REPLY_OVERHEAD_BYTES, forward, deadline);
+    return JSON.parse(text) as QueryResponseDto;
+  }
+
+  /**
    * Runs a batch on one of the caller's databases and answers the JSON text of `{results}`;
-   * `replyLimitBytes` is what the caller's channel can carry back.
+   * `replyLimitBytes` is what the caller's channel can carry back. A database another shard holds
+   * goes to `forward`; `deadline` is the batch's, when it was first received by another replica.
    */
   async run(
     principal: Principal,
     id: string,
     body: { statements: BatchStatement[]; readOnly?: boolean } | undefined,
     replyLimitBytes: number,
+    forward: ForwardBatch,
+    deadline = Date.now() + this.settings.batchTimeoutMs,
   ): Promise<string> {
-    const deadline = Date.now() + this.settings.batchTimeoutMs;
     if (!body || !Array.isArray(body.statements)) {
       throw DomainException.invalidRequest([{ path: 'statements', message: 'statements must be an array' }]);
     }
-    const database = await this.databases.findOwned(principal, id);
-    const lease = await this.leaseOf(principal, database.id);
+    let lease: DatabaseLease | undefined;
+    for (let hop = 0; !lease; hop += 1) {
+      const database = await this.databases.findOwned(principal, id);
+      if (database.shard !== this.shard) return forward(database.shard, deadline);
+      try {
+        lease = await this.leaseOf(principal, database.id, deadline);
+      } catch (error) {
+        // It moved while the batch waited: the row now names its new shard.
+        if (!(error instanceof DatabaseMovedError)) throw error;
+        if (hop >= MAX_HOPS) {
+          throw new DomainException(
+            'service_unavailable',
+            'The database is moving between servers. Try again.',
+          );
+        }
+      }
+    }
     try {
       return await new BatchRunner(lease, body.statements, {
         statementTimeoutMs: this.settings.statementTimeoutMs,
@@ -51,10 +112,16 @@ export class QueryService {
     }
   }
 
-  private async leaseOf(principal: Principal, id: string): Promise<DatabaseLease> {
+  private async leaseOf(principal: Principal, id: string, deadline: number): Promise<DatabaseLease> {
     try {
-      return await this.engine.lease(principal.organizationId, id);
+      return await this.engine.lease(principal.organizationId, id, deadline);
     } catch (error) {
+      if (error instanceof MoveWaitTimeoutError) {
+        throw new DomainException(
+          'service_unavailable',
+          'The database was being moved between servers for longer than the batch may wait. Nothing was applied; try again.',
+        );
+      }
       if (error instanceof EngineStoppingError) {
         throw new DomainException('service_unavailable', 'The database service is restarting. Try again.');
       }

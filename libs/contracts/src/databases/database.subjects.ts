@@ -5,8 +5,13 @@ import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import type { DatabaseOverview } from '../dashboard/overview.messages.js';
 import { EmptyRequest, IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
-import { returns, rpc, streamProtocol } from '../messaging/subject-catalog.js';
+import { returns, rpc, streamProtocol, systemRpc } from '../messaging/subject-catalog.js';
 import { CreateDatabaseDto } from './create-database.dto.js';
+import {
+  type DatabaseMovesDto,
+  DatabaseShardRequest,
+  type DatabaseShardsDto,
+} from './database-shards.messages.js';
 import type { DatabaseDto } from './database.dto.js';
 import type { QueryResponseDto } from './query-response.dto.js';
 import { ServiceQueryRequestDto } from './service-query-request.dto.js';
@@ -46,9 +51,34 @@ export const DatabaseSubjects = {
   }),
   /** The same request and answer in parts of any size (see `query-stream.protocol.ts`); the gateway's route. */
   queryStream: streamProtocol('database.databases.query-stream', { callers: ['gateway'] }),
+  /**
+   * The replicas' own subjects, `database.shard.<k>.<verb>`: only replica `k` subscribes to its
+   * family, and only the database identity may use them. A replica forwards there a request for a
+   * database another shard holds, and moves database files there (docs/databases.md, "Scaling out").
+   */
+  shards: streamProtocol('database.shard', { callers: ['database'] }),
+  /** The operator's view of the replicas (`npm run admin -- databases shards list`). */
+  adminShardsList: systemRpc('database.admin.shards.list', EmptyRequest, {
+    callers: ['admin'],
+    reply: returns<DatabaseShardsDto>(),
+  }),
+  /** Before a scale-down: the shard takes no new databases and its databases move to the others. */
+  adminShardsDrain: systemRpc('database.admin.shards.drain', DatabaseShardRequest, {
+    callers: ['admin'],
+    reply: returns<DatabaseMovesDto>(),
+  }),
+  /** After a scale-up: every live replica takes new databases and the databases even out. */
+  adminShardsRebalance: systemRpc('database.admin.shards.rebalance', EmptyRequest, {
+    callers: ['admin'],
+    reply: returns<DatabaseMovesDto>(),
+  }),
   /** For billing: how many databases the organization holds. */
   overview: rpc('database.overview.get', EmptyRequest, {
     callers: ['gateway'],
     reply: returns<DatabaseOverview>(),
   }),
 } as const;
+
+/** The subject of replica `shard` for `verb` (`query`, `query-stream`, `create`, `move`…). */
+export const shardSubject = (shard: number, verb: string): string =>
+  `${DatabaseSubjects.shards.name}.${shard}.${verb}`;
