@@ -45,8 +45,8 @@ export class RpcClient {
   /**
    * `request`, sent again while nobody serves the subject (its service restarting, or all its
    * replicas being replaced) for up to `patienceMs`, backing off to 2 s between tries. Such a request
-   * reached no one, so sending it again cannot apply it twice; every other failure, a timeout
-   * included, is thrown at once. `signal` ends the wait early, with the last NoResponders.
+   * was carried out by no one (`isUnserved`), so sending it again cannot apply it twice; every other
+   * failure, a timeout included, is thrown at once. `signal` ends the wait early, with the last NoResponders.
    */
   async requestWhenServed<TRequest extends object, TReply, TCaller extends Principal | null>(
     entry: RpcSubject<TRequest, TReply, TCaller>,
@@ -59,8 +59,7 @@ export class RpcClient {
       try {
         return await this.request(entry, caller, data, timeoutMs);
       } catch (error) {
-        if (!(error instanceof NoResponders) || signal?.aborted || Date.now() + pauseMs > deadline)
-          throw error;
+        if (!isUnserved(error) || signal?.aborted || Date.now() + pauseMs > deadline) throw error;
         await sleep(pauseMs, undefined, { signal }).catch(() => {
           throw error;
         });
@@ -108,6 +107,20 @@ export class ResponderLost extends DomainException {
   constructor(subject: string) {
     super('service_unavailable', `The service working on ${subject} stopped answering. Try again shortly.`);
   }
+}
+
+/**
+ * Nobody carried the request out, so sending it again is safe: it reached no server (NoResponders),
+ * or the server that took it could not pass it on and says so with `details.unserved` (a database
+ * replica whose database's own replica is down).
+ */
+export function isUnserved(error: unknown): boolean {
+  return (
+    error instanceof NoResponders ||
+    (error instanceof DomainException &&
+      error.code === 'service_unavailable' &&
+      error.details?.unserved === true)
+  );
 }
 
 /** Nobody serves the subject right now: the request reached no one, so sending it again is safe. */

@@ -48,6 +48,7 @@ const Probe = {
     reply: returns<{ id: string; caller: null }>(),
   }),
   nobody: rpc(`${scope}.nobody`, EmptyRequest, { callers: ['gateway'], reply: returns<never>() }),
+  passOn: rpc(`${scope}.pass-on`, IdRequest, { callers: ['gateway'], reply: returns<number>() }),
   late: rpc(`${scope}.late`, EmptyRequest, { callers: ['gateway'], reply: returns<string>() }),
   long: rpc(`${scope}.long`, EmptyRequest, { callers: ['gateway'], reply: returns<string>(), working: true }),
 };
@@ -73,6 +74,21 @@ class ProbeHandler {
   @Handles(Probe.validate)
   validate(input: CreateProjectDto) {
     return input;
+  }
+
+  private readonly passOnTries = new Map<string, number>();
+
+  /** A replica that could not pass the request on the first two times (`unserved`), or says it timed out. */
+  @Handles(Probe.passOn)
+  passOn({ id }: IdRequest) {
+    const tries = (this.passOnTries.get(id) ?? 0) + 1;
+    this.passOnTries.set(id, tries);
+    if (tries > 2) return tries;
+    throw new DomainException(
+      'service_unavailable',
+      'not passed on',
+      id === 'unserved' ? { unserved: true } : undefined,
+    );
   }
 
   @Handles(Probe.long)
@@ -270,6 +286,14 @@ describe('catalog subjects over NATS request/reply', () => {
       .catch((caught: unknown) => caught);
     expect(stopped).toBeInstanceOf(NoResponders);
     expect(Date.now() - began).toBeLessThan(5_000);
+
+    // An answer saying nothing was carried out is as good as nobody answering; any other is final.
+    await expect(
+      client.requestWhenServed(Probe.passOn, principal, { id: 'unserved' }, { patienceMs: 10_000 }),
+    ).resolves.toBe(3);
+    await expect(
+      client.requestWhenServed(Probe.passOn, principal, { id: 'maybe-applied' }, { patienceMs: 10_000 }),
+    ).rejects.toMatchObject({ code: 'service_unavailable', message: 'not passed on' });
 
     // An answer, even a refusal, is never sent again.
     const refused = await client

@@ -73,64 +73,75 @@ export function victimsOf(cluster: LocalCluster): Victim[] {
 }
 
 /**
- * The workload of the chaos trials: one workflow with every kind of step that touches another
+ * The workload of the chaos trials: two workflows with every kind of step that touches another
  * service (an action that records its side effect in the ledger, a `database` step that inserts the
- * run's key into a DuckDB table, a one-second delay, an agent step against the scripted model), and
- * one started by webhook deliveries.
+ * run's key into a DuckDB table, a one-second delay, an agent step against the scripted model), each
+ * on a database of its own, so that with two database replicas each holds one; and a workflow
+ * started by webhook deliveries.
  */
 class ChaosWorkload {
   private constructor(
     readonly base: ClusterWorkload,
-    readonly runWorkflowId: string,
+    readonly runWorkflowIds: string[],
     readonly hook: { connectionId: string; secret: string },
     readonly eventWorkflowId: string,
-    readonly databaseId: string,
+    readonly databaseIds: string[],
   ) {}
 
   static async create(cluster: LocalCluster): Promise<ChaosWorkload> {
     const base = await ClusterWorkload.create(cluster, 4);
-    const database = await base.api.post('/api/v1/databases', { name: 'chaos' });
-    if (database.status !== 201)
-      throw new Error(`database: ${database.status} ${JSON.stringify(database.body)}`);
-    const table = await base.api.post(`/api/v1/databases/${database.body.id}/query`, {
-      statements: [
-        { sql: 'CREATE TABLE effects (key VARCHAR, written_at TIMESTAMP DEFAULT now())', params: [] },
-      ],
-    });
-    if (table.status !== 200) throw new Error(`table: ${table.status} ${JSON.stringify(table.body)}`);
     const agent = await base.api.post('/api/v1/agents', { name: 'chaos', instructions: 'Answer ok.' });
     if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.body)}`);
-    const runWorkflowId = await base.publish(
-      'Chaos runs',
-      chainOf(
-        nodes.trigger('t'),
-        base.sideEffect('call'),
-        {
-          id: 'store',
-          data: {
-            type: 'database',
-            properties: {
-              databaseId: database.body.id,
-              sql: 'INSERT INTO effects (key) VALUES (?)',
-              params: ['{{trigger.key}}'],
+    const databaseIds: string[] = [];
+    const runWorkflowIds: string[] = [];
+    // One after the other: each new database goes to the replica holding the fewest.
+    for (const name of ['chaos-a', 'chaos-b']) {
+      const database = await base.api.post('/api/v1/databases', { name });
+      if (database.status !== 201) {
+        throw new Error(`database: ${database.status} ${JSON.stringify(database.body)}`);
+      }
+      const table = await base.api.post(`/api/v1/databases/${database.body.id}/query`, {
+        statements: [
+          { sql: 'CREATE TABLE effects (key VARCHAR, written_at TIMESTAMP DEFAULT now())', params: [] },
+        ],
+      });
+      if (table.status !== 200) throw new Error(`table: ${table.status} ${JSON.stringify(table.body)}`);
+      databaseIds.push(database.body.id as string);
+      runWorkflowIds.push(
+        await base.publish(
+          `Chaos runs ${name}`,
+          chainOf(
+            nodes.trigger('t'),
+            base.sideEffect('call'),
+            {
+              id: 'store',
+              data: {
+                type: 'database',
+                properties: {
+                  databaseId: database.body.id,
+                  sql: 'INSERT INTO effects (key) VALUES (?)',
+                  params: ['{{trigger.key}}'],
+                },
+              },
             },
-          },
-        },
-        nodes.delay('wait', 1),
-        { id: 'ask', data: { type: 'agent', properties: { agentId: agent.body.id, task: 'Say ok.' } } },
-      ),
-    );
+            nodes.delay('wait', 1),
+            { id: 'ask', data: { type: 'agent', properties: { agentId: agent.body.id, task: 'Say ok.' } } },
+          ),
+        ),
+      );
+    }
     const created = await createConnection(cluster.description, base.organizationId, 'webhook');
     const hook = { connectionId: created.connectionId, secret: created.secret! };
     const eventWorkflowId = await base.publish(
       'Chaos events',
       chainOf(nodes.webhook('hook', hook.connectionId), base.sideEffect('notify')),
     );
-    return new ChaosWorkload(base, runWorkflowId, hook, eventWorkflowId, database.body.id as string);
+    return new ChaosWorkload(base, runWorkflowIds, hook, eventWorkflowId, databaseIds);
   }
 
   senders(): LoadSender[] {
-    const runs = this.base.apiKeys.map((apiKey) => runSender(this.runWorkflowId, apiKey));
+    const [keyA, keyB, keyC] = this.base.apiKeys;
+    const [first, second] = this.runWorkflowIds as [string, string];
     const events: LoadSender = {
       kind: 'event',
       send: async (gateway, key) => {
@@ -142,18 +153,28 @@ class ChaosWorkload {
         return answer.status === 202 ? key : undefined;
       },
     };
-    // Three runs to one event.
-    return [...runs.slice(0, 3), events];
+    // Three runs to one event, the runs alternately on each database.
+    return [runSender(first, keyA!), runSender(second, keyB!), runSender(first, keyC!), events];
   }
 
-  /** How many rows the database step wrote for each key, read through the API. */
+  /** A run started now, for the recovery probes. */
+  probe(): LoadSender {
+    return runSender(this.runWorkflowIds[0]!, this.base.apiKeys[3]!);
+  }
+
+  /** How many rows the database steps wrote for each key, read through the API. */
   async databaseRows(): Promise<Map<string, number>> {
-    const answer = await this.base.api.post(`/api/v1/databases/${this.databaseId}/query`, {
-      statements: [{ sql: 'SELECT key, count(*) AS n FROM effects GROUP BY key', params: [] }],
-    });
-    if (answer.status !== 200) throw new Error(`effects: ${answer.status} ${JSON.stringify(answer.body)}`);
-    const rows = answer.body.results[0].rows as Array<[string, string | number]>;
-    return new Map(rows.map(([key, count]) => [key, Number(count)]));
+    const counts = new Map<string, number>();
+    for (const databaseId of this.databaseIds) {
+      const answer = await this.base.api.post(`/api/v1/databases/${databaseId}/query`, {
+        statements: [{ sql: 'SELECT key, count(*) AS n FROM effects GROUP BY key', params: [] }],
+      });
+      if (answer.status !== 200) throw new Error(`effects: ${answer.status} ${JSON.stringify(answer.body)}`);
+      for (const [key, count] of answer.body.results[0].rows as Array<[string, string | number]>) {
+        counts.set(key, (counts.get(key) ?? 0) + Number(count));
+      }
+    }
+    return counts;
   }
 }
 
@@ -208,7 +229,7 @@ export async function runChaosTrials(cluster: LocalCluster, options: ChaosOption
     connectionTimeoutMillis: 5_000,
   });
   pool.on('error', () => undefined);
-  const probe = runSender(workload.runWorkflowId, workload.base.apiKeys[3]!);
+  const probe = workload.probe();
   const results: TrialResult[] = [];
   try {
     for (let trial = 1; trial <= trials; trial += 1) {

@@ -83,7 +83,7 @@ export class TestNatsCluster {
 /** The apps of a cluster, in start order, with how many replicas of each `tools/cluster` runs. */
 export const CLUSTER_REPLICAS = {
   catalog: 2,
-  database: 1,
+  database: 2,
   events: 1,
   agent: 1,
   workflow: 2,

@@ -25,6 +25,8 @@ export class ShardUnreachableError extends DomainException {
     super(
       'service_unavailable',
       'The server holding this database is not answering right now (it may be restarting). Try again shortly.',
+      // Nothing ran: a step may send the batch again (isUnserved).
+      { unserved: true },
     );
   }
 }

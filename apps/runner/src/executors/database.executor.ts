@@ -6,6 +6,7 @@ import { Injectable } from '@nestjs/common';
 import { RunnerConfig } from '../runner.config.js';
 import { type NodeExecutor, type PreparedStep, type StepContext, StepFailure } from './node-executor.js';
 import { NodeExecutorProvider } from './node-executor.registry.js';
+import { stepRequest } from './step-request.js';
 
 /** `[{a: 1}]` from columns `[a]` and rows `[[1]]`. */
 export function rowObjects(result: Pick<QueryResultDto, 'columns' | 'rows'>): Array<Record<string, unknown>> {
@@ -51,14 +52,14 @@ export class DatabaseExecutor implements NodeExecutor {
       run: async () => {
         let results: QueryResultDto[];
         try {
-          ({ results } = await this.rpc.requestWhenServed(
+          ({ results } = await stepRequest(
+            this.rpc,
             DatabaseSubjects.query,
-            context.run.principal,
-            { id, body: { statements: [{ sql, params: bound }] } },
+            context,
+            () => ({ id, body: { statements: [{ sql, params: bound }] } }),
             {
               timeoutMs: this.config.DATABASE_STEP_TIMEOUT_MS,
               patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS,
-              signal: context.signal,
             },
           ));
         } catch (error) {

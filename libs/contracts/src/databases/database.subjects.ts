@@ -48,6 +48,7 @@ export const DatabaseSubjects = {
   query: rpc('database.databases.query', IdAndBodyOf(ServiceQueryRequestDto), {
     callers: ['runner', 'agent'],
     reply: returns<QueryResponseDto>(),
+    working: true,
   }),
   /** The same request and answer in parts of any size (see `query-stream.protocol.ts`); the gateway's route. */
   queryStream: streamProtocol('database.databases.query-stream', { callers: ['gateway'] }),
