@@ -46,20 +46,30 @@ export class RpcClient {
    * `request`, sent again while nobody serves the subject (its service restarting, or all its
    * replicas being replaced) for up to `patienceMs`, backing off to 2 s between tries. Such a request
    * was carried out by no one (`isUnserved`), so sending it again cannot apply it twice; every other
-   * failure, a timeout included, is thrown at once. `signal` ends the wait early, with the last NoResponders.
+   * failure, a timeout included, is thrown at once, unless the request is `idempotent` (a read):
+   * then any `service_unavailable`, a timeout included, is asked again. `signal` ends the wait early,
+   * with the last failure.
    */
   async requestWhenServed<TRequest extends object, TReply, TCaller extends Principal | null>(
     entry: RpcSubject<TRequest, TReply, TCaller>,
     caller: NoInfer<TCaller>,
     data: NoInfer<TRequest>,
-    { timeoutMs, patienceMs, signal }: { timeoutMs?: number; patienceMs: number; signal?: AbortSignal },
+    {
+      timeoutMs,
+      patienceMs,
+      signal,
+      idempotent = false,
+    }: { timeoutMs?: number; patienceMs: number; signal?: AbortSignal; idempotent?: boolean },
   ): Promise<TReply> {
     const deadline = Date.now() + patienceMs;
     for (let pauseMs = 100; ; pauseMs = Math.min(pauseMs * 2, 2_000)) {
       try {
         return await this.request(entry, caller, data, timeoutMs);
       } catch (error) {
-        if (!isUnserved(error) || signal?.aborted || Date.now() + pauseMs > deadline) throw error;
+        const again = idempotent
+          ? error instanceof DomainException && error.code === 'service_unavailable'
+          : isUnserved(error);
+        if (!again || signal?.aborted || Date.now() + pauseMs > deadline) throw error;
         await sleep(pauseMs, undefined, { signal }).catch(() => {
           throw error;
         });

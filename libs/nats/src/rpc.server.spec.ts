@@ -294,6 +294,15 @@ describe('catalog subjects over NATS request/reply', () => {
     await expect(
       client.requestWhenServed(Probe.passOn, principal, { id: 'maybe-applied' }, { patienceMs: 10_000 }),
     ).rejects.toMatchObject({ code: 'service_unavailable', message: 'not passed on' });
+    // A read may be asked again whatever happened to it.
+    await expect(
+      client.requestWhenServed(
+        Probe.passOn,
+        principal,
+        { id: 'a-read' },
+        { patienceMs: 10_000, idempotent: true },
+      ),
+    ).resolves.toBe(3);
 
     // An answer, even a refusal, is never sent again.
     const refused = await client

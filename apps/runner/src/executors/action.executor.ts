@@ -91,7 +91,8 @@ export class ActionExecutor implements NodeExecutor {
       EventsSubjects.connectionsSummary,
       context.run.principal,
       {},
-      { patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS, signal: context.signal },
+      // A read: asked again even when the events service that took it died before answering.
+      { patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS, signal: context.signal, idempotent: true },
     );
     const trigger = context.run.triggerNode?.data.properties;
     const triggerConnectionId =
