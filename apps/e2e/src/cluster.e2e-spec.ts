@@ -32,7 +32,7 @@ describe('a cluster on one machine', () => {
       },
     });
     report = await proveCluster(cluster, {
-      seconds: 24,
+      seconds: 15,
       runsPerSecond: 4,
       scheduledWorkflows: 3,
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
@@ -46,7 +46,7 @@ describe('a cluster on one machine', () => {
 
   it('completes every accepted run once while a runner and a NATS node die and come back', () => {
     const { runs } = report;
-    expect(runs.accepted).toBeGreaterThan(60);
+    expect(runs.accepted).toBeGreaterThan(40);
     expect({
       abandoned: runs.abandoned,
       lost: runs.lost,
@@ -83,7 +83,7 @@ describe('a cluster on one machine', () => {
   it('loses, repeats and strands nothing when a database replica, the events or agent service or Postgres dies', async () => {
     const results: TrialResult[] = await runChaosTrials(cluster, {
       trials: 4,
-      loadSeconds: 6,
+      loadSeconds: 4,
       runsPerSecond: 4,
       stuckAfterMs: 60_000,
       victims: ['database-1', 'events-0', 'agent-0', 'postgres'],
@@ -95,7 +95,7 @@ describe('a cluster on one machine', () => {
     });
     expect(results.map((result) => result.victim)).toEqual(['database-1', 'events-0', 'agent-0', 'postgres']);
     for (const result of results) {
-      expect(result.runsAccepted + result.eventsAccepted).toBeGreaterThan(10);
+      expect(result.runsAccepted + result.eventsAccepted).toBeGreaterThan(8);
       expect({
         victim: result.victim,
         lost: result.runsLost,
