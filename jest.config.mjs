@@ -25,6 +25,7 @@ const shared = {
 /** Unit specs sit beside the code; end-to-end specs boot the real services once per run. */
 export default {
   reporters: ['default', '<rootDir>/tools/test/summary-reporter.mjs'],
+  testSequencer: '<rootDir>/tools/test/sequencer.mjs',
   // End-to-end tests start processes and wait on real runs; a project-level value is ignored.
   testTimeout: 60_000,
   projects: [
