@@ -253,13 +253,6 @@ export async function runChaosTrials(cluster: LocalCluster, options: ChaosOption
       const result = await accountFor(load.accepted, workload, pool, stuckAfterMs);
       const drainedMs = Date.now() - killedAt;
       const effects = workload.base.ledger.effects.slice(ledgerBefore);
-      const seen = new Set<string>();
-      let repeats = 0;
-      for (const effect of effects) {
-        const key = `${effect.runId}:${effect.nodeId}:${effect.attempt}`;
-        if (seen.has(key)) repeats += 1;
-        seen.add(key);
-      }
       const entry: TrialResult = {
         trial,
         victim,
@@ -268,8 +261,8 @@ export async function runChaosTrials(cluster: LocalCluster, options: ChaosOption
         recoveryMs,
         drainedMs: result.drained ? drainedMs : Number.NaN,
         ...result.counts,
-        doneStepsExecutedTwice: effects.filter((effect) => effect.stepStatus === 'done').length,
-        actionRetriesAfterCrash: repeats,
+        doneStepsExecutedTwice: workload.base.ledger.doneStepsRepeated(effects).length,
+        actionRetriesAfterCrash: workload.base.ledger.repeatedKeys(effects),
         abandoned: load.abandoned,
       };
       results.push(entry);

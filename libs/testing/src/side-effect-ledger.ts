@@ -72,16 +72,16 @@ export class SideEffectLedger {
     this.effects.push({ runId, nodeId, attempt: Number(attempt), at, stepStatus });
   }
 
-  /** Calls that found their step already `done`. */
-  doneStepsRepeated(): SideEffect[] {
-    return this.effects.filter((effect) => effect.stepStatus === 'done');
+  /** Calls (of `effects`, every one by default) that found their step already `done`. */
+  doneStepsRepeated(effects: readonly SideEffect[] = this.effects): SideEffect[] {
+    return effects.filter((effect) => effect.stepStatus === 'done');
   }
 
-  /** How many calls repeated an idempotency key already seen (at-least-once retries). */
-  repeatedKeys(): number {
+  /** How many calls repeated an idempotency key already seen among `effects` (at-least-once retries). */
+  repeatedKeys(effects: readonly SideEffect[] = this.effects): number {
     const seen = new Set<string>();
     let repeats = 0;
-    for (const { runId, nodeId, attempt } of this.effects) {
+    for (const { runId, nodeId, attempt } of effects) {
       const key = `${runId}:${nodeId}:${attempt}`;
       if (seen.has(key)) repeats += 1;
       seen.add(key);
