@@ -62,6 +62,7 @@ describe('console: agents, approvals and events', () => {
 
   async function check(target: Page, screenshot: string): Promise<void> {
     expect(await browser.accessibilityViolations(target)).toEqual([]);
+    expect(browser.securityPolicyViolations).toEqual([]);
     await browser.screenshot(target, screenshot);
   }
 

@@ -43,6 +43,7 @@ describe('console', () => {
   /** The page has no serious or critical accessibility violation; then its picture for the docs. */
   async function check(target: Page, screenshot: string): Promise<void> {
     expect(await browser.accessibilityViolations(target)).toEqual([]);
+    expect(browser.securityPolicyViolations).toEqual([]);
     await browser.screenshot(target, screenshot);
   }
 

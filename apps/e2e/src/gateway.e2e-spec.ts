@@ -3,12 +3,11 @@ import {
   ApiClient,
   createConnection,
   createOrganization,
-  freePort,
   nodes,
   type OrganizationFixture,
   runningStack,
   type ServiceProcess,
-  startService,
+  startExtraGateway,
   waitFor,
 } from '#testing';
 
@@ -170,21 +169,11 @@ describe('gateway', () => {
     let second: ApiClient;
 
     const startGateway = async () => {
-      const port = await freePort();
-      const baseUrl = `http://127.0.0.1:${port}`;
-      gateways.push(
-        await startService('gateway', {
-          env: {
-            ...stack.env,
-            PORT: String(port),
-            HOST: '127.0.0.1',
-            PUBLIC_URL: baseUrl,
-            RATE_LIMIT_PER_HOUR: '5',
-            BODY_LIMIT_BYTES: '2048',
-          },
-          readyUrl: `${baseUrl}/api/health`,
-        }),
-      );
+      const { baseUrl, process } = await startExtraGateway(stack, `gateway-limited-${gateways.length}`, {
+        RATE_LIMIT_PER_HOUR: '5',
+        BODY_LIMIT_BYTES: '2048',
+      });
+      gateways.push(process);
       return baseUrl;
     };
 
@@ -234,13 +223,16 @@ describe('gateway', () => {
       expect(admittedElsewhere).toBeLessThan(5);
 
       // Another key has its own allowance, and health is never limited.
-      expect((await first.get('/api/v1/projects')).status).toBe(200);
+      expect(
+        (await first.withToken((await createOrganization(stack)).apiKey).get('/api/v1/projects')).status,
+      ).toBe(200);
       for (let index = 0; index < 7; index += 1)
         expect((await first.withToken(undefined).get('/api/health')).status).toBe(200);
     });
 
     it('refuses a body over the limit with payload_too_large', async () => {
-      const response = await second.post('/api/v1/projects', { name: 'big', description: 'x'.repeat(4096) });
+      const fresh = second.withToken((await createOrganization(stack)).apiKey);
+      const response = await fresh.post('/api/v1/projects', { name: 'big', description: 'x'.repeat(4096) });
       expect(response.status).toBe(413);
       expect(response.body.error.code).toBe('payload_too_large');
     });

@@ -1,15 +1,14 @@
 import {
-  type ApiClient,
+  ApiClient,
   chainOf,
   createConnection,
   createMember,
   createOrganization,
-  freePort,
   HttpTarget,
   nodes,
   type OrganizationFixture,
   runningStack,
-  startService,
+  startExtraGateway,
   type TestDiagram,
   type TestNode,
   waitFor,
@@ -476,19 +475,54 @@ describe('live runs (extensions beyond the contract)', () => {
     });
   });
 
+  it('caps the streams and waits an organization holds open on a gateway', async () => {
+    const { baseUrl, process: gateway } = await startExtraGateway(stack, 'gateway-live-holds', {
+      LIVE_HOLDS_PER_ORGANIZATION: '1',
+    });
+    try {
+      const { workflowId, runId, gate } = await heldRun();
+      const auth = { authorization: `Bearer ${org.apiKey}` };
+      const first = await openStream(baseUrl, runId, auth);
+      expect(first.status).toBe(200);
+      expect((await first.next())?.event).toBe('run');
+
+      const second = await openStream(baseUrl, runId, auth);
+      expect(second.status).toBe(429);
+      expect(second.errorBody.error).toMatchObject({
+        code: 'rate_limited',
+        details: { resource: 'streams', limit: 1 },
+      });
+      expect(second.headers.get('retry-after')).toBe('5');
+      // Waits are preferences: past the cap they answer at once, with the run as it stands. Were
+      // they held, these would wait for the held call, which is let go only at the end.
+      const limited = new ApiClient(baseUrl, org.apiKey);
+      const read = await limited.get(`/api/v1/runs/${runId}?wait=60`);
+      expect(read).toMatchObject({ status: 200, body: { id: runId, status: 'running' } });
+      const started = await limited.post(`/api/v1/workflows/${workflowId}/runs`, {}, { prefer: 'wait=60' });
+      expect(started.status).toBe(201);
+      expect(started.headers.get('preference-applied')).toBeNull();
+      // Another organization's holds are its own: it gets as far as not finding the run.
+      const elsewhere = await openStream(baseUrl, runId, { authorization: `Bearer ${other.apiKey}` });
+      expect(elsewhere.errorBody?.error.code).toBe('run_not_found');
+
+      first.abort();
+      await waitFor(
+        async () => {
+          const again = await openStream(baseUrl, runId, auth);
+          again.abort();
+          return again.status === 200 ? true : undefined;
+        },
+        { what: 'the closed stream to give its hold back' },
+      );
+      gate.release();
+    } finally {
+      await gateway.stop();
+    }
+  });
+
   it('sends heartbeats, and closes open streams when the gateway shuts down', async () => {
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const gateway = await startService('gateway', {
-      name: 'gateway-live-runs',
-      env: {
-        ...stack.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PUBLIC_URL: baseUrl,
-        RUN_STREAM_HEARTBEAT_MS: '100',
-      },
-      readyUrl: `${baseUrl}/health/ready`,
+    const { baseUrl, process: gateway } = await startExtraGateway(stack, 'gateway-live-runs', {
+      RUN_STREAM_HEARTBEAT_MS: '100',
     });
     try {
       const { runId, gate } = await heldRun();

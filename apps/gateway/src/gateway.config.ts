@@ -1,6 +1,7 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
+import type { BodySize } from './auth/route-config.js';
 import { DEFAULT_CONSOLE_DIR } from './console/console-assets.js';
 
 export class GatewayConfig {
@@ -19,6 +20,52 @@ export class GatewayConfig {
   @IsInt()
   @Min(1)
   RATE_LIMIT_PER_HOUR: number = 1000;
+
+  /**
+   * Requests per hour for a whole organization, all its keys and members together: more keys buy no
+   * more of the service than this.
+   */
+  @IsInt()
+  @Min(1)
+  ORGANIZATION_RATE_LIMIT_PER_HOUR: number = 10_000;
+
+  /** Requests per minute to `/api/auth/*` (sign-in, sign-out, invitations…) from one client address. */
+  @IsInt()
+  @Min(1)
+  AUTH_RATE_LIMIT_PER_MINUTE: number = 60;
+
+  /** Webhook deliveries per minute to `/hooks/*` from one client address. */
+  @IsInt()
+  @Min(1)
+  HOOKS_RATE_LIMIT_PER_MINUTE: number = 6_000;
+
+  /**
+   * Refused credentials per minute from one client address; past it, the address's requests are
+   * answered 429 without asking catalog, so guessing keys cannot load it.
+   */
+  @IsInt()
+  @Min(1)
+  FAILED_CREDENTIALS_PER_MINUTE: number = 60;
+
+  /**
+   * Which proxies in front of the gateway to believe about the client's address
+   * (`X-Forwarded-For`): `false` (none: the address is the connection's), `true` (any: only behind a
+   * proxy that overwrites the header), a number of proxy hops, or comma-separated addresses and CIDR
+   * ranges of the proxies. The address keys the per-address limits.
+   */
+  @IsString()
+  @Matches(/^(true|false|\d{1,2}|[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*)$/, {
+    message: 'TRUST_PROXY must be true, false, a hop count, or comma-separated addresses or CIDR ranges',
+  })
+  TRUST_PROXY: string = 'false';
+
+  /**
+   * Run streams, chat streams and waiting reads (`?wait`, `Prefer: wait`) one organization may hold
+   * open at once on this gateway; a wait past it answers at once, a stream past it 429.
+   */
+  @IsInt()
+  @Min(1)
+  LIVE_HOLDS_PER_ORGANIZATION: number = 100;
 
   /** How long a resolved credential is trusted before catalog is asked again. */
   @IsInt()
@@ -42,10 +89,20 @@ export class GatewayConfig {
   @Min(0)
   DASHBOARD_STALE_MAX_MS: number = 3_600_000;
 
-  /** A query batch may carry 100 statements of 100,000 characters, so bodies may be large. */
+  /** The largest request body a route takes, but for those below. */
   @IsInt()
   @Min(1024)
-  BODY_LIMIT_BYTES: number = 32 * 1024 * 1024;
+  BODY_LIMIT_BYTES: number = 1024 * 1024;
+
+  /** A query batch may carry 100 statements of 100,000 characters with their params. */
+  @IsInt()
+  @Min(1024)
+  QUERY_BODY_LIMIT_BYTES: number = 16 * 1024 * 1024;
+
+  /** Creating or changing a workflow carries its diagram; so does an agent chat its history. */
+  @IsInt()
+  @Min(1024)
+  DIAGRAM_BODY_LIMIT_BYTES: number = 4 * 1024 * 1024;
 
   /** How often a run's event stream sends a comment line while the run does not change. */
   @IsInt()
@@ -66,6 +123,28 @@ export class GatewayConfig {
     message: 'NATS_GATEWAY_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
   })
   NATS_GATEWAY_PASSWORD?: string;
+
+  /** Fastify's `trustProxy` for this setting. */
+  get trustProxy(): boolean | string[] | ((address: string, hop: number) => boolean) {
+    const value = this.TRUST_PROXY.trim();
+    if (value === 'true' || value === 'false') return value === 'true';
+    if (/^\d+$/.test(value)) {
+      const hops = Number(value);
+      return (_address, hop) => hop < hops;
+    }
+    return value.split(',').map((part) => part.trim());
+  }
+
+  bodyLimitOf(size: BodySize | undefined): number {
+    switch (size) {
+      case undefined:
+        return this.BODY_LIMIT_BYTES;
+      case 'query':
+        return this.QUERY_BODY_LIMIT_BYTES;
+      case 'diagram':
+        return this.DIAGRAM_BODY_LIMIT_BYTES;
+    }
+  }
 
   get natsEndpoint(): NatsEndpoint {
     return { url: this.NATS_URL, identity: 'gateway', password: this.NATS_GATEWAY_PASSWORD };

@@ -9,10 +9,9 @@ import {
   subscribeEvent,
 } from '#nats';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 
-import { AuthGuard } from './auth/auth.guard.js';
+import { RequestGate } from './auth/request-gate.js';
 import { AuthProxyController } from './auth/auth-proxy.controller.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { BillingController } from './billing/billing.controller.js';
@@ -29,7 +28,8 @@ import { HealthController } from './health/health.controller.js';
 import { HealthProbesController } from './health/health-probes.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { ProjectsController } from './projects/projects.controller.js';
-import { RateLimiter } from './rate-limit/rate-limiter.js';
+import { RateLimits } from './rate-limit/rate-limits.js';
+import { LiveHolds } from './runs/live-holds.js';
 import { LiveRuns } from './runs/live-runs.service.js';
 import { RunWatcher } from './runs/run-watcher.service.js';
 import { RunsController } from './runs/runs.controller.js';
@@ -46,7 +46,7 @@ const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export class GatewayModule implements OnApplicationShutdown {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
-    private readonly rateLimiter: RateLimiter,
+    private readonly rateLimits: RateLimits,
   ) {}
 
   /** `companions`: the apps sharing this process (all-in-one), whose readiness is also the gateway's. */
@@ -99,17 +99,22 @@ export class GatewayModule implements OnApplicationShutdown {
           },
         },
         {
-          provide: RateLimiter,
+          provide: RateLimits,
           inject: [RpcClient],
           useFactory: (rpc: RpcClient) =>
-            new RateLimiter(config.RATE_LIMIT_PER_HOUR, (request) =>
-              rpc.request(CatalogSubjects.rateLimitConsume, null, request),
-            ),
+            new RateLimits(config, (request) => rpc.request(CatalogSubjects.rateLimitConsume, null, request)),
+        },
+        {
+          provide: RequestGate,
+          inject: [CredentialCache, RateLimits],
+          useFactory: (credentials: CredentialCache, limits: RateLimits) =>
+            new RequestGate(credentials, limits, new URL(config.PUBLIC_URL).origin),
         },
         DatabaseQueryClient.provider(config.natsEndpoint),
         AgentChatClient.provider(config.natsEndpoint),
         RunWatcher.provider(config.natsEndpoint),
         LiveRuns,
+        LiveHolds,
         {
           provide: ReadinessChecks,
           inject: [NatsHealthIndicator, NATS_CONNECTION, DatabaseQueryClient, AgentChatClient, RunWatcher],
@@ -130,14 +135,12 @@ export class GatewayModule implements OnApplicationShutdown {
         },
         BillingService,
         DashboardService,
-        { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.rateLimiter.flush();
-    this.rateLimiter.stop();
+    await this.rateLimits.stop();
     await this.nats.drain();
   }
 }

@@ -7,11 +7,15 @@ import {
 } from '#common';
 import { REQUEST_ID_HEADER } from '#contracts';
 import { type AppStartOptions, nestLogger, readinessOf, type RunningApp } from '#nats';
+import helmet from '@fastify/helmet';
+import { NotFoundException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 
+import { RequestGate } from './auth/request-gate.js';
+import { edgeConfigOf, type EdgeRouteConfig } from './auth/route-config.js';
 import { ConsoleAssets } from './console/console-assets.js';
 import { setupOpenApi } from './docs/openapi.js';
 import { GatewayConfig } from './gateway.config.js';
@@ -22,6 +26,27 @@ import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
 import { isHookRoute, limitHookBodies, type RawBodyRequest } from './hooks/raw-body.js';
 import { nulCharacterPath } from './http/nul-text.js';
 import { RouteTable } from './http/route-table.js';
+import { referenceSecurityHeaders, securityHeaders } from './http/security-headers.js';
+
+/** Paths of the files the gateway serves itself (the console's, the reference's): public, body-less. */
+const SERVED_FILES = /^\/(assets|docs)(\/|$)/;
+const REFERENCE = /^\/docs\/api(\/|$)/;
+
+function withServedFilesPublic(url: string, config: unknown): EdgeRouteConfig {
+  const edge = edgeConfigOf(config);
+  return SERVED_FILES.test(url) && edge.access === undefined ? { ...edge, access: 'public' } : edge;
+}
+
+/**
+ * Whether a refused request's body is better cut off than read: one larger than the route takes, or
+ * of unknown length. A smaller one is read and dropped (Node does it once the answer is sent), so
+ * that the client, still sending, is not reset before it reads the answer.
+ */
+function hasBodyToCutOff(request: FastifyRequest): boolean {
+  if (request.headers['transfer-encoding'] !== undefined) return true;
+  const length = Number(request.headers['content-length'] ?? 0);
+  return !(length <= (request.routeOptions.bodyLimit ?? 0));
+}
 
 /** The gateway's HTTP server: Fastify under Nest, with its hooks, parsers, filters and OpenAPI. */
 export async function startGateway({ standalone, companions = [] }: AppStartOptions): Promise<RunningApp> {
@@ -36,7 +61,7 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: REQUEST_ID_HEADER,
     genReqId: () => randomUUID(),
-    trustProxy: true,
+    trustProxy: config.trustProxy,
     // A malformed URL or an over-long path parameter is refused before the onRequest hook runs.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header(REQUEST_ID_HEADER, request.id);
@@ -44,13 +69,33 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
     },
   });
   const fastify = adapter.getInstance();
+  const referenceHeaders = referenceSecurityHeaders(config.PUBLIC_URL);
   fastify.addHook('onRoute', (route) => {
     routes.add(route.method, route.url);
+    route.config = withServedFilesPublic(route.url, route.config);
+    if (REFERENCE.test(route.url)) route.config = { ...route.config, helmet: referenceHeaders };
+    route.bodyLimit = config.bodyLimitOf(edgeConfigOf(route.config).bodySize);
     limitHookBodies(route);
   });
+  // Before the gate's hook, so that its refusals carry the headers too.
+  await fastify.register(helmet, securityHeaders(config.PUBLIC_URL));
+  // Set once Nest has made the gate, before the server listens.
+  const edge: { gate?: RequestGate } = {};
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
-    requestContext.run({ requestId: request.id }, done);
+    requestContext.run({ requestId: request.id }, () => {
+      const refuse = (error: unknown) => {
+        if (hasBodyToCutOff(request)) void reply.header('connection', 'close');
+        errors.send(error, request, reply);
+      };
+      if (request.is404) {
+        // An unknown route needs no body, whatever it announces: it is answered before one is read.
+        if (request.method === 'GET' || request.method === 'HEAD') return done();
+        return refuse(new NotFoundException());
+      }
+      if (!edge.gate) return refuse(new DomainException('service_unavailable', 'The gateway is starting.'));
+      edge.gate.admit(request, reply).then(() => done(), refuse);
+    });
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     logger.info(
@@ -99,6 +144,7 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
       bodyParser: false,
     },
   );
+  edge.gate = app.get(RequestGate);
   app.useGlobalPipes(new GatewayValidationPipe());
   app.useGlobalFilters(errors);
   if (standalone) app.enableShutdownHooks();

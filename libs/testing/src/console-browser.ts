@@ -44,6 +44,12 @@ export interface AxeViolation {
  * a fresh profile directory of its own, removed when it closes.
  */
 export class ConsoleBrowser {
+  /**
+   * What the browser refused to load or run under the console's Content Security Policy, on any page
+   * opened so far: a console that breaks its own policy works only where the policy is not sent.
+   */
+  readonly securityPolicyViolations: string[] = [];
+
   private constructor(
     readonly browser: Browser,
     readonly baseUrl: string,
@@ -63,7 +69,13 @@ export class ConsoleBrowser {
   async newPage(viewport: { width: number; height: number } = LAPTOP): Promise<Page> {
     const context: BrowserContext = await this.browser.newContext({ baseURL: this.baseUrl, viewport });
     context.setDefaultTimeout(15_000);
-    return context.newPage();
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error' && message.text().includes('Content Security Policy')) {
+        this.securityPolicyViolations.push(`${page.url()}: ${message.text()}`);
+      }
+    });
+    return page;
   }
 
   /** Signs in through the console's form and waits for the dashboard. */

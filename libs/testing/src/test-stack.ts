@@ -77,6 +77,11 @@ export class TestStack {
       DATABASE_POOL_SIZE: '5',
       // As the image and `npm start` set it (deploy/Dockerfile).
       UV_THREADPOOL_SIZE: '16',
+      // Every test's requests come from 127.0.0.1: the per-address limits would count them all as one
+      // client. The tests of those limits start gateways with small ones of their own.
+      AUTH_RATE_LIMIT_PER_MINUTE: '1000000',
+      HOOKS_RATE_LIMIT_PER_MINUTE: '1000000',
+      FAILED_CREDENTIALS_PER_MINUTE: '1000000',
       ...extraEnv,
     };
     await createDatabase(databaseName);
@@ -164,6 +169,25 @@ export function connectAs(stack: StackDescription, identity: NatsIdentity): Prom
     { url, identity, password: stack.env[passwordVariableOf(identity)] },
     `test-${identity}`,
   );
+}
+
+/**
+ * Another gateway in front of a running stack's services, with settings of its own (limits, proxies):
+ * it shares their store, so what it counts, every gateway of the stack counts.
+ */
+export async function startExtraGateway(
+  stack: StackDescription,
+  name: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ baseUrl: string; process: ServiceProcess }> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const process = await startService('gateway', {
+    name,
+    env: { ...stack.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, ...extraEnv },
+    readyUrl: `${baseUrl}/health/ready`,
+  });
+  return { baseUrl, process };
 }
 
 /** What a test file needs of the stack that global set-up started, passed through the environment. */

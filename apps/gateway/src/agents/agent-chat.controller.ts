@@ -9,6 +9,8 @@ import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { SessionOnly } from '../auth/session-only.decorator.js';
 import { AgentChatClient } from './agent-chat.client.js';
+import { LargeBody } from '../http/body-size.decorator.js';
+import { holdForStream, LiveHolds } from '../runs/live-holds.js';
 
 /** The AI SDK's UI message stream over SSE: one `data:` event per chunk, `[DONE]` at the end. */
 async function* serverSentEvents(chunks: AsyncIterable<string>): AsyncGenerator<string> {
@@ -24,10 +26,14 @@ async function* serverSentEvents(chunks: AsyncIterable<string>): AsyncGenerator<
 @SessionOnly()
 @Controller('app/agents')
 export class AgentChatController {
-  constructor(private readonly chats: AgentChatClient) {}
+  constructor(
+    private readonly chats: AgentChatClient,
+    private readonly holds: LiveHolds,
+  ) {}
 
   /** Refusals (unknown agent, invalid body) answer as errors before the stream starts. */
   @Post(':id/chat')
+  @LargeBody('diagram')
   async chat(
     @CurrentPrincipal() principal: Principal,
     @Param('id') agentId: string,
@@ -37,8 +43,12 @@ export class AgentChatController {
     const request = chatRequestOf(agentId, body);
     // Closed when the answer is sent, or earlier when the client leaves (maybe while the turn opens):
     // then the model is stopped.
+    const release = holdForStream(this.holds, principal, reply);
     const closed = new AbortController();
-    reply.raw.on('close', () => closed.abort());
+    reply.raw.on('close', () => {
+      closed.abort();
+      release();
+    });
     const turn = await this.chats.open(principal, request);
     if (closed.signal.aborted) return turn.cancel();
     closed.signal.addEventListener('abort', () => turn.cancel());

@@ -7,6 +7,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayConfig } from '../gateway.config.js';
 import { Public } from './public.decorator.js';
 
+/** Headers a client could write to pass for another address. */
+const CLIENT_ADDRESS_HEADERS = new Set(['x-forwarded-for', 'x-real-ip', 'forwarded', 'true-client-ip']);
+
 /**
  * The browser routes of better-auth (sign-up, sign-in, sign-out, organization switch, keys), answered
  * by catalog, which owns the identity tables. Not part of /api/v1, so not in the reference.
@@ -19,14 +22,17 @@ export class AuthProxyController {
     @Inject(GatewayConfig) private readonly config: GatewayConfig,
   ) {}
 
-  @Public()
+  @Public('auth')
   @All('*')
   async forward(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined && name !== 'content-length')
+      if (value !== undefined && name !== 'content-length' && !CLIENT_ADDRESS_HEADERS.has(name))
         headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    // better-auth keys its own limits on this header: it names the address the gateway believes
+    // (TRUST_PROXY), never what a client wrote there.
+    headers['x-forwarded-for'] = request.ip;
     const response = await this.rpc.request(CatalogSubjects.authHttp, null, {
       method: request.method,
       url: new URL(request.url, this.config.PUBLIC_URL).toString(),

@@ -1,6 +1,8 @@
-import { SetMetadata } from '@nestjs/common';
+import { type AddressLimit, edgeRouteConfig } from './route-config.js';
 
-export const IS_PUBLIC = 'isPublic';
-
-/** A route that needs no credential and is not rate limited. */
-export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
+/**
+ * A route that needs no credential and is not limited per key. `addressLimit` limits it per client
+ * address instead: every public route that does work on a stranger's behalf needs one.
+ */
+export const Public = (addressLimit?: AddressLimit): MethodDecorator & ClassDecorator =>
+  edgeRouteConfig({ access: 'public', ...(addressLimit ? { addressLimit } : {}) });

@@ -1,9 +1,7 @@
-import { SetMetadata } from '@nestjs/common';
-
-export const IS_SESSION_ONLY = 'isSessionOnly';
+import { edgeRouteConfig } from './route-config.js';
 
 /**
  * A browser route for signed-in members (connecting apps, agent chat): the contract keeps these out
  * of the API, so an organization key is refused with forbidden.
  */
-export const SessionOnly = (): MethodDecorator & ClassDecorator => SetMetadata(IS_SESSION_ONLY, true);
+export const SessionOnly = (): MethodDecorator & ClassDecorator => edgeRouteConfig({ access: 'session' });

@@ -33,14 +33,16 @@ export class ConsoleAssets {
     if (!this.root) return;
     // Only `/assets/*`, Vite's content-named files: the console never shadows a path of the API, and
     // the index page (every other page address) is answered by `fallback`.
+    const assets = join(this.root, 'assets');
     app.useStaticAssets({
-      root: join(this.root, 'assets'),
+      root: assets,
       prefix: '/assets/',
       index: false,
       cacheControl: false,
-      // They never change under the same name.
-      setHeaders: (response) => {
-        const value = 'public, max-age=31536000, immutable';
+      // Assets never change under the same name. The index page (sent by `fallback` through this
+      // plugin too) names the assets of the build that serves it, so a browser must ask for it again.
+      setHeaders: (response, path) => {
+        const value = path.startsWith(`${assets}/`) ? 'public, max-age=31536000, immutable' : 'no-cache';
         // @fastify/static 10 passes the Fastify reply, though its types still name a raw response.
         const target = response as unknown as Partial<Pick<FastifyReply, 'header'>> & typeof response;
         if (typeof target.header === 'function') void target.header('cache-control', value);
@@ -56,7 +58,7 @@ export class ConsoleAssets {
     const first = path.split('/')[1] ?? '';
     if (RESERVED.includes(first)) return false;
     if (!(request.headers.accept ?? '').includes('text/html')) return false;
-    void reply.header('cache-control', 'no-cache').sendFile('index.html', this.root, { cacheControl: false });
+    void reply.sendFile('index.html', this.root, { cacheControl: false });
     return true;
   }
 }

@@ -17,6 +17,7 @@ import type { FastifyReply } from 'fastify';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
+import { LargeBody } from '../http/body-size.decorator.js';
 import { DatabaseQueryClient } from './database-query.client.js';
 
 @ApiTags('databases')
@@ -69,6 +70,7 @@ export class DatabasesController {
   }
 
   @Post(':id/query')
+  @LargeBody('query')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Run a batch of SQL statements in one transaction',

@@ -14,7 +14,7 @@ const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature
  * stores the delivery before this answers 202, so an acknowledged delivery is never lost.
  */
 @ApiExcludeController()
-@Public()
+@Public('hooks')
 @Controller('hooks')
 export class HooksController {
   constructor(private readonly rpc: RpcClient) {}

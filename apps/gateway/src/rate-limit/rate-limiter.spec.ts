@@ -114,6 +114,30 @@ describe('RateLimiter', () => {
     expect((await limiter.hit('key:a')).allowed).toBe(true);
   });
 
+  it('counts in windows of the length it is given', async () => {
+    const minute = 60_000;
+    const limiter = new RateLimiter(1, new SharedStore().consume, clock, minute);
+    limiters.push(limiter);
+    const first = await limiter.hit('auth:192.0.2.1');
+    expect(first).toMatchObject({ allowed: true, windowSeconds: 60 });
+    expect(first.resetSeconds).toBe((minute - (now % minute)) / 1000);
+    expect((await limiter.hit('auth:192.0.2.1')).allowed).toBe(false);
+    now += minute;
+    expect((await limiter.hit('auth:192.0.2.1')).allowed).toBe(true);
+  });
+
+  it('tells whether a bucket is past its limit without counting a hit', async () => {
+    const limiter = make(2, new SharedStore());
+    expect(limiter.exceeded('refused:a')).toBe(false);
+    for (let index = 0; index < 2; index += 1) await limiter.hit('refused:a');
+    expect(limiter.exceeded('refused:a')).toBe(false);
+    expect((await limiter.hit('refused:a')).allowed).toBe(false);
+    expect(limiter.exceeded('refused:a')).toBe(true);
+    expect(limiter.exceeded('refused:b')).toBe(false);
+    now += WINDOW_MS;
+    expect(limiter.exceeded('refused:a')).toBe(false);
+  });
+
   /** The limiter with its timer stopped, so every flush is one the test starts. */
   const heldLimiter = (limit: number, store: HeldStore) => {
     const limiter = new RateLimiter(limit, store.consume, clock);

@@ -12,6 +12,7 @@ export interface RateLimitVerdict {
   remaining: number;
   /** Seconds until the window resets. */
   resetSeconds: number;
+  windowSeconds: number;
 }
 
 interface BucketState {
@@ -47,9 +48,10 @@ export class RateLimiter {
   private readonly logger = createLogger('gateway');
 
   constructor(
-    private readonly limit: number,
+    readonly limit: number,
     private readonly consume: ConsumeHits,
     private readonly now: () => number = Date.now,
+    readonly windowMs: number = WINDOW_MS,
   ) {
     this.exactMargin = Math.ceil(limit / 10);
     this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
@@ -62,7 +64,7 @@ export class RateLimiter {
 
   async hit(bucket: string): Promise<RateLimitVerdict> {
     const now = this.now();
-    const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+    const windowStart = this.windowStartAt(now);
     let state = this.buckets.get(bucket);
     if (!state || state.windowStart !== windowStart) {
       state = this.startBucket(bucket, windowStart);
@@ -75,6 +77,20 @@ export class RateLimiter {
     }
     state.lastHitAt = now;
     return this.verdict(state.known + state.pending, windowStart, now);
+  }
+
+  /**
+   * Whether the bucket is known to be past its limit, without counting a hit: a check before work
+   * that is counted only when it fails (a refused credential). It knows what this replica counted
+   * and what the last exchange with the store brought back.
+   */
+  exceeded(bucket: string): boolean {
+    const state = this.buckets.get(bucket);
+    return state?.windowStart === this.windowStartAt(this.now()) && state.known + state.pending > this.limit;
+  }
+
+  private windowStartAt(now: number): number {
+    return Math.floor(now / this.windowMs) * this.windowMs;
   }
 
   /**
@@ -105,7 +121,8 @@ export class RateLimiter {
       allowed: used <= this.limit,
       limit: this.limit,
       remaining: Math.max(0, this.limit - used),
-      resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
+      resetSeconds: Math.max(1, Math.ceil((windowStart + this.windowMs - now) / 1000)),
+      windowSeconds: this.windowMs / 1000,
     };
   }
 
@@ -148,7 +165,7 @@ export class RateLimiter {
     this.flushing = true;
     try {
       const now = this.now();
-      const currentWindow = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+      const currentWindow = this.windowStartAt(now);
       const sending = new Map<string, { state: BucketState; count: number }>();
       for (const [bucket, state] of this.buckets) {
         if (state.windowStart !== currentWindow) {

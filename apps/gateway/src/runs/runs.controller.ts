@@ -34,7 +34,8 @@ import type { FastifyReply } from 'fastify';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
-import { LiveRuns } from './live-runs.service.js';
+import { holdForStream, LiveHolds } from './live-holds.js';
+import { LiveRuns, type RunEventStream } from './live-runs.service.js';
 import { preferredWaitSeconds } from './prefer-header.util.js';
 
 /** Aborted when the client goes away before it was answered, so a wait lets go of the run at once. */
@@ -52,6 +53,7 @@ export class RunsController {
   constructor(
     private readonly rpc: RpcClient,
     private readonly live: LiveRuns,
+    private readonly holds: LiveHolds,
   ) {}
 
   @Post('workflows/:id/runs')
@@ -126,9 +128,14 @@ export class RunsController {
     const started = await this.rpc.request(RunnerSubjects.runsStart, principal, request);
     if (started.replayed) void reply.header('Idempotent-Replayed', 'true');
     const wait = preferredWaitSeconds(prefer);
-    if (wait === undefined) return started.run;
+    const release = wait === undefined ? null : this.holds.take(principal.organizationId);
+    if (wait === undefined || !release) return started.run;
     void reply.header('Preference-Applied', `wait=${wait}`);
-    return this.live.waitFor(principal, started.run.id, began + wait * 1000, left, started.run);
+    try {
+      return await this.live.waitFor(principal, started.run.id, began + wait * 1000, left, started.run);
+    } finally {
+      release();
+    }
   }
 
   @Get('workflows/:id/runs')
@@ -151,14 +158,21 @@ export class RunsController {
   })
   @ApiOkResponse({ type: WorkflowRunDto })
   @ApiErrors('invalid_request', 'run_not_found', 'service_unavailable')
-  get(
+  async get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Query() query: RunWaitQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    if (query.wait === undefined) return this.rpc.request(RunnerSubjects.runsGet, principal, { id });
-    return this.live.waitFor(principal, id, Date.now() + query.wait * 1000, clientLeft(reply));
+    const release = query.wait === undefined ? null : this.holds.take(principal.organizationId);
+    if (query.wait === undefined || !release) {
+      return this.rpc.request(RunnerSubjects.runsGet, principal, { id });
+    }
+    try {
+      return await this.live.waitFor(principal, id, Date.now() + query.wait * 1000, clientLeft(reply));
+    } finally {
+      release();
+    }
   }
 
   @Get('runs/:id/stream')
@@ -178,10 +192,21 @@ export class RunsController {
     @Param('id') id: string,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    const release = holdForStream(this.holds, principal, reply);
     const left = clientLeft(reply);
-    const stream = await this.live.stream(principal, id);
-    if (left.aborted) return stream.close();
-    left.addEventListener('abort', () => stream.close(), { once: true });
+    let stream: RunEventStream;
+    try {
+      stream = await this.live.stream(principal, id);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const close = () => {
+      stream.close();
+      release();
+    };
+    if (left.aborted) return close();
+    left.addEventListener('abort', close, { once: true });
     void reply
       .status(200)
       .headers({

@@ -1,0 +1,298 @@
+import { request } from 'node:http';
+
+import {
+  adminCli,
+  ApiClient,
+  createMember,
+  createOrganization,
+  type OrganizationFixture,
+  runningStack,
+  type ServiceProcess,
+  startExtraGateway,
+} from '#testing';
+
+const stack = runningStack();
+
+/**
+ * Sends the headers of a request that announces `announced` bytes of body, and only the first
+ * kilobyte of it: a server that read the body before answering would wait for the rest, and this
+ * would time out. Answers the status and error code of the answer.
+ */
+function sendHeadersOnly(
+  baseUrl: string,
+  path: string,
+  announced: number,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; code?: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(new URL(path, baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': announced, ...headers },
+    });
+    outgoing.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        outgoing.destroy();
+        resolve({ status: response.statusCode ?? 0, code: JSON.parse(text || '{}').error?.code });
+      });
+    });
+    outgoing.on('error', reject);
+    outgoing.write(`["${'x'.repeat(1024)}`);
+  });
+}
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+/**
+ * Limits count in fixed windows (a minute per address, an hour per key and organization): a test that
+ * counts to a limit first waits for a new window if the current one might end before it is done,
+ * since the count starts over then.
+ */
+async function inOneWindow<T>(windowMs: number, test: () => Promise<T>): Promise<T> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+  return test();
+}
+
+/** Each test its own client address, as a trusted proxy would report it: its own budgets. */
+let addresses = 0;
+const nextAddress = () => `203.0.113.${(addresses += 1)}`;
+
+describe('the edge: nothing heavy before authentication, limits for strangers and tenants', () => {
+  let org: OrganizationFixture;
+  const anonymous = new ApiClient(stack.baseUrl);
+
+  beforeAll(async () => {
+    org = await createOrganization(stack);
+  });
+
+  describe('bodies', () => {
+    it('answers a stranger before reading the body announced', async () => {
+      const big = 30 * 1024 * 1024;
+      expect(await sendHeadersOnly(stack.baseUrl, '/api/v1/projects', big)).toEqual({
+        status: 401,
+        code: 'unauthorized',
+      });
+      const forged = { authorization: 'Bearer fm_not-a-key' };
+      expect(await sendHeadersOnly(stack.baseUrl, '/api/v1/projects', big, forged)).toEqual({
+        status: 401,
+        code: 'unauthorized',
+      });
+      // No route takes a body there, whoever asks.
+      expect(await sendHeadersOnly(stack.baseUrl, '/api/v1/nothing-here', big)).toEqual({
+        status: 404,
+        code: 'not_found',
+      });
+      // Over the route's limit, a caller with a key is refused from the length alone.
+      const keyed = { authorization: `Bearer ${org.apiKey}` };
+      expect(await sendHeadersOnly(stack.baseUrl, '/api/v1/projects', big, keyed)).toEqual({
+        status: 413,
+        code: 'payload_too_large',
+      });
+      // Health answers meanwhile.
+      expect((await anonymous.get('/api/health')).status).toBe(200);
+    });
+
+    it('takes 1 MiB by default, and more on the routes that need it', async () => {
+      const megabyte = 'x'.repeat(1024 * 1024);
+      const project = await org.api.post('/api/v1/projects', { name: 'big', description: megabyte });
+      expect(project).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } });
+
+      // A query batch and a diagram may carry more.
+      const database = await org.api.post('/api/v1/databases', { name: `edge-${Date.now()}` });
+      expect(database.status).toBe(201);
+      const batch = await org.api.post(`/api/v1/databases/${database.body.id}/query`, {
+        statements: [{ sql: 'SELECT length(?) AS n', params: [megabyte] }],
+      });
+      // Counts come back as text: they may exceed what a JSON number holds exactly.
+      expect(batch).toMatchObject({ status: 200, body: { results: [{ rows: [['1048576']] }] } });
+      const projectId = (await org.api.post('/api/v1/projects', { name: 'Edge' })).body.id as string;
+      const workflow = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
+        name: 'Large diagram',
+        diagram: { nodes: [], edges: [], notes: megabyte },
+      });
+      expect(workflow.status).toBe(201);
+    });
+  });
+
+  describe('limits', () => {
+    let trusting: ServiceProcess;
+    let limited: ApiClient;
+    let untrusting: ServiceProcess;
+    let strict: ApiClient;
+
+    beforeAll(async () => {
+      const limits = {
+        AUTH_RATE_LIMIT_PER_MINUTE: '3',
+        HOOKS_RATE_LIMIT_PER_MINUTE: '3',
+        FAILED_CREDENTIALS_PER_MINUTE: '3',
+        ORGANIZATION_RATE_LIMIT_PER_HOUR: '6',
+      };
+      const [behindProxy, direct] = await Promise.all([
+        startExtraGateway(stack, 'gateway-edge-proxied', { ...limits, TRUST_PROXY: 'true' }),
+        startExtraGateway(stack, 'gateway-edge-direct', limits),
+      ]);
+      trusting = behindProxy.process;
+      limited = new ApiClient(behindProxy.baseUrl);
+      untrusting = direct.process;
+      strict = new ApiClient(direct.baseUrl);
+    });
+
+    afterAll(async () => {
+      await Promise.all([trusting?.stop(), untrusting?.stop()]);
+    });
+
+    it('limits sign-in attempts per client address', () =>
+      inOneWindow(MINUTE, async () => {
+        const address = nextAddress();
+        const attempt = (from: string) =>
+          limited.post(
+            '/api/auth/sign-in/email',
+            { email: 'nobody@example.com', password: 'wrong-password' },
+            { origin: limited.baseUrl, 'x-forwarded-for': from },
+          );
+        for (let index = 0; index < 3; index += 1) expect((await attempt(address)).status).toBe(401);
+        const refused = await attempt(address);
+        expect(refused).toMatchObject({ status: 429, body: { error: { code: 'rate_limited' } } });
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect((await attempt(nextAddress())).status).toBe(401);
+      }));
+
+    it('believes X-Forwarded-For only from a trusted proxy', () =>
+      inOneWindow(MINUTE, async () => {
+        // Every attempt names another address, and all of them come from this one connection.
+        const statuses: number[] = [];
+        for (let index = 0; index < 4; index += 1) {
+          const response = await strict.post(
+            '/api/auth/sign-in/email',
+            { email: 'nobody@example.com', password: 'wrong-password' },
+            { origin: strict.baseUrl, 'x-forwarded-for': nextAddress() },
+          );
+          statuses.push(response.status);
+        }
+        expect(statuses.at(-1)).toBe(429);
+      }));
+
+    it('limits webhook deliveries per client address', () =>
+      inOneWindow(MINUTE, async () => {
+        const address = nextAddress();
+        const deliver = () =>
+          limited.post('/hooks/unknown-connection', { event: 1 }, { 'x-forwarded-for': address });
+        for (let index = 0; index < 3; index += 1) expect((await deliver()).status).not.toBe(429);
+        expect((await deliver()).status).toBe(429);
+      }));
+
+    it('stops asking catalog about an address that keeps sending wrong keys', () =>
+      inOneWindow(MINUTE, async () => {
+        const address = nextAddress();
+        const guess = (token: string) =>
+          limited.withToken(token).get('/api/v1/projects', { 'x-forwarded-for': address });
+        for (let index = 0; index < 3; index += 1) {
+          expect((await guess(`fm_guess-${index}`)).body.error.code).toBe('unauthorized');
+        }
+        expect((await guess('fm_guess-again')).body.error.code).toBe('rate_limited');
+        // Another address is not affected.
+        const other = await limited
+          .withToken((await createOrganization(stack)).apiKey)
+          .get('/api/v1/projects', { 'x-forwarded-for': nextAddress() });
+        expect(other.status).toBe(200);
+      }));
+
+    it("limits an organization's requests across all its keys", () =>
+      inOneWindow(HOUR, async () => {
+        const fresh = await createOrganization(stack);
+        const { apiKey: secondKey } = await adminCli<{ apiKey: string }>(
+          ['key', 'create', '--org', fresh.organizationId],
+          stack.env,
+        );
+        const first = limited.withToken(fresh.apiKey);
+        const second = limited.withToken(secondKey);
+        for (let index = 0; index < 4; index += 1)
+          expect((await first.get('/api/v1/projects')).status).toBe(200);
+        for (let index = 0; index < 2; index += 1) {
+          const response = await second.get('/api/v1/projects');
+          expect(response.status).toBe(200);
+          // The organization's budget is the smaller one left, so the headers tell of it.
+          expect(response.headers.get('ratelimit-limit')).toBe('6');
+        }
+        const refused = await second.get('/api/v1/projects');
+        expect(refused).toMatchObject({ status: 429, body: { error: { code: 'rate_limited' } } });
+        expect(refused.body.error.message).toContain('organization');
+      }));
+  });
+
+  describe('browsers', () => {
+    it('refuses a change made with a session cookie from another origin', async () => {
+      const member = await createMember(stack, org.organizationId);
+      const signIn = await fetch(`${stack.baseUrl}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: stack.baseUrl },
+        body: JSON.stringify({ email: member.email, password: member.password }),
+      });
+      const cookie = signIn.headers
+        .getSetCookie()
+        .map((header) => header.split(';')[0])
+        .join('; ');
+      const create = (headers: Record<string, string>) =>
+        fetch(`${stack.baseUrl}/api/v1/projects`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'text/plain', ...headers },
+          body: JSON.stringify({ name: 'Forged' }),
+        });
+      const forged = await create({ origin: 'http://evil.test' });
+      expect(forged.status).toBe(403);
+      expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+      expect((await create({ 'sec-fetch-site': 'same-site' })).status).toBe(403);
+      expect((await create({})).status).toBe(403);
+      // Its own pages may; so may a bearer token, which no other site can make a browser send.
+      const own = await anonymous.post(
+        '/api/v1/projects',
+        { name: 'Mine' },
+        { cookie, origin: stack.baseUrl },
+      );
+      expect(own.status).toBe(201);
+      const bearer = await member.api.post(
+        '/api/v1/projects',
+        { name: 'Mine' },
+        { origin: 'http://evil.test' },
+      );
+      expect(bearer.status).toBe(201);
+      // Reads are not changes.
+      expect((await anonymous.get('/api/v1/projects', { cookie, origin: 'http://evil.test' })).status).toBe(
+        200,
+      );
+    });
+
+    it('answers every page and error with security headers, and never caches the console page', async () => {
+      for (const response of [
+        await fetch(`${stack.baseUrl}/api/v1/projects`),
+        await fetch(`${stack.baseUrl}/api/health`),
+        await fetch(`${stack.baseUrl}/workflows/any`, { headers: { accept: 'text/html' } }),
+      ]) {
+        const policy = response.headers.get('content-security-policy') ?? '';
+        expect(policy).toContain("frame-ancestors 'none'");
+        expect(policy).toContain("script-src 'self'");
+        expect(policy).toMatch(/style-src 'self'(;|$)/);
+        expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(response.headers.get('referrer-policy')).toBe('same-origin');
+        expect(response.headers.get('x-frame-options')).toBe('DENY');
+        // Served over plain HTTP (PUBLIC_URL), so no HSTS.
+        expect(response.headers.get('strict-transport-security')).toBeNull();
+      }
+      for (const path of ['/', '/workflows/any']) {
+        const page = await fetch(`${stack.baseUrl}${path}`, { headers: { accept: 'text/html' } });
+        expect(page.status).toBe(200);
+        expect(page.headers.get('cache-control')).toBe('no-cache');
+        const asset = (await page.text()).match(/\/assets\/[^"]+\.js/)?.[0];
+        expect(asset).toBeDefined();
+        const script = await fetch(`${stack.baseUrl}${asset}`);
+        expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      }
+      const reference = await fetch(`${stack.baseUrl}/docs/api`);
+      expect(reference.headers.get('content-security-policy')).toContain("style-src 'self' 'unsafe-inline'");
+    });
+  });
+});
