@@ -12,13 +12,19 @@ describe('edge route config', () => {
   it("writes a class's setting on each of its methods, where a method's own wins", () => {
     @SessionOnly()
     class Routes {
-      list() {}
+      list() {
+        return 'list';
+      }
 
       @Public('hooks')
-      receive() {}
+      receive() {
+        return 'receive';
+      }
 
       @LargeBody('query')
-      query() {}
+      query() {
+        return 'query';
+      }
     }
     expect(configOf(Routes.prototype.list)).toEqual({ access: 'session' });
     expect(configOf(Routes.prototype.receive)).toEqual({ access: 'public', addressLimit: 'hooks' });
