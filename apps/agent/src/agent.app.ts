@@ -1,4 +1,4 @@
-import { createLogger, loadConfig } from '#common';
+import { createLogger, loadConfig, refuseUnsafeProduction } from '#common';
 import { QueueGroups } from '#contracts';
 import { type AppEntry, bootstrapService } from '#nats';
 import { migrate } from '#persistence';
@@ -16,6 +16,7 @@ const agent = {
   },
   async start({ standalone }) {
     const config = loadConfig(AgentConfig);
+    refuseUnsafeProduction('agent', config);
     // Imported here, not above, so that migrating loads none of the service.
     const { AgentModule } = await import('./agent.module.js');
     return bootstrapService(AgentModule.forRoot(config), {

@@ -1,4 +1,4 @@
-import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { ServiceConfig } from '#common';
 import { APPROVAL_TTL_SECONDS } from '#contracts';
 import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
@@ -77,6 +77,10 @@ export class AgentConfig extends ServiceConfig {
     message: 'NATS_AGENT_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
   })
   NATS_AGENT_PASSWORD?: string;
+
+  override productionProblems(): string[] {
+    return natsProductionProblems(this.natsEndpoint);
+  }
 
   get natsEndpoint(): NatsEndpoint {
     return { url: this.NATS_URL, identity: 'agent', password: this.NATS_AGENT_PASSWORD };

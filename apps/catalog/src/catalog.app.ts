@@ -1,4 +1,4 @@
-import { createLogger, loadConfig } from '#common';
+import { createLogger, loadConfig, refuseUnsafeProduction } from '#common';
 import { QueueGroups } from '#contracts';
 import { type AppEntry, bootstrapService } from '#nats';
 import { migrate } from '#persistence';
@@ -21,6 +21,7 @@ const catalog = {
   },
   async start({ standalone }) {
     const config = loadConfig(CatalogConfig);
+    refuseUnsafeProduction('catalog', config);
     // Imported here, not above, so that migrating loads none of the service.
     const { CatalogModule } = await import('./catalog.module.js');
     return bootstrapService(CatalogModule.forRoot(config), {

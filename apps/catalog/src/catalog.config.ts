@@ -1,6 +1,8 @@
-import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
-import { ServiceConfig } from '#common';
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
+import { looksLikePlaceholder, ServiceConfig } from '#common';
 import { IsInt, IsOptional, IsString, Matches, Min, MinLength } from 'class-validator';
+
+const DEVELOPMENT_AUTH_SECRET = 'development-only-secret-change-me-please-0000';
 
 export class CatalogConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3101;
@@ -8,7 +10,7 @@ export class CatalogConfig extends ServiceConfig {
   /** Signs sessions and derives better-auth's keys; set a long random value in production. */
   @IsString()
   @MinLength(32, { message: 'AUTH_SECRET must be at least 32 characters' })
-  AUTH_SECRET: string = 'development-only-secret-change-me-please-0000';
+  AUTH_SECRET: string = DEVELOPMENT_AUTH_SECRET;
 
   /** The public address of the gateway, where browsers reach /api/auth. */
   @IsString()
@@ -39,6 +41,16 @@ export class CatalogConfig extends ServiceConfig {
     message: 'NATS_CATALOG_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
   })
   NATS_CATALOG_PASSWORD?: string;
+
+  override productionProblems(): string[] {
+    const problems = natsProductionProblems(this.natsEndpoint);
+    if (this.AUTH_SECRET === DEVELOPMENT_AUTH_SECRET || looksLikePlaceholder(this.AUTH_SECRET)) {
+      problems.push(
+        'set AUTH_SECRET to 32 or more random characters (openssl rand -base64 48): it signs every session, and this one is a development value or a placeholder',
+      );
+    }
+    return problems;
+  }
 
   get natsEndpoint(): NatsEndpoint {
     return { url: this.NATS_URL, identity: 'catalog', password: this.NATS_CATALOG_PASSWORD };

@@ -1,4 +1,4 @@
-import { createLogger, loadConfig } from '#common';
+import { createLogger, loadConfig, refuseUnsafeProduction } from '#common';
 import { QueueGroups } from '#contracts';
 import { type AppEntry, bootstrapService } from '#nats';
 import { migrate } from '#persistence';
@@ -16,6 +16,7 @@ const database = {
   },
   async start({ standalone }) {
     const config = loadConfig(DatabaseConfig);
+    refuseUnsafeProduction('database', config);
     if (!process.env.UV_THREADPOOL_SIZE) {
       // libuv sized its pool before this code ran, so only the environment can set it (deploy/Dockerfile).
       createLogger('database').warn(

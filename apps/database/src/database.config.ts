@@ -1,4 +1,4 @@
-import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { ServiceConfig } from '#common';
 import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RESULT_LIMIT_BYTES, MAX_BATCH_TIMEOUT_MS } from '#contracts';
 import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
@@ -85,6 +85,10 @@ export class DatabaseConfig extends ServiceConfig {
 
   get shard(): number {
     return shardOf(this.DATABASE_SHARD, this.HOSTNAME);
+  }
+
+  override productionProblems(): string[] {
+    return natsProductionProblems(this.natsEndpoint);
   }
 
   get natsEndpoint(): NatsEndpoint {

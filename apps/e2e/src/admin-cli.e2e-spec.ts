@@ -24,6 +24,22 @@ describe('admin CLI', () => {
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/No service is answering/) });
   });
 
+  it('writes its log lines to stderr, so stdout holds nothing but its answer', async () => {
+    // Without its password it warns that it connects anonymously, which this NATS then refuses.
+    const anonymous = Object.fromEntries(
+      Object.entries(stack.env).filter(([name]) => name !== 'NATS_ADMIN_PASSWORD'),
+    );
+    const refused = await adminCli(['org', 'create', '--name', 'Anonymous'], {
+      ...anonymous,
+      ADMIN_WAIT_MS: '0',
+    }).catch((error: { code?: number; stdout?: string; stderr?: string }) => error);
+    expect(refused).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringContaining('NATS_ADMIN_PASSWORD is not set'),
+    });
+  });
+
   it('waits for catalog to listen, then carries the command out', async () => {
     const creating = adminCli<{ organizationId: string; apiKey: string }>(
       ['org', 'create', '--name', 'Just after start'],

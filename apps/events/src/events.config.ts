@@ -1,5 +1,5 @@
-import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
-import { ServiceConfig } from '#common';
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
+import { looksLikePlaceholder, ServiceConfig } from '#common';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
@@ -66,6 +66,20 @@ export class EventsConfig extends ServiceConfig {
     message: 'NATS_EVENTS_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
   })
   NATS_EVENTS_PASSWORD?: string;
+
+  override productionProblems(): string[] {
+    const problems = natsProductionProblems(this.natsEndpoint);
+    const key = this.CONNECTIONS_ENCRYPTION_KEY;
+    // A key spelled out in hex may still be a phrase, as the development overlay's is.
+    const spelled =
+      key !== undefined && /^[0-9a-f]+$/i.test(key) ? Buffer.from(key, 'hex').toString('latin1') : key;
+    if (key === undefined || looksLikePlaceholder(key) || looksLikePlaceholder(spelled ?? '')) {
+      problems.push(
+        'set CONNECTIONS_ENCRYPTION_KEY to 32 random bytes (openssl rand -base64 32): without it, or with a known one, connection credentials are sealed with a key anyone can read',
+      );
+    }
+    return problems;
+  }
 
   get natsEndpoint(): NatsEndpoint {
     return { url: this.NATS_URL, identity: 'events', password: this.NATS_EVENTS_PASSWORD };

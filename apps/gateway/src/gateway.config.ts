@@ -1,10 +1,11 @@
-import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
+import type { ProductionChecked } from '#common';
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 import type { BodySize } from './auth/route-config.js';
 import { DEFAULT_CONSOLE_DIR } from './console/console-assets.js';
 
-export class GatewayConfig {
+export class GatewayConfig implements ProductionChecked {
   @IsInt()
   @Min(0)
   @Max(65535)
@@ -144,6 +145,10 @@ export class GatewayConfig {
       case 'diagram':
         return this.DIAGRAM_BODY_LIMIT_BYTES;
     }
+  }
+
+  productionProblems(): string[] {
+    return natsProductionProblems(this.natsEndpoint);
   }
 
   get natsEndpoint(): NatsEndpoint {

@@ -3,6 +3,7 @@ import {
   DomainException,
   loadConfig,
   memoizeValidationMetadata,
+  refuseUnsafeProduction,
   requestContext,
 } from '#common';
 import { REQUEST_ID_HEADER } from '#contracts';
@@ -52,6 +53,7 @@ function hasBodyToCutOff(request: FastifyRequest): boolean {
 export async function startGateway({ standalone, companions = [] }: AppStartOptions): Promise<RunningApp> {
   memoizeValidationMetadata();
   const config = loadConfig(GatewayConfig);
+  refuseUnsafeProduction('gateway', config);
   const logger = createLogger('gateway');
   const routes = new RouteTable();
   const consoleAssets = ConsoleAssets.at(config.CONSOLE_DIR);

@@ -1,4 +1,4 @@
-import { createLogger, loadConfig } from '#common';
+import { createLogger, loadConfig, refuseUnsafeProduction } from '#common';
 import { QueueGroups } from '#contracts';
 import { type AppEntry, bootstrapService } from '#nats';
 import { migrate } from '#persistence';
@@ -16,6 +16,7 @@ const runner = {
   },
   async start({ standalone }) {
     const config = loadConfig(RunnerConfig);
+    refuseUnsafeProduction('runner', config);
     // Imported here, not above, so that migrating loads none of the service.
     const { RunnerModule } = await import('./runner.module.js');
     return bootstrapService(RunnerModule.forRoot(config), {

@@ -1,4 +1,4 @@
-import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { ServiceConfig } from '#common';
 import { IsIn, IsInt, IsOptional, Matches, Min } from 'class-validator';
 
@@ -83,6 +83,10 @@ export class RunnerConfig extends ServiceConfig {
     message: 'NATS_RUNNER_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
   })
   NATS_RUNNER_PASSWORD?: string;
+
+  override productionProblems(): string[] {
+    return natsProductionProblems(this.natsEndpoint);
+  }
 
   get natsEndpoint(): NatsEndpoint {
     return { url: this.NATS_URL, identity: 'runner', password: this.NATS_RUNNER_PASSWORD };

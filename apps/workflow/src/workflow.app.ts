@@ -1,4 +1,4 @@
-import { createLogger, loadConfig } from '#common';
+import { createLogger, loadConfig, refuseUnsafeProduction } from '#common';
 import { QueueGroups } from '#contracts';
 import { type AppEntry, bootstrapService } from '#nats';
 import { migrate } from '#persistence';
@@ -16,6 +16,7 @@ const workflow = {
   },
   async start({ standalone }) {
     const config = loadConfig(WorkflowConfig);
+    refuseUnsafeProduction('workflow', config);
     // Imported here, not above, so that migrating loads none of the service.
     const { WorkflowModule } = await import('./workflow.module.js');
     return bootstrapService(WorkflowModule.forRoot(config), {

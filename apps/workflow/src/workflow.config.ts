@@ -1,4 +1,4 @@
-import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
+import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { ServiceConfig } from '#common';
 import { IsInt, IsOptional, Matches, Min } from 'class-validator';
 
@@ -52,6 +52,10 @@ export class WorkflowConfig extends ServiceConfig {
     message: 'NATS_WORKFLOW_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
   })
   NATS_WORKFLOW_PASSWORD?: string;
+
+  override productionProblems(): string[] {
+    return natsProductionProblems(this.natsEndpoint);
+  }
 
   get natsEndpoint(): NatsEndpoint {
     return { url: this.NATS_URL, identity: 'workflow', password: this.NATS_WORKFLOW_PASSWORD };

@@ -15,6 +15,17 @@ export function currentRequestId(): string | undefined {
 }
 
 let root: Logger | undefined;
+/** File descriptor the root logger writes to: stdout, but for a command whose stdout is its answer. */
+let logFd = 1;
+
+/**
+ * Sends every log line of this process to stderr, for a command line tool whose stdout carries its
+ * answer (`npm run admin -- … --json | jq`). Call it before anything logs.
+ */
+export function logToStderr(): void {
+  if (root) throw new Error('logToStderr must be called before the first logger is made');
+  logFd = 2;
+}
 
 /**
  * A service's logger: a child of one root logger per process, so services that share a process (the
@@ -27,7 +38,7 @@ export function createLogger(service: string): Logger {
 
 function createRootLogger(): Logger {
   const pretty = process.env.LOG_FORMAT === 'pretty';
-  return pino({
+  const options = {
     level: process.env.LOG_LEVEL ?? 'info',
     base: {},
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -39,11 +50,17 @@ function createRootLogger(): Logger {
       ? {
           transport: {
             target: 'pino-pretty',
-            options: { colorize: true, ignore: 'pid,hostname', messageFormat: '[{service}] {msg}' },
+            options: {
+              colorize: true,
+              ignore: 'pid,hostname',
+              messageFormat: '[{service}] {msg}',
+              destination: logFd,
+            },
           },
         }
       : {}),
-  });
+  };
+  return pretty || logFd === 1 ? pino(options) : pino(options, pino.destination({ fd: logFd, sync: true }));
 }
 
 /** Lets Nest write its own start-up and error lines through pino. */

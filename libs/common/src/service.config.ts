@@ -1,10 +1,12 @@
 import { IsInt, IsString, Max, Min } from 'class-validator';
 
+import type { ProductionChecked } from './production.util.js';
+
 /**
  * What every NATS service reads from the environment. A service's configuration class extends it and
  * sets its own `HEALTH_PORT` default.
  */
-export class ServiceConfig {
+export abstract class ServiceConfig implements ProductionChecked {
   @IsString()
   DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -30,4 +32,7 @@ export class ServiceConfig {
   @Min(0)
   @Max(65535)
   HEALTH_PORT: number = 0;
+
+  /** What this service lacks to run in production (`refuseUnsafeProduction`). */
+  abstract productionProblems(): string[];
 }

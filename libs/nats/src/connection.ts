@@ -13,6 +13,15 @@ export interface NatsEndpoint {
 
 const warned = new Set<NatsIdentity>();
 
+/** What keeps an app's NATS connection from being fit for production, for `refuseUnsafeProduction`. */
+export function natsProductionProblems({ identity, password }: NatsEndpoint): string[] {
+  return password === undefined
+    ? [
+        `set ${passwordVariableOf(identity)}: without it ${identity} connects to NATS anonymously, and anything that reaches NATS can act as any organization (npm run nats -- passwords)`,
+      ]
+    : [];
+}
+
 /** The options every connection of an identity shares, the RPC server's included. */
 export function natsConnectionOptions({ url, identity, password }: NatsEndpoint): ConnectionOptions {
   if (password === undefined && !warned.has(identity)) {

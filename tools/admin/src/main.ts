@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 
+import { logToStderr } from '#common';
+
 import {
   CatalogSubjects,
   DatabaseSubjects,
@@ -219,6 +221,8 @@ async function main(): Promise<number> {
   }
 }
 
+// Stdout is the answer (one JSON document with --json); warnings on the way are for the operator.
+logToStderr();
 try {
   process.exitCode = await main();
 } catch (error) {

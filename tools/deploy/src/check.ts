@@ -7,10 +7,12 @@ for (const overlay of OVERLAYS) {
   const objects = renderOverlay(overlay);
   const problems = [
     ...schemaProblems(objects),
-    // Production's nats-credentials Secret is made by the operator (deploy/README.md).
+    // Production's Secrets are made by the operator (deploy/README.md).
     ...ruleProblems(
       objects,
-      overlay === 'production' ? { externalSecrets: ['nats-credentials'], natsNodes: 3 } : {},
+      overlay === 'production'
+        ? { externalSecrets: ['nats-credentials', 'flowmesh-secrets'], natsNodes: 3 }
+        : {},
     ),
   ];
   failed ||= problems.length > 0;

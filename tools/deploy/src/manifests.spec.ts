@@ -9,8 +9,8 @@ import {
 /** Every overlay renders, passes the Kubernetes API schemas and the rules; each rule can fail. */
 const OPTIONS: Record<string, RuleOptions> = {
   development: {},
-  // Production's nats-credentials Secret is made by the operator (deploy/README.md).
-  production: { externalSecrets: ['nats-credentials'], natsNodes: 3 },
+  // Production's Secrets are made by the operator (deploy/README.md).
+  production: { externalSecrets: ['nats-credentials', 'flowmesh-secrets'], natsNodes: 3 },
 };
 
 describe('deploy manifests', () => {
