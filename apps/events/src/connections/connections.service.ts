@@ -108,8 +108,7 @@ export class ConnectionsService {
 
   /** Where an `http` connection's headers may go: owners and admins. */
   async update(principal: Principal, id: string, input: UpdateConnectionDto): Promise<ConnectionDto> {
-    checkManager(principal);
-    const sealed = await this.findOwned(principal.organizationId, id);
+    const sealed = await this.findManaged(principal, id);
     const provider = this.providers.get(sealed.integrationId);
     if (!provider.configure) {
       throw DomainException.invalidRequest([
@@ -123,8 +122,7 @@ export class ConnectionsService {
 
   /** A new secret for `webhook__send` of a webhook connection, shown this once: owners and admins. */
   async rotateSendingSecret(principal: Principal, id: string): Promise<SendingSecretDto> {
-    checkManager(principal);
-    const sealed = await this.findOwned(principal.organizationId, id);
+    const sealed = await this.findManaged(principal, id);
     const provider = this.providers.get(sealed.integrationId);
     if (!provider.rotateSendingSecret) {
       throw DomainException.invalidRequest([
@@ -142,8 +140,8 @@ export class ConnectionsService {
   }
 
   async delete(principal: Principal, id: string): Promise<DeletedDto> {
-    checkManager(principal);
-    if (!isId(id) || !(await this.connections.delete(principal.organizationId, id))) throw notFound(id);
+    await this.findManaged(principal, id);
+    if (!(await this.connections.delete(principal.organizationId, id))) throw notFound(id);
     this.opened.delete(id);
     return { deleted: true };
   }
@@ -186,9 +184,14 @@ export class ConnectionsService {
     return this.providers.get(integrationId).settings?.(credentials) ?? {};
   }
 
-  private async findOwned(organizationId: string, id: string): Promise<SealedConnection> {
+  /**
+   * The organization's connection, for a caller who may change it. Another organization's is not
+   * found whoever asks, as everywhere; the role is checked after, so it tells nothing about them.
+   */
+  private async findManaged(principal: Principal, id: string): Promise<SealedConnection> {
     const sealed = isId(id) ? await this.connections.findSealed(id) : null;
-    if (!sealed || sealed.organizationId !== organizationId) throw notFound(id);
+    if (!sealed || sealed.organizationId !== principal.organizationId) throw notFound(id);
+    checkManager(principal);
     return sealed;
   }
 
