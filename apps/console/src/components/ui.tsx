@@ -116,13 +116,21 @@ export function formatDuration(ms: number | null | undefined): string {
 }
 
 /** A value shown once (a key, a webhook secret), with a button that copies it. */
-export function SecretOnce({ label, value }: { label: string; value: string }) {
+export function SecretOnce({
+  label,
+  value,
+  testId = 'secret-value',
+}: {
+  label: string;
+  value: string;
+  testId?: string;
+}) {
   return (
     <div className="notice success" role="status">
       <p>
         <strong>{label}</strong> It is shown once: copy it now.
       </p>
-      <code className="secret" data-testid="secret-value">
+      <code className="secret" data-testid={testId}>
         {value}
       </code>{' '}
       <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(value)}>
