@@ -102,6 +102,28 @@ export function Field({
   );
 }
 
+/** A form's submit button, held while it saves, and its Cancel. */
+export function SaveOrCancel({
+  label,
+  pending,
+  onCancel,
+}: {
+  label: string;
+  pending: boolean;
+  onCancel: () => void;
+}) {
+  return (
+    <div className="row">
+      <button type="submit" disabled={pending}>
+        {label}
+      </button>
+      <button type="button" className="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);

@@ -9,6 +9,7 @@ import {
   formatTime,
   PageHeader,
   QueryView,
+  SaveOrCancel,
   SecretOnce,
   StatusBadge,
 } from '../components/ui';
@@ -349,14 +350,7 @@ function OriginsForm({ connection, onDone }: { connection: Connection; onDone: (
         )}
       </Field>
       <ErrorNotice error={save.error} title="Could not save the origins." />
-      <div className="row">
-        <button type="submit" disabled={save.isPending}>
-          Save origins
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <SaveOrCancel label="Save origins" pending={save.isPending} onCancel={onDone} />
     </form>
   );
 }
