@@ -1,4 +1,5 @@
 import {
+  adminCli,
   type ApiClient,
   chainOf,
   createConnection,
@@ -682,6 +683,20 @@ describe('apps and events', () => {
       const headers = sent!.headers as Record<string, string>;
       expect(() => new Webhook(rotated.body.sendingSecret).verify(sent!.body, headers)).not.toThrow();
       expect(() => new Webhook(webhook.sendingSecret!).verify(sent!.body, headers)).toThrow();
+      // Operators rotate with the admin CLI.
+      const byOperator = await adminCli<{ sendingSecret: string }>(
+        [
+          'connection',
+          'rotate-sending-secret',
+          '--org',
+          org.organizationId,
+          '--connection',
+          webhook.connectionId,
+        ],
+        stack.env,
+      );
+      expect(byOperator.sendingSecret).toMatch(/^whsec_/);
+      expect(byOperator.sendingSecret).not.toBe(rotated.body.sendingSecret);
 
       expect((await admin.api.delete(`/app/connections/${made.body.id}`)).status).toBe(200);
       expect((await admin.api.delete(`/app/connections/${webhook.connectionId}`)).status).toBe(200);
