@@ -130,7 +130,6 @@ export class ConnectionsService {
       ]);
     }
     const { credentials, sendingSecret } = provider.rotateSendingSecret(this.openBox(sealed));
-    if (sendingSecret === undefined) throw new Error(`${sealed.integrationId} rotated no secret`);
     await this.reseal(sealed, credentials);
     return { sendingSecret };
   }

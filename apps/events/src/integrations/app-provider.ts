@@ -41,6 +41,12 @@ export interface Connected {
   sendingSecret?: string;
 }
 
+/** A new sending secret: the credentials to keep, and the secret to show once. */
+export interface Rotated {
+  credentials: Record<string, unknown>;
+  sendingSecret: string;
+}
+
 /**
  * One app integration. The built-in ones live in this service; an external app-connection service
  * would implement the same operations behind NATS. Each throws a DomainException whose message a
@@ -64,7 +70,7 @@ export interface AppProvider {
   /** The credentials to keep once `settings` change (invalid_request when they do not apply). */
   configure?(credentials: Record<string, unknown>, settings: ConnectionSettings): Record<string, unknown>;
   /** A new secret for what the connection sends: the credentials to keep, and the secret to show once. */
-  rotateSendingSecret?(credentials: Record<string, unknown>): Connected;
+  rotateSendingSecret?(credentials: Record<string, unknown>): Rotated;
 }
 
 /** The app refused the connection itself (revoked credentials, a gone URL): it becomes unhealthy. */

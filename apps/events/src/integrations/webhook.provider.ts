@@ -9,6 +9,7 @@ import type {
   Connected,
   InboundEvent,
   OpenConnection,
+  Rotated,
 } from './app-provider.js';
 import { excerpt, headersInput, readAnswer, textInput } from './input.util.js';
 import { newWebhookSecret } from './webhook-secret.js';
@@ -37,7 +38,7 @@ export class WebhookProvider implements AppProvider {
     return { credentials: { secret, sendingSecret }, secret, sendingSecret };
   }
 
-  rotateSendingSecret(credentials: Record<string, unknown>): Connected {
+  rotateSendingSecret(credentials: Record<string, unknown>): Rotated {
     const sendingSecret = newWebhookSecret();
     return { credentials: { ...credentials, sendingSecret }, sendingSecret };
   }
