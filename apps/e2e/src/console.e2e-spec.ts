@@ -358,7 +358,7 @@ describe('console', () => {
     expect(refusal).not.toContain('skill_name_taken');
   });
 
-  it('connects a webhook app, shows its URL and secret once, and deletes it', async () => {
+  it("connects apps, shows a webhook's URL and secrets once, sets where headers go, and deletes", async () => {
     await nav('Connections').click();
     await page.getByText('No apps connected yet.').waitFor();
     await page.getByLabel('App', { exact: true }).selectOption('webhook');
@@ -366,14 +366,55 @@ describe('console', () => {
     await page.getByRole('button', { name: 'Connect' }).click();
     const url = await page.getByTestId('webhook-url').textContent();
     expect(url).toMatch(new RegExp(`^${stack.baseUrl}/hooks/[0-9a-f-]{36}$`));
-    expect(await page.getByTestId('secret-value').textContent()).toMatch(/^whsec_/);
+    const secrets = [
+      await page.getByTestId('secret-value').textContent(),
+      await page.getByTestId('sending-secret-value').textContent(),
+    ];
+    expect(secrets).toEqual([expect.stringMatching(/^whsec_/), expect.stringMatching(/^whsec_/)]);
+    expect(secrets[0]).not.toBe(secrets[1]);
     await page.getByRole('row', { name: /Shop/ }).getByText('healthy').waitFor();
     await page.getByLabel('App', { exact: true }).selectOption('slack');
     await page.getByLabel('Name', { exact: true }).fill('Team');
     await page.getByLabel('Slack incoming-webhook URL').fill('https://hooks.slack.example/T000/B000/XXX');
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.getByRole('row', { name: /Team/ }).waitFor();
+    await page.getByLabel('App', { exact: true }).selectOption('http');
+    await page.getByLabel('Name', { exact: true }).fill('Billing API');
+    await page.getByLabel('Headers sent with requests').fill('{"Authorization": "Bearer t0ken"}');
+    await page.getByLabel('Origins the headers may be sent to').fill('https://API.billing.example:443');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page
+      .getByRole('row', { name: /Billing API/ })
+      .getByText('https://api.billing.example')
+      .waitFor();
     await check(page, 'connections');
+
+    await page.getByRole('button', { name: 'Set origins of Billing API' }).click();
+    await page
+      .getByLabel('Origins the headers of Billing API may be sent to')
+      .fill('https://v2.billing.example');
+    await page.getByRole('button', { name: 'Save origins' }).click();
+    await page
+      .getByRole('row', { name: /Billing API/ })
+      .getByText('https://v2.billing.example')
+      .waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'New sending secret of Shop' }).click();
+    await page.getByText(/the previous one no longer signs/).waitFor();
+    expect(await page.getByTestId('rotated-secret-value').textContent()).toMatch(/^whsec_/);
+
+    // A member connects apps but neither changes nor deletes them: no such buttons.
+    const member = await createMember(stack, org.organizationId, 'member');
+    const memberPage = await browser.signIn(member.email, member.password);
+    await memberPage.goto('/connections');
+    await memberPage.getByRole('row', { name: /Billing API/ }).waitFor();
+    expect(
+      await memberPage
+        .getByRole('button', { name: /^(Delete|Set origins of|New sending secret of) / })
+        .count(),
+    ).toBe(0);
+    await memberPage.context().close();
+
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete Team' }).click();
     await page.getByRole('row', { name: /Team/ }).waitFor({ state: 'detached' });

@@ -47,10 +47,14 @@ describe('events: private networks and crashes', () => {
     const target = await HttpTarget.start();
     try {
       await createConnection(stack.description, org.organizationId, 'http');
+      const port = new URL(target.url).port;
       for (const url of [
         `${target.url}/private`,
-        `http://localhost:${new URL(target.url).port}/private`,
+        `http://localhost:${port}/private`,
         'http://10.0.0.1/',
+        // IPv4-compatible IPv6 forms of loopback and of the cloud metadata address.
+        `http://[::7f00:1]:${port}/private`,
+        'http://[::a9fe:a9fe]/latest/meta-data/',
       ]) {
         const workflowId = await publish(
           chainOf(
@@ -66,8 +70,9 @@ describe('events: private networks and crashes', () => {
           },
           { what: `run of ${url} to fail`, timeoutMs: 15_000 },
         );
+        // Refused before connecting: not a connection that failed (ECONNREFUSED, ENETUNREACH).
         expect(run.steps.find((step: any) => step.nodeId === 'call').error).toMatch(
-          /private|not allowed|refus/i,
+          /private address; requests to private networks are not allowed/,
         );
       }
       expect(target.received).toEqual([]);

@@ -1,4 +1,5 @@
 import {
+  adminCli,
   type ApiClient,
   chainOf,
   createConnection,
@@ -535,15 +536,17 @@ describe('apps and events', () => {
     // The organization has other http connections (see subscription_failed): actions name this one.
     let connectionId: string;
 
+    let elsewhere: HttpTarget;
+
     beforeAll(async () => {
-      target = await HttpTarget.start();
+      [target, elsewhere] = await Promise.all([HttpTarget.start(), HttpTarget.start()]);
       ({ connectionId } = await createConnection(stack, org.organizationId, 'http', {
-        config: { headers: { 'x-app-token': 'secret-token' } },
+        config: { headers: { 'x-app-token': 'secret-token' }, allowedOrigins: [target.url] },
       }));
     });
 
     afterAll(async () => {
-      await target?.stop();
+      await Promise.all([target?.stop(), elsewhere?.stop()]);
     });
 
     async function runOf(workflowId: string, input: unknown) {
@@ -585,6 +588,118 @@ describe('apps and events', () => {
       ]);
       expect(calls.map((call) => JSON.parse(call.body))).toEqual([{ name: 'Ada' }, { name: 'Ada' }]);
       expect(calls[0]!.headers['x-app-token']).toBe('secret-token');
+    });
+
+    it("sends the connection's headers to its allowed origin only: not to another, not across a redirect", async () => {
+      // Two servers on two ports are two origins; the connection allows the first one only.
+      target.respond('/hop', { status: 307, headers: { location: `${elsewhere.url}/landed` } });
+      const call = (id: string, url: string) =>
+        nodes.action('call-' + id, 'http__request', { method: 'POST', url, body: { id } }, { connectionId });
+      const workflowId = await workflow(
+        org.api,
+        chainOf(
+          nodes.trigger('t'),
+          call('mine', `${target.url}/mine`),
+          call('direct', `${elsewhere.url}/direct`),
+          call('hop', `${target.url}/hop`),
+        ),
+      );
+      expect((await runOf(workflowId, {})).status).toBe('complete');
+      const token = (request: { headers: Record<string, unknown> }) => request.headers['x-app-token'];
+      expect(target.requestsTo('/mine').map(token)).toEqual(['secret-token']);
+      expect(target.requestsTo('/hop').map(token)).toEqual(['secret-token']);
+      // Each request reached the other origin, without the token; the redirect kept its body.
+      expect(elsewhere.received.map((request) => [request.path, token(request), request.body])).toEqual([
+        ['/direct', undefined, '{"id":"direct"}'],
+        ['/landed', undefined, '{"id":"hop"}'],
+      ]);
+
+      // A failure there says why the app may not have known the caller.
+      elsewhere.respond('/refused', { status: 401, body: { error: 'who are you?' } });
+      const refused = await workflow(
+        org.api,
+        chainOf(nodes.trigger('t'), call('x', `${elsewhere.url}/refused`)),
+      );
+      const failed = await runOf(refused, {});
+      expect(failed.steps.find((step: any) => step.nodeId === 'call-x').error).toContain(
+        `the connection's headers were not sent to ${elsewhere.url}`,
+      );
+    });
+
+    it('lets an admin move where headers go, rotate a sending secret and delete; members connect with origins', async () => {
+      const member = await createMember(stack, org.organizationId);
+      const admin = await createMember(stack, org.organizationId, 'admin');
+      const config = {
+        headers: { authorization: 'Bearer t' },
+        allowedOrigins: ['https://API.example.com:443'],
+      };
+      const made = await member.api.post('/app/connections', { integrationId: 'http', name: 'Api', config });
+      expect(made).toMatchObject({ status: 201, body: { allowedOrigins: ['https://api.example.com'] } });
+      const unbound = await member.api.post('/app/connections', {
+        integrationId: 'http',
+        name: 'Unbound',
+        config: { headers: { authorization: 'Bearer t' } },
+      });
+      expect(unbound.status).toBe(400);
+      expect(unbound.body.error.details.issues).toEqual([
+        { path: 'config.allowedOrigins', message: expect.stringMatching(/origins/) },
+      ]);
+
+      const moved = await admin.api.patch(`/app/connections/${made.body.id}`, {
+        allowedOrigins: [target.url],
+      });
+      expect(moved).toMatchObject({ status: 200, body: { id: made.body.id, allowedOrigins: [target.url] } });
+      const listed = await member.api.listAll('/app/connections');
+      expect(listed.find((connection) => connection.id === made.body.id).allowedOrigins).toEqual([
+        target.url,
+      ]);
+      expect(JSON.stringify(listed)).not.toContain('Bearer t');
+      expect(
+        (await admin.api.patch(`/app/connections/${hook.connectionId}`, { allowedOrigins: [target.url] }))
+          .status,
+      ).toBe(400);
+
+      const webhook = await createConnection(stack, org.organizationId, 'webhook');
+      const rotated = await admin.api.post(`/app/connections/${webhook.connectionId}/sending-secret`, {});
+      expect(rotated.status).toBe(201);
+      expect(rotated.body.sendingSecret).toMatch(/^whsec_/);
+      expect([webhook.secret, webhook.sendingSecret]).not.toContain(rotated.body.sendingSecret);
+      const workflowId = await workflow(
+        org.api,
+        chainOf(
+          nodes.trigger('t'),
+          nodes.action(
+            'send',
+            'webhook__send',
+            { url: `${target.url}/rotated`, body: {} },
+            {
+              connectionId: webhook.connectionId,
+            },
+          ),
+        ),
+      );
+      expect((await runOf(workflowId, {})).status).toBe('complete');
+      const [sent] = target.requestsTo('/rotated');
+      const headers = sent!.headers as Record<string, string>;
+      expect(() => new Webhook(rotated.body.sendingSecret).verify(sent!.body, headers)).not.toThrow();
+      expect(() => new Webhook(webhook.sendingSecret!).verify(sent!.body, headers)).toThrow();
+      // Operators rotate with the admin CLI.
+      const byOperator = await adminCli<{ sendingSecret: string }>(
+        [
+          'connection',
+          'rotate-sending-secret',
+          '--org',
+          org.organizationId,
+          '--connection',
+          webhook.connectionId,
+        ],
+        stack.env,
+      );
+      expect(byOperator.sendingSecret).toMatch(/^whsec_/);
+      expect(byOperator.sendingSecret).not.toBe(rotated.body.sendingSecret);
+
+      expect((await admin.api.delete(`/app/connections/${made.body.id}`)).status).toBe(200);
+      expect((await admin.api.delete(`/app/connections/${webhook.connectionId}`)).status).toBe(200);
     });
 
     it('fails the step when the app does not answer within timeoutMs', async () => {
@@ -629,10 +744,28 @@ describe('apps and events', () => {
       expect(sent).toMatchObject({ method: 'POST' });
       expect(JSON.parse(sent!.body)).toEqual({ hello: 'world' });
       expect(sent!.headers['idempotency-key']).toBe(`${run.id}:send:1`);
-      // Signed with the connection's secret, so the receiver can check where it came from.
-      expect(() =>
-        new Webhook(other.secret!).verify(sent!.body, sent!.headers as Record<string, string>),
-      ).not.toThrow();
+      // Signed with the connection's sending secret, so the receiver can check where it came from,
+      const headers = sent!.headers as Record<string, string>;
+      expect(() => new Webhook(other.sendingSecret!).verify(sent!.body, headers)).not.toThrow();
+      // and not with the secret our ingress verifies: replayed to /hooks/{id}, it is refused, unstored.
+      expect(() => new Webhook(other.secret!).verify(sent!.body, headers)).toThrow();
+      const replayed = await deliver(stack.baseUrl, other.connectionId, {
+        body: sent!.body,
+        headers: Object.fromEntries(
+          ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [
+            name,
+            headers[name]!,
+          ]),
+        ),
+      });
+      expect({ status: replayed.status, code: (replayed.body as any)?.error?.code }).toEqual({
+        status: 401,
+        code: 'unauthorized',
+      });
+      const { rows } = await db.query(`SELECT payload FROM events.app_events WHERE connection_id = $1`, [
+        other.connectionId,
+      ]);
+      expect(rows.map((row) => JSON.parse(row.payload).marker)).toEqual(['send']);
     });
 
     it('posts slack__post_message through the connection, and marks it unhealthy when Slack refuses it', async () => {

@@ -256,6 +256,20 @@ describe('tenant isolation', () => {
       as: 'member',
       codes: ['agent_not_found'],
     },
+    {
+      method: 'PATCH',
+      route: '/app/connections/{id}',
+      body: { allowedOrigins: ['https://intruder.example'] },
+      as: 'member',
+      codes: ['not_found'],
+    },
+    {
+      method: 'POST',
+      route: '/app/connections/{id}/sending-secret',
+      body: {},
+      as: 'member',
+      codes: ['not_found'],
+    },
     { method: 'DELETE', route: '/app/connections/{id}', as: 'member', codes: ['not_found'] },
     { method: 'DELETE', route: '/app/keys/{id}', as: 'member', codes: ['not_found'] },
   ];
@@ -356,5 +370,27 @@ describe('tenant isolation', () => {
     expect(answer.status).toBeLessThan(500);
     const events = await owner.api.listAll(`/api/v1/workflows/${ids.workflow}/events`);
     expect(events.map((event) => event.id)).toEqual([ids.event]);
+  });
+
+  it('lets a member of the organization connect apps, but change, rotate and delete none of its connections', async () => {
+    const member = await createMember(stack, owner.organizationId, 'member');
+    const api = await createConnection(stack, owner.organizationId, 'http', {
+      config: { headers: { authorization: 'Bearer owner' }, allowedOrigins: ['https://api.example.com'] },
+    });
+    const before = await ownerMember.api.listAll('/app/connections');
+    const answers = await Promise.all([
+      member.api.patch(`/app/connections/${api.connectionId}`, {
+        allowedOrigins: ['https://member.example'],
+      }),
+      member.api.post(`/app/connections/${ids.connection}/sending-secret`, {}),
+      member.api.delete(`/app/connections/${ids.connection}`),
+      member.api.delete(`/app/connections/${api.connectionId}`),
+    ]);
+    expect(answers.map((answer) => [answer.status, answer.body?.error?.code])).toEqual(
+      answers.map(() => [403, 'forbidden']),
+    );
+    expect(await ownerMember.api.listAll('/app/connections')).toEqual(before);
+    const made = await member.api.post('/app/connections', { integrationId: 'webhook', name: 'Members may' });
+    expect(made.status).toBe(201);
   });
 });

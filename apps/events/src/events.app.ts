@@ -3,6 +3,7 @@ import { QueueGroups } from '#contracts';
 import { type AppEntry, bootstrapService } from '#nats';
 import { migrate } from '#persistence';
 
+import { CredentialCipher } from './connections/credential-cipher.js';
 import { EventsConfig } from './events.config.js';
 import { eventsDataSource } from './events.data-source.js';
 
@@ -11,7 +12,8 @@ const events = {
   async migrate() {
     const config = loadConfig(EventsConfig);
     const logger = createLogger('events');
-    const applied = await migrate(eventsDataSource(config.DATABASE_URL));
+    const cipher = CredentialCipher.fromEnvironment(config.CONNECTIONS_ENCRYPTION_KEY);
+    const applied = await migrate(eventsDataSource(config.DATABASE_URL, cipher));
     logger.info({ applied }, 'events migrations are up to date');
   },
   async start({ standalone }) {

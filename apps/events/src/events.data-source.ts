@@ -1,15 +1,22 @@
 import type { ServiceDataSourceOptions } from '#persistence';
 
-import { AppEventEntity } from './events/app-event.entity.js';
+import type { CredentialCipher } from './connections/credential-cipher.js';
 import { ConnectionEntity } from './connections/connection.entity.js';
+import { AppEventEntity } from './events/app-event.entity.js';
 import { EventsInitial1764500000000 } from './migrations/1764500000000-events-initial.js';
+import { webhookSendingSecrets } from './migrations/1765100000000-webhook-sending-secrets.js';
 
-export function eventsDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
+/** `cipher` opens and seals credentials for the migrations that change them. */
+export function eventsDataSource(
+  url: string,
+  cipher: CredentialCipher,
+  poolSize?: number,
+): ServiceDataSourceOptions {
   return {
     url,
     schema: 'events',
     entities: [ConnectionEntity, AppEventEntity],
-    migrations: [EventsInitial1764500000000],
+    migrations: [EventsInitial1764500000000, webhookSendingSecrets(cipher)],
     ...(poolSize === undefined ? {} : { poolSize }),
   };
 }

@@ -46,10 +46,13 @@ export class EventsModule implements OnApplicationShutdown {
   ) {}
 
   static forRoot(config: EventsConfig): DynamicModule {
+    const cipher = CredentialCipher.fromEnvironment(config.CONNECTIONS_ENCRYPTION_KEY);
     return {
       module: EventsModule,
       imports: [
-        ServiceDatabaseModule.forRoot(eventsDataSource(config.DATABASE_URL, config.DATABASE_POOL_SIZE)),
+        ServiceDatabaseModule.forRoot(
+          eventsDataSource(config.DATABASE_URL, cipher, config.DATABASE_POOL_SIZE),
+        ),
         HealthModule,
       ],
       controllers: [
@@ -94,10 +97,7 @@ export class EventsModule implements OnApplicationShutdown {
               () => nats.streamCheck('events_stream', queue, jobs.definition),
             ]),
         },
-        {
-          provide: CredentialCipher,
-          useValue: CredentialCipher.fromEnvironment(config.CONNECTIONS_ENCRYPTION_KEY),
-        },
+        { provide: CredentialCipher, useValue: cipher },
         {
           provide: OutboundHttp,
           useValue: new OutboundHttp(config.ACTIONS_ALLOW_PRIVATE_NETWORKS, config.ACTION_RESPONSE_MAX_BYTES),

@@ -6,8 +6,10 @@ import type { StackDescription } from './test-stack.js';
 
 export interface Connection {
   connectionId: string;
-  /** The `whsec_…` secret of a webhook connection. */
+  /** The `whsec_…` secret deliveries to a webhook connection are signed with. */
   secret?: string;
+  /** The `whsec_…` secret a webhook connection's `webhook__send` signs with. */
+  sendingSecret?: string;
 }
 
 /** An app connection made with the admin CLI, as an operator would. */

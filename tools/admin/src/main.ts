@@ -25,7 +25,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   key create --org ORG_ID [--name NAME] [--json]                 → {"apiKey"}
   user create --org ORG_ID --email E --password P --role owner|admin|member [--json] → {"userId"}
   connection create --org ORG_ID --integration http|webhook|slack --name NAME [--config JSON] [--json]
-                                                                 → {"connectionId", "secret"?}
+                                                                 → {"connectionId", "secret"?, "sendingSecret"?}
+  connection rotate-sending-secret --org ORG_ID --connection ID [--json] → {"sendingSecret"}
   databases shards list [--json]                                 → {"shards": [{shard, state, live, databases, …}]}
   databases shards drain --shard K [--json]                      → {"moved", "failed", "shards"}
   databases shards rebalance [--json]                            → {"moved", "failed", "shards"}
@@ -116,6 +117,13 @@ function toCommand(words: string[], values: Record<string, string | boolean | un
       };
       return (rpc) => rpc.requestEnvelope(EventsSubjects.adminConnectionCreate, null, request);
     }
+    case 'connection rotate-sending-secret': {
+      const request = {
+        organizationId: required(values, 'org'),
+        connectionId: required(values, 'connection'),
+      };
+      return (rpc) => rpc.requestEnvelope(EventsSubjects.adminConnectionRotateSendingSecret, null, request);
+    }
     case 'databases shards list':
       return (rpc) => rpc.requestEnvelope(DatabaseSubjects.adminShardsList, null, {});
     case 'databases shards drain': {
@@ -180,6 +188,7 @@ async function main(): Promise<number> {
       role: { type: 'string' },
       integration: { type: 'string' },
       config: { type: 'string' },
+      connection: { type: 'string' },
       shard: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },

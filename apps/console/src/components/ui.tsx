@@ -102,6 +102,28 @@ export function Field({
   );
 }
 
+/** A form's submit button, held while it saves, and its Cancel. */
+export function SaveOrCancel({
+  label,
+  pending,
+  onCancel,
+}: {
+  label: string;
+  pending: boolean;
+  onCancel: () => void;
+}) {
+  return (
+    <div className="row">
+      <button type="submit" disabled={pending}>
+        {label}
+      </button>
+      <button type="button" className="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
@@ -116,13 +138,21 @@ export function formatDuration(ms: number | null | undefined): string {
 }
 
 /** A value shown once (a key, a webhook secret), with a button that copies it. */
-export function SecretOnce({ label, value }: { label: string; value: string }) {
+export function SecretOnce({
+  label,
+  value,
+  testId = 'secret-value',
+}: {
+  label: string;
+  value: string;
+  testId?: string;
+}) {
   return (
     <div className="notice success" role="status">
       <p>
         <strong>{label}</strong> It is shown once: copy it now.
       </p>
-      <code className="secret" data-testid="secret-value">
+      <code className="secret" data-testid={testId}>
         {value}
       </code>{' '}
       <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(value)}>

@@ -2,12 +2,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import { browserFetch } from '../api/client';
+import { canManageKeys, useMember } from '../auth/session';
 import {
   ErrorNotice,
   Field,
   formatTime,
   PageHeader,
   QueryView,
+  SaveOrCancel,
   SecretOnce,
   StatusBadge,
 } from '../components/ui';
@@ -17,9 +19,12 @@ interface Connection {
   integrationId: 'http' | 'webhook' | 'slack';
   name: string;
   health: 'healthy' | 'unhealthy';
+  /** `http` with headers: where they may be sent; empty when nowhere yet. */
+  allowedOrigins?: string[];
   createdAt: string;
   updatedAt: string;
   secret?: string;
+  sendingSecret?: string;
 }
 
 const INTEGRATIONS = {
@@ -28,32 +33,57 @@ const INTEGRATIONS = {
   slack: 'Slack messages through an incoming-webhook URL (slack__post_message)',
 } as const;
 
-/** App connections (browser-only `/app/connections`): credentials go in and never come back. */
+const ORIGINS_HINT =
+  'Scheme, host and port, such as https://api.example.com, separated by spaces. Requests to other ' +
+  'origins, and redirects to them, go without the headers.';
+
+/** Origins as typed: separated by spaces, commas or lines. */
+const originsOf = (text: string) => text.split(/[\s,]+/).filter((origin) => origin !== '');
+
+/**
+ * App connections (browser-only `/app/connections`): credentials go in and never come back. Any
+ * member connects an app; owners and admins also change where an http connection's headers go, make
+ * a webhook connection a new sending secret, and delete.
+ */
 export function ConnectionsPage() {
   const client = useQueryClient();
+  const manager = canManageKeys(useMember().role);
   const [integrationId, setIntegrationId] = useState<Connection['integrationId']>('webhook');
   const [name, setName] = useState('');
   const [headers, setHeaders] = useState('');
+  const [origins, setOrigins] = useState('');
   const [webhookUrl, setWebhookUrl] = useState('');
   const [formError, setFormError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Connection | null>(null);
   const list = useQuery({
     queryKey: ['connections'],
     queryFn: () => browserFetch<{ data: Connection[] }>('/app/connections?limit=100'),
   });
+  const refresh = () => void client.invalidateQueries({ queryKey: ['connections'] });
   const create = useMutation({
     mutationFn: (body: { integrationId: string; name: string; config?: Record<string, unknown> }) =>
       browserFetch<Connection>('/app/connections', { method: 'POST', body }),
     onSuccess: () => {
       setName('');
       setHeaders('');
+      setOrigins('');
       setWebhookUrl('');
-      void client.invalidateQueries({ queryKey: ['connections'] });
+      refresh();
     },
   });
   const remove = useMutation({
     mutationFn: (id: string) =>
       browserFetch(`/app/connections/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: ['connections'] }),
+    onSuccess: refresh,
+  });
+  const rotate = useMutation({
+    mutationFn: async (connection: Connection) => {
+      const { sendingSecret } = await browserFetch<{ sendingSecret: string }>(
+        `/app/connections/${encodeURIComponent(connection.id)}/sending-secret`,
+        { method: 'POST', body: {} },
+      );
+      return { name: connection.name, sendingSecret };
+    },
   });
   const submit = () => {
     setFormError(null);
@@ -61,7 +91,7 @@ export function ConnectionsPage() {
     if (integrationId === 'slack') config = { webhookUrl };
     if (integrationId === 'http' && headers.trim() !== '') {
       try {
-        config = { headers: JSON.parse(headers) as unknown };
+        config = { headers: JSON.parse(headers) as unknown, allowedOrigins: originsOf(origins) };
       } catch {
         setFormError('The headers are not valid JSON, e.g. {"Authorization": "Bearer …"}.');
         return;
@@ -124,16 +154,28 @@ export function ConnectionsPage() {
           </Field>
         ) : null}
         {integrationId === 'http' ? (
-          <Field label="Headers sent with every request (JSON, optional)">
-            {(id) => (
-              <textarea
-                id={id}
-                className="code"
-                value={headers}
-                onChange={(event) => setHeaders(event.target.value)}
-              />
-            )}
-          </Field>
+          <>
+            <Field label="Headers sent with requests (JSON, optional)">
+              {(id) => (
+                <textarea
+                  id={id}
+                  className="code"
+                  value={headers}
+                  onChange={(event) => setHeaders(event.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Origins the headers may be sent to (required with headers)" hint={ORIGINS_HINT}>
+              {(id) => (
+                <input
+                  id={id}
+                  value={origins}
+                  required={headers.trim() !== ''}
+                  onChange={(event) => setOrigins(event.target.value)}
+                />
+              )}
+            </Field>
+          </>
         ) : null}
         {formError ? (
           <div className="notice error" role="alert">
@@ -150,15 +192,37 @@ export function ConnectionsPage() {
           <p>
             Send events to{' '}
             <code data-testid="webhook-url">{`${window.location.origin}/hooks/${created.id}`}</code>, signed
-            the Standard Webhooks way with this secret.
+            the Standard Webhooks way with the signing secret. What <code>webhook__send</code> sends is signed
+            with the sending secret instead: give that one to its receivers.
           </p>
           {created.secret ? <SecretOnce label="Signing secret." value={created.secret} /> : null}
+          {created.sendingSecret ? (
+            <SecretOnce label="Sending secret." value={created.sendingSecret} testId="sending-secret-value" />
+          ) : null}
         </div>
       ) : created ? (
         <div className="notice success" role="status">
           Connected {created.name}.
         </div>
       ) : null}
+      {editing ? (
+        <OriginsForm
+          key={editing.id}
+          connection={editing}
+          onDone={() => {
+            setEditing(null);
+            refresh();
+          }}
+        />
+      ) : null}
+      {rotate.data ? (
+        <SecretOnce
+          label={`New sending secret of ${rotate.data.name}; the previous one no longer signs.`}
+          value={rotate.data.sendingSecret}
+          testId="rotated-secret-value"
+        />
+      ) : null}
+      <ErrorNotice error={rotate.error} title="Could not make a new sending secret." />
       <ErrorNotice error={remove.error} title="Could not delete the connection." />
       <QueryView query={list} isEmpty={(page) => page.data.length === 0} empty="No apps connected yet.">
         {(page) => (
@@ -170,10 +234,13 @@ export function ConnectionsPage() {
                   <th scope="col">App</th>
                   <th scope="col">Health</th>
                   <th scope="col">Webhook URL</th>
+                  <th scope="col">Headers go to</th>
                   <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Delete</span>
-                  </th>
+                  {manager ? (
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  ) : null}
                 </tr>
               </thead>
               <tbody>
@@ -187,23 +254,56 @@ export function ConnectionsPage() {
                     <td>
                       {connection.integrationId === 'webhook' ? <code>/hooks/{connection.id}</code> : '—'}
                     </td>
-                    <td>{formatTime(connection.createdAt)}</td>
                     <td>
-                      <button
-                        type="button"
-                        className="danger"
-                        onClick={() => {
-                          if (
-                            window.confirm(
-                              `Delete ${connection.name}? Triggers and actions using it stop working.`,
-                            )
-                          )
-                            remove.mutate(connection.id);
-                        }}
-                      >
-                        Delete {connection.name}
-                      </button>
+                      <HeadersGoTo origins={connection.allowedOrigins} />
                     </td>
+                    <td>{formatTime(connection.createdAt)}</td>
+                    {manager ? (
+                      <td>
+                        <div className="row">
+                          {connection.allowedOrigins ? (
+                            <button
+                              type="button"
+                              className="secondary"
+                              onClick={() => setEditing(connection)}
+                            >
+                              Set origins of {connection.name}
+                            </button>
+                          ) : null}
+                          {connection.integrationId === 'webhook' ? (
+                            <button
+                              type="button"
+                              className="secondary"
+                              disabled={rotate.isPending}
+                              onClick={() => {
+                                if (
+                                  window.confirm(
+                                    `Make a new sending secret for ${connection.name}? Receivers must verify with the new one.`,
+                                  )
+                                )
+                                  rotate.mutate(connection);
+                              }}
+                            >
+                              New sending secret of {connection.name}
+                            </button>
+                          ) : null}
+                          <button
+                            type="button"
+                            className="danger"
+                            onClick={() => {
+                              if (
+                                window.confirm(
+                                  `Delete ${connection.name}? Triggers and actions using it stop working.`,
+                                )
+                              )
+                                remove.mutate(connection.id);
+                            }}
+                          >
+                            Delete {connection.name}
+                          </button>
+                        </div>
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>
@@ -212,5 +312,45 @@ export function ConnectionsPage() {
         )}
       </QueryView>
     </>
+  );
+}
+
+/** An http connection's allowed origins; none for one made before connections named them. */
+function HeadersGoTo({ origins }: { origins: string[] | undefined }) {
+  if (!origins) return <>—</>;
+  if (origins.length === 0) {
+    return <span className="badge bad">nowhere: an owner or admin sets its origins</span>;
+  }
+  return <>{origins.join(' ')}</>;
+}
+
+/** Owners and admins: where an http connection's headers may go. */
+function OriginsForm({ connection, onDone }: { connection: Connection; onDone: () => void }) {
+  const [origins, setOrigins] = useState((connection.allowedOrigins ?? []).join(' '));
+  const save = useMutation({
+    mutationFn: () =>
+      browserFetch<Connection>(`/app/connections/${encodeURIComponent(connection.id)}`, {
+        method: 'PATCH',
+        body: { allowedOrigins: originsOf(origins) },
+      }),
+    onSuccess: onDone,
+  });
+  return (
+    <form
+      className="card"
+      aria-label={`Origins of ${connection.name}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        save.mutate();
+      }}
+    >
+      <Field label={`Origins the headers of ${connection.name} may be sent to`} hint={ORIGINS_HINT}>
+        {(id) => (
+          <input id={id} value={origins} required onChange={(event) => setOrigins(event.target.value)} />
+        )}
+      </Field>
+      <ErrorNotice error={save.error} title="Could not save the origins." />
+      <SaveOrCancel label="Save origins" pending={save.isPending} onCancel={onDone} />
+    </form>
   );
 }

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import { api, type Schemas, unwrap } from '../api/client';
-import { ErrorNotice, Field, formatTime, PageHeader, QueryView } from '../components/ui';
+import { ErrorNotice, Field, formatTime, PageHeader, QueryView, SaveOrCancel } from '../components/ui';
 
 type Skill = Schemas['SkillDto'];
 
@@ -152,14 +152,7 @@ function SkillForm({ skill, onDone }: { skill: Skill | null; onDone: () => void 
         </Field>
       )}
       <ErrorNotice error={save.error} title="Could not save the skill." />
-      <div className="row">
-        <button type="submit" disabled={save.isPending}>
-          Save skill
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <SaveOrCancel label="Save skill" pending={save.isPending} onCancel={onDone} />
     </form>
   );
 }

@@ -31,9 +31,11 @@ export class ConnectionRepository {
     return this.repo.findOneByOrFail({ id: connection.id });
   }
 
-  list(organizationId: string, page: PageRequest): Promise<Page<ConnectionEntity>> {
+  /** With their sealed credentials: what members may read of them is opened by the service. */
+  list(organizationId: string, page: PageRequest): Promise<Page<SealedConnection>> {
     const query = this.repo
       .createQueryBuilder('connection')
+      .addSelect('connection.credentials')
       .where('connection.organization_id = :organizationId', { organizationId });
     return paginate(query, page);
   }
@@ -78,6 +80,16 @@ export class ConnectionRepository {
       );
       return true;
     });
+  }
+
+  /** Replaces the sealed credentials of the organization's connection; null when there is none. */
+  async setCredentials(
+    organizationId: string,
+    id: string,
+    credentials: Buffer,
+  ): Promise<SealedConnection | null> {
+    const { affected } = await this.repo.update({ organizationId, id }, { credentials });
+    return affected ? this.findSealed(id) : null;
   }
 
   async setHealth(id: string, health: ConnectionHealth): Promise<void> {

@@ -1,10 +1,14 @@
 import {
   type AdminConnectionCreate,
+  type AdminConnectionRotate,
   type CreateConnectionDto,
   EventsSubjects,
+  type IdAndBody,
   type IdRequest,
   type PageQueryDto,
   type Principal,
+  servicePrincipal,
+  type UpdateConnectionDto,
 } from '#contracts';
 import { Handles } from '#nats';
 import { Controller } from '@nestjs/common';
@@ -25,9 +29,19 @@ export class ConnectionsHandler {
     return this.connections.create(principal.organizationId, input);
   }
 
+  @Handles(EventsSubjects.connectionsUpdate)
+  update({ id, body }: IdAndBody<UpdateConnectionDto>, principal: Principal) {
+    return this.connections.update(principal, id, body);
+  }
+
+  @Handles(EventsSubjects.connectionsRotateSendingSecret)
+  rotateSendingSecret({ id }: IdRequest, principal: Principal) {
+    return this.connections.rotateSendingSecret(principal, id);
+  }
+
   @Handles(EventsSubjects.connectionsDelete)
   delete({ id }: IdRequest, principal: Principal) {
-    return this.connections.delete(principal.organizationId, id);
+    return this.connections.delete(principal, id);
   }
 
   @Handles(EventsSubjects.connectionsSummary)
@@ -37,7 +51,12 @@ export class ConnectionsHandler {
 
   @Handles(EventsSubjects.adminConnectionCreate)
   async adminCreate({ organizationId, ...input }: AdminConnectionCreate) {
-    const created = await this.connections.create(organizationId, input);
-    return { connectionId: created.id, ...(created.secret === undefined ? {} : { secret: created.secret }) };
+    const { id, secret, sendingSecret } = await this.connections.create(organizationId, input);
+    return { connectionId: id, ...(secret ? { secret } : {}), ...(sendingSecret ? { sendingSecret } : {}) };
+  }
+
+  @Handles(EventsSubjects.adminConnectionRotateSendingSecret)
+  adminRotateSendingSecret({ organizationId, connectionId }: AdminConnectionRotate) {
+    return this.connections.rotateSendingSecret(servicePrincipal(organizationId), connectionId);
   }
 }

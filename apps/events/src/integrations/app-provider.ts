@@ -1,5 +1,5 @@
 import { DomainException } from '#common';
-import type { ActionResult, ConnectionHealth, IntegrationId } from '#contracts';
+import type { ActionResult, ConnectionHealth, ConnectionSettings, IntegrationId } from '#contracts';
 
 /** A connection with its credentials opened: only ever held in this service's memory. */
 export interface OpenConnection {
@@ -34,16 +34,23 @@ export interface InboundEvent {
   payload: string;
 }
 
-/** What becomes of a connection being made: the credentials to keep, and a secret to show once. */
+/** What becomes of a connection being made: the credentials to keep, and secrets to show once. */
 export interface Connected {
   credentials: Record<string, unknown>;
   secret?: string;
+  sendingSecret?: string;
+}
+
+/** A new sending secret: the credentials to keep, and the secret to show once. */
+export interface Rotated {
+  credentials: Record<string, unknown>;
+  sendingSecret: string;
 }
 
 /**
  * One app integration. The built-in ones live in this service; an external app-connection service
- * would implement the same four operations behind NATS. Each throws a DomainException whose message
- * a member can act on.
+ * would implement the same operations behind NATS. Each throws a DomainException whose message a
+ * member can act on.
  */
 export interface AppProvider {
   readonly id: IntegrationId;
@@ -58,6 +65,12 @@ export interface AppProvider {
   execute(call: ActionCall): Promise<ActionDone>;
   /** Verifies a delivery to `/hooks/{connectionId}`; throws unauthorized when it is not the app's. */
   receive?(connection: OpenConnection, headers: Record<string, string>, body: string): InboundEvent;
+  /** What of the kept credentials members may read (never a secret). */
+  settings?(credentials: Record<string, unknown>): ConnectionSettings;
+  /** The credentials to keep once `settings` change (invalid_request when they do not apply). */
+  configure?(credentials: Record<string, unknown>, settings: ConnectionSettings): Record<string, unknown>;
+  /** A new secret for what the connection sends: the credentials to keep, and the secret to show once. */
+  rotateSendingSecret?(credentials: Record<string, unknown>): Rotated;
 }
 
 /** The app refused the connection itself (revoked credentials, a gone URL): it becomes unhealthy. */

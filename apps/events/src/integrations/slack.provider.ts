@@ -13,7 +13,10 @@ import { excerpt, textInput } from './input.util.js';
 /** Slack's answers for an incoming-webhook URL that was revoked or never existed. */
 const GONE = new Set([403, 404, 410]);
 
-/** `slack`: posts through an incoming-webhook URL, which is the connection's only secret. */
+/**
+ * `slack`: posts through an incoming-webhook URL, which is the connection's only secret. It posts to
+ * that URL only: a redirect to another origin is not followed.
+ */
 export class SlackProvider implements AppProvider {
   readonly id = 'slack' as const;
 
@@ -51,6 +54,7 @@ export class SlackProvider implements AppProvider {
       headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
       body: JSON.stringify(message),
       timeoutMs,
+      sameOriginOnly: true,
     });
     if (GONE.has(answer.status)) {
       throw new ConnectionRefused(`Slack refused the connection (${answer.status}): ${excerpt(answer.body)}`);

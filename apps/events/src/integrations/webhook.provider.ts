@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 import { DomainException } from '#common';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
@@ -11,14 +9,23 @@ import type {
   Connected,
   InboundEvent,
   OpenConnection,
+  Rotated,
 } from './app-provider.js';
 import { excerpt, headersInput, readAnswer, textInput } from './input.util.js';
+import { newWebhookSecret } from './webhook-secret.js';
 
-const secretOf = (connection: OpenConnection) => String(connection.credentials.secret);
+function secretOf(connection: OpenConnection, name: 'secret' | 'sendingSecret'): string {
+  const secret = connection.credentials[name];
+  // Every webhook connection has both since the sending-secrets migration: never fall back to the
+  // other one, which would let a receiver replay what it was sent into our ingress.
+  if (typeof secret !== 'string') throw new Error(`webhook connection ${connection.id} has no ${name}`);
+  return secret;
+}
 
 /**
- * `webhook`: events arrive signed the Standard Webhooks way with the connection's secret, and
- * `webhook__send` signs what it sends with the same secret, so the receiver can check it.
+ * `webhook`: events arrive signed the Standard Webhooks way with the connection's `secret`;
+ * `webhook__send` signs what it sends with a second one, `sendingSecret`, so a receiver can check
+ * where a delivery came from but cannot sign deliveries into `/hooks/{id}` with what it was given.
  */
 export class WebhookProvider implements AppProvider {
   readonly id = 'webhook' as const;
@@ -26,8 +33,14 @@ export class WebhookProvider implements AppProvider {
   constructor(private readonly http: OutboundHttp) {}
 
   connect(): Connected {
-    const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    return { credentials: { secret }, secret };
+    const secret = newWebhookSecret();
+    const sendingSecret = newWebhookSecret();
+    return { credentials: { secret, sendingSecret }, secret, sendingSecret };
+  }
+
+  rotateSendingSecret(credentials: Record<string, unknown>): Rotated {
+    const sendingSecret = newWebhookSecret();
+    return { credentials: { ...credentials, sendingSecret }, sendingSecret };
   }
 
   subscribe(): void {
@@ -36,7 +49,9 @@ export class WebhookProvider implements AppProvider {
 
   async execute({ connection, input, idempotencyKey, timeoutMs }: ActionCall): Promise<ActionDone> {
     const body = JSON.stringify(input.body ?? null);
-    const signed = new Webhook(secretOf(connection)).sign(idempotencyKey, new Date(), body);
+    // The signature covers the timestamp header: both from one clock reading.
+    const at = new Date();
+    const signed = new Webhook(secretOf(connection, 'sendingSecret')).sign(idempotencyKey, at, body);
     const answer = await this.http.send({
       method: 'POST',
       url: textInput(input, 'url'),
@@ -45,7 +60,7 @@ export class WebhookProvider implements AppProvider {
         'content-type': 'application/json',
         'idempotency-key': idempotencyKey,
         'webhook-id': idempotencyKey,
-        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
         'webhook-signature': signed,
       },
       body,
@@ -61,9 +76,10 @@ export class WebhookProvider implements AppProvider {
   }
 
   receive(connection: OpenConnection, headers: Record<string, string>, body: string): InboundEvent {
+    const verifier = new Webhook(secretOf(connection, 'secret'));
     try {
       // Checks the signature over id.timestamp.body and a timestamp within five minutes.
-      new Webhook(secretOf(connection)).verify(body, headers);
+      verifier.verify(body, headers);
     } catch (error) {
       if (error instanceof WebhookVerificationError) {
         throw new DomainException(

@@ -14,24 +14,53 @@ export interface OutboundRequest {
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
+  /**
+   * A connection's credential headers and the origins they may go to: added on the first request and
+   * on every redirect hop whose origin is one of them, and to no other (an empty list: to none).
+   */
+  credentials?: { headers: Record<string, string>; origins: readonly string[] };
+  /**
+   * Fails the attempt on a redirect to another origin instead of following it: for an app whose one
+   * URL is its secret (Slack's incoming webhook), which has no business anywhere else.
+   */
+  sameOriginOnly?: boolean;
 }
 
 export interface OutboundResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** Where the answer came from, after redirects. */
+  url: URL;
 }
 
 /** Where a request was refused before any byte left: an address the service may not call. */
 export class ForbiddenAddress extends Error {}
 
-/** Only ordinary public addresses: no loopback, private, link-local, unique-local or reserved ones. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+/** NAT64's well-known prefix: the last 32 bits are the IPv4 address a NAT64 gateway will call. */
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
+
+/**
+ * Only ordinary public addresses: no loopback, private, link-local, unique-local or reserved ones, and
+ * no IPv6 form that carries an IPv4 address past the IPv4 check (IPv4-mapped `::ffff:0:0/96` is judged
+ * as the IPv4 it maps; IPv4-compatible `::/96`, 6to4, Teredo and anything else outside global unicast
+ * is refused). NAT64's well-known prefix is judged by the IPv4 it embeds, since DNS64 resolvers on
+ * IPv6-only networks hand it out for every IPv4-only name.
+ */
 export function isPublicAddress(address: string): boolean {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    return ipaddr.process(address).range() === 'unicast';
+    parsed = ipaddr.process(address);
   } catch {
     return false;
   }
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const ipv6 = parsed as ipaddr.IPv6;
+  if (ipv6.match(NAT64)) {
+    return isPublicAddress(ipaddr.fromByteArray(ipv6.toByteArray().slice(12)).toString());
+  }
+  return ipv6.match(GLOBAL_UNICAST) && ipv6.range() === 'unicast';
 }
 
 /**
@@ -77,13 +106,13 @@ export class OutboundHttp {
 
   async send(outbound: OutboundRequest): Promise<OutboundResponse> {
     const signal = AbortSignal.timeout(outbound.timeoutMs);
-    let { method, body } = outbound;
+    let { method, body, headers } = outbound;
     let url = this.checkedUrl(outbound.url);
     try {
       for (let hop = 0; ; hop += 1) {
         const response = await request(url, {
           method: method as 'GET',
-          headers: outbound.headers,
+          headers: { ...headers, ...credentialsFor(url, outbound.credentials) },
           body,
           signal,
           dispatcher: this.agent,
@@ -92,7 +121,16 @@ export class OutboundHttp {
         if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
           await response.body.dump();
           if (hop >= MAX_REDIRECTS) throw appFailure(`More than ${MAX_REDIRECTS} redirects.`);
-          url = this.checkedUrl(new URL(location, url).toString());
+          const next = this.checkedUrl(new URL(location, url).toString());
+          if (next.origin !== url.origin) {
+            if (outbound.sameOriginOnly) {
+              throw appFailure(`The app redirected to another origin (${next.origin}); it was not followed.`);
+            }
+            // As the Fetch standard does on a cross-origin redirect: what the caller sent to
+            // authenticate itself is not handed to another origin.
+            headers = withoutAuthentication(headers);
+          }
+          url = next;
           if (response.statusCode === 303 || (response.statusCode <= 302 && method === 'POST')) {
             method = 'GET';
             body = undefined;
@@ -103,6 +141,7 @@ export class OutboundHttp {
           status: response.statusCode,
           headers: flatHeaders(response.headers),
           body: await this.readBounded(response.body),
+          url,
         };
       }
     } catch (error) {
@@ -180,6 +219,19 @@ function forbidden(reason: string): DomainException {
 /** The app failed the request (an error answer, no answer in time): the step fails, and may retry. */
 export function appFailure(message: string): DomainException {
   return new DomainException('service_unavailable', message);
+}
+
+/** The connection's credential headers when `url` is one of the origins they may go to, else none. */
+function credentialsFor(url: URL, credentials: OutboundRequest['credentials']): Record<string, string> {
+  return credentials?.origins.includes(url.origin) ? credentials.headers : {};
+}
+
+const AUTHENTICATION_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+function withoutAuthentication(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !AUTHENTICATION_HEADERS.has(name.toLowerCase())),
+  );
 }
 
 function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

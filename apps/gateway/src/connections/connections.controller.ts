@@ -1,6 +1,12 @@
-import { CreateConnectionDto, EventsSubjects, PageQueryDto, type Principal } from '#contracts';
+import {
+  CreateConnectionDto,
+  EventsSubjects,
+  PageQueryDto,
+  type Principal,
+  UpdateConnectionDto,
+} from '#contracts';
 import { RpcClient } from '#nats';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
@@ -9,6 +15,7 @@ import { SessionOnly } from '../auth/session-only.decorator.js';
 /**
  * Connecting apps, for signed-in members in the browser (the contract keeps it out of the API, so it
  * is not in the reference and organization keys are refused). Credentials go in, never come out.
+ * Any member connects an app; changing or deleting one takes an owner or admin (events checks).
  */
 @ApiExcludeController()
 @SessionOnly()
@@ -25,6 +32,21 @@ export class ConnectionsController {
   @HttpCode(201)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateConnectionDto) {
     return this.rpc.request(EventsSubjects.connectionsCreate, principal, body);
+  }
+
+  @Patch(':id')
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: UpdateConnectionDto,
+  ) {
+    return this.rpc.request(EventsSubjects.connectionsUpdate, principal, { id, body });
+  }
+
+  @Post(':id/sending-secret')
+  @HttpCode(201)
+  rotateSendingSecret(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(EventsSubjects.connectionsRotateSendingSecret, principal, { id });
   }
 
   @Delete(':id')

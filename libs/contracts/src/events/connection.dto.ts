@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 import { EnumField } from '../common/field.decorators.js';
 import { INTEGRATION_IDS, type IntegrationId } from './integrations.js';
@@ -24,6 +24,14 @@ export class ConnectionDto {
   })
   health!: ConnectionHealth;
 
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      'An `http` connection with headers: the origins its headers may be sent to. Empty for one made ' +
+      'before connections named them: its headers go nowhere until an owner or admin sets them.',
+  })
+  allowedOrigins?: string[];
+
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
 
@@ -31,10 +39,23 @@ export class ConnectionDto {
   updatedAt!: string;
 }
 
-/** A connection just made: a `webhook` connection's signing secret is shown this once. */
+/** A connection just made: a `webhook` connection's two signing secrets are shown this once. */
 export class CreatedConnectionDto extends ConnectionDto {
-  @ApiPropertyOptional({ description: 'The `whsec_…` signing secret of a webhook connection.' })
+  @ApiPropertyOptional({
+    description: 'The `whsec_…` secret deliveries to `/hooks/{id}` are signed with (a webhook connection).',
+  })
   secret?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The `whsec_…` secret `webhook__send` signs with, for receivers to verify (a webhook connection).',
+  })
+  sendingSecret?: string;
+}
+
+/** A new sending secret of a webhook connection, shown this once. */
+export interface SendingSecretDto {
+  sendingSecret: string;
 }
 
 export const CONNECTION_CONFIG_MAX_BYTES = 16 * 1024;
@@ -49,8 +70,26 @@ export class CreateConnectionDto {
   @MaxLength(100)
   name!: string;
 
-  /** `http`: `{headers?}` sent with every request; `slack`: `{webhookUrl}`; `webhook`: nothing. */
+  /**
+   * `http`: `{headers?, allowedOrigins?}`: headers sent with requests to those origins only
+   * (required with headers); `slack`: `{webhookUrl}`; `webhook`: nothing.
+   */
   @IsOptional()
   @IsObject()
   config?: Record<string, unknown>;
 }
+
+export const ALLOWED_ORIGINS_MAX = 20;
+
+/** The body of `PATCH /app/connections/{id}`: what members may change of a connection, nothing secret. */
+export class UpdateConnectionDto {
+  /** `http` with headers: the origins (`scheme://host[:port]`) its headers may be sent to. */
+  @IsArray()
+  @ArrayMaxSize(ALLOWED_ORIGINS_MAX)
+  @IsString({ each: true })
+  @MaxLength(2048, { each: true })
+  allowedOrigins!: string[];
+}
+
+/** What members may read and change of a connection's config. */
+export type ConnectionSettings = Partial<Pick<UpdateConnectionDto, 'allowedOrigins'>>;

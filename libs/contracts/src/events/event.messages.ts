@@ -180,8 +180,21 @@ export class AdminConnectionCreate {
 
 export interface AdminConnectionCreated {
   connectionId: string;
-  /** The `whsec_…` signing secret of a `webhook` connection. */
+  /** The `whsec_…` secret deliveries to `/hooks/{id}` of a `webhook` connection are signed with. */
   secret?: string;
+  /** The `whsec_…` secret `webhook__send` of a `webhook` connection signs with. */
+  sendingSecret?: string;
+}
+
+/** `npm run admin -- connection rotate-sending-secret`. */
+export class AdminConnectionRotate {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  organizationId!: string;
+
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  connectionId!: string;
 }
 
 /** An App event trigger whose subscription or connection is unhealthy (the dashboard's `triggers`). */

@@ -3,14 +3,21 @@ import type { Page } from '#common';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import type { EventsOverview } from '../dashboard/overview.messages.js';
-import { EmptyRequest, IdRequest } from '../messaging/common-requests.js';
+import { EmptyRequest, IdAndBodyOf, IdRequest } from '../messaging/common-requests.js';
 import { jetStream, returns, rpc, systemRpc } from '../messaging/subject-catalog.js';
 import type { AppEventDto } from './app-event.dto.js';
-import { type ConnectionDto, CreateConnectionDto, type CreatedConnectionDto } from './connection.dto.js';
+import {
+  type ConnectionDto,
+  CreateConnectionDto,
+  type CreatedConnectionDto,
+  type SendingSecretDto,
+  UpdateConnectionDto,
+} from './connection.dto.js';
 import {
   type ActionResult,
   ActivateTriggersRequest,
   AdminConnectionCreate,
+  AdminConnectionRotate,
   DeactivateTriggersRequest,
   type AdminConnectionCreated,
   ExecuteActionRequest,
@@ -30,7 +37,17 @@ export const EventsSubjects = {
     callers: ['gateway'],
     reply: returns<CreatedConnectionDto>(),
   }),
-  /** Stops the connection's subscriptions; their triggers report `dead` from then on. */
+  /** Owners and admins: where an `http` connection's headers may go. */
+  connectionsUpdate: rpc('events.connections.update', IdAndBodyOf(UpdateConnectionDto), {
+    callers: ['gateway'],
+    reply: returns<ConnectionDto>(),
+  }),
+  /** Owners and admins: a new `webhook__send` secret for a webhook connection, shown once. */
+  connectionsRotateSendingSecret: rpc('events.connections.rotate-sending-secret', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<SendingSecretDto>(),
+  }),
+  /** Owners and admins. Stops the connection's subscriptions; their triggers report `dead` from then on. */
   connectionsDelete: rpc('events.connections.delete', IdRequest, {
     callers: ['gateway'],
     reply: returns<DeletedDto>(),
@@ -44,6 +61,11 @@ export const EventsSubjects = {
     callers: ['admin'],
     reply: returns<AdminConnectionCreated>(),
   }),
+  adminConnectionRotateSendingSecret: systemRpc(
+    'events.admin.connection.rotate-sending-secret',
+    AdminConnectionRotate,
+    { callers: ['admin'], reply: returns<SendingSecretDto>() },
+  ),
 
   /** A delivery to `POST /hooks/{connectionId}`: verified, stored, then answered. */
   hooksReceive: systemRpc('events.hooks.receive', ReceiveHookRequest, {

@@ -97,7 +97,7 @@ export const ACTION_INPUT_SCHEMAS: Record<string, { description: string; input: 
     },
   },
   webhook__send: {
-    description: 'POSTs a JSON body to a URL, signed with the connection’s webhook secret.',
+    description: 'POSTs a JSON body to a URL, signed with the connection’s sending secret.',
     input: {
       type: 'object',
       properties: { url: { type: 'string' }, body: { description: 'Any JSON value.' }, headers },
