@@ -83,8 +83,8 @@ export async function createPasswordUser<Options extends BetterAuthOptions>(
 }
 
 /**
- * What better-auth's organization plugin leaves to the application around an invitation's link: who
- * opened it (the token), making the invitee's account where `SIGNUP` allows, and the link itself for
+ * What better-auth leaves to the application about who may join: the sign-up mode, for the console,
+ * and around an invitation's link: who opened it (the token), making the invitee's account where `SIGNUP` allows, and the link itself for
  * owners and admins when there is no mail server. Accepting stays better-auth's
  * `/organization/accept-invitation`, which asks for a verified address: holding the link verifies it.
  */
@@ -92,6 +92,11 @@ export function invitationAccess(options: InvitationAccessOptions) {
   return {
     id: 'flowmesh-invitation-access',
     endpoints: {
+      // For the console's sign-in page: whether to offer a sign-up form. A stranger learns as much by trying.
+      signupMode: createAuthEndpoint('/signup-mode', { method: 'GET' }, async (ctx) =>
+        ctx.json({ mode: options.signup }),
+      ),
+
       previewInvitation: createAuthEndpoint(
         '/invitation/preview',
         { method: 'GET', query: byToken },

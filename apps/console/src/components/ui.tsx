@@ -117,10 +117,15 @@ export function formatDuration(ms: number | null | undefined): string {
 
 /** A value shown once (a key, a webhook secret), with a button that copies it. */
 export function SecretOnce({ label, value }: { label: string; value: string }) {
+  return <CopyValue label={label} note="It is shown once: copy it now." value={value} />;
+}
+
+/** A value to hand on (a key, a secret, an invitation link), with a button that copies it. */
+export function CopyValue({ label, note, value }: { label: string; note: string; value: string }) {
   return (
     <div className="notice success" role="status">
       <p>
-        <strong>{label}</strong> It is shown once: copy it now.
+        <strong>{label}</strong> {note}
       </p>
       <code className="secret" data-testid="secret-value">
         {value}
