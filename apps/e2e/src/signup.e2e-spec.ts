@@ -2,6 +2,7 @@ import { CatalogSubjects } from '#contracts';
 import {
   ApiClient,
   connectAs,
+  ConsoleBrowser,
   createMember,
   createOrganization,
   type MemberFixture,
@@ -28,6 +29,7 @@ const addressOf = (name: string) => `${name}-${Date.now().toString(36)}-${(uniqu
 describe('who may join', () => {
   let stack: TestStack;
   let smtp: SmtpSink;
+  let browser: ConsoleBrowser;
   let org: OrganizationFixture;
   let owner: MemberFixture;
   let anonymous: ApiClient;
@@ -39,6 +41,7 @@ describe('who may join', () => {
       { SIGNUP: 'invite', SMTP_URL: smtp.url },
       { services: ['catalog'], allInOne: true },
     );
+    browser = await ConsoleBrowser.launch(stack.baseUrl);
     anonymous = new ApiClient(stack.baseUrl);
     origin = { origin: stack.baseUrl };
     org = await createOrganization(stack.description, { name: 'Acme' });
@@ -46,6 +49,7 @@ describe('who may join', () => {
   }, 120_000);
 
   afterAll(async () => {
+    await browser?.close();
     await stack?.stop();
     await smtp?.stop();
   });
@@ -131,6 +135,24 @@ describe('who may join', () => {
       ).toBe('INVITATION_NOT_FOUND');
       // And the new member signs in with the password they chose.
       expect(await signIn(stack.description, email, 'newcomer-password-1')).toEqual(expect.any(String));
+    });
+
+    it('makes the account from the console, through the emailed link, and lands in the organization', async () => {
+      const email = addressOf('console');
+      const { link } = await invite(email);
+      const page = await browser.newPage();
+      await page.goto(`${link.pathname}${link.search}`);
+      await page.getByRole('heading', { name: 'Join Acme' }).waitFor();
+      await page.getByText(`Make your account for ${email}.`).waitFor();
+      expect(await browser.accessibilityViolations(page)).toEqual([]);
+      await browser.screenshot(page, 'invitation-new-account');
+      await page.getByLabel('Your name').fill('Console Newcomer');
+      await page.getByLabel('Choose a password').fill('console-password-1');
+      await page.getByRole('button', { name: 'Create account and join' }).click();
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      expect(await page.getByLabel('Organization').inputValue()).toBe(org.organizationId);
+      await page.getByText(`${email} · member`).waitFor();
+      await page.context().close();
     });
 
     it("lets no member invite, and nobody use an invitation without its link's token", async () => {
@@ -289,6 +311,21 @@ describe('who may join', () => {
         'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION',
       ]);
       expect((await stranger.get('/api/auth/organization/list')).body).toEqual([]);
+    });
+
+    it('offers sign-up on the console, which lands in no organization until one invites them', async () => {
+      const email = addressOf('console-open');
+      const page = await browser.newPage();
+      await page.goto(`${stack.baseUrl}/sign-in`);
+      await page.getByRole('link', { name: 'Create an account' }).click();
+      await page.getByRole('heading', { name: 'Create a Flowmesh account' }).waitFor();
+      expect(await browser.accessibilityViolations(page)).toEqual([]);
+      await page.getByLabel('Your name').fill('Open Newcomer');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Choose a password').fill('open-password-1');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByText('You are in no organization yet.', { exact: false }).waitFor();
+      await page.context().close();
     });
 
     it("joins someone who signed up to an organization only once the invitation's link proves their address", async () => {
