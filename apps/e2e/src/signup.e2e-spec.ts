@@ -54,6 +54,16 @@ describe('who may join', () => {
     await smtp?.stop();
   });
 
+  /** Organizations are the operator's in every mode. */
+  async function expectNoOrganizationMadeBy(client: ApiClient) {
+    const made = await client.post(
+      '/api/auth/organization/create',
+      { name: 'Mine', slug: addressOf('mine') },
+      origin,
+    );
+    expect([made.status, made.body.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION']);
+  }
+
   /** Invites `email` as the owner and answers the invitation's id and the link its email carries. */
   async function invite(email: string, role: 'member' | 'admin' = 'member') {
     const invited = await owner.api.post('/api/auth/organization/invite-member', { email, role }, origin);
@@ -73,15 +83,7 @@ describe('who may join', () => {
         origin,
       );
       expect([signUp.status, signUp.body.code]).toEqual([400, 'EMAIL_PASSWORD_SIGN_UP_DISABLED']);
-      const made = await owner.api.post(
-        '/api/auth/organization/create',
-        { name: 'Mine', slug: addressOf('mine') },
-        origin,
-      );
-      expect([made.status, made.body.code]).toEqual([
-        403,
-        'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION',
-      ]);
+      await expectNoOrganizationMadeBy(owner.api);
     });
 
     it("emails an invitation whose link makes the invitee's account, which then works in the organization", async () => {
@@ -145,7 +147,7 @@ describe('who may join', () => {
       await page.getByRole('heading', { name: 'Join Acme' }).waitFor();
       await page.getByText(`Make your account for ${email}.`).waitFor();
       expect(await browser.accessibilityViolations(page)).toEqual([]);
-      await browser.screenshot(page, 'invitation-new-account');
+      await browser.screenshot(page, 'invitation-account');
       await page.getByLabel('Your name').fill('Console Newcomer');
       await page.getByLabel('Choose a password').fill('console-password-1');
       await page.getByRole('button', { name: 'Create account and join' }).click();
@@ -301,15 +303,7 @@ describe('who may join', () => {
       const stranger = anonymous.withToken(signUp.body.token);
       const projects = await stranger.get('/api/v1/projects');
       expect([projects.status, projects.body.error.code]).toEqual([403, 'no_active_organization']);
-      const made = await stranger.post(
-        '/api/auth/organization/create',
-        { name: 'Mine', slug: addressOf('mine') },
-        origin,
-      );
-      expect([made.status, made.body.code]).toEqual([
-        403,
-        'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION',
-      ]);
+      await expectNoOrganizationMadeBy(stranger);
       expect((await stranger.get('/api/auth/organization/list')).body).toEqual([]);
     });
 

@@ -22,14 +22,15 @@ export function NameField({ value, onChange }: TextFieldProps) {
   );
 }
 
-export function EmailField({ value, onChange }: TextFieldProps) {
+/** An account's address, or (with another `label`) someone else's. */
+export function EmailField({ value, onChange, label = 'Email' }: TextFieldProps & { label?: string }) {
   return (
-    <Field label="Email">
+    <Field label={label}>
       {(id) => (
         <input
           id={id}
           type="email"
-          autoComplete="username"
+          autoComplete={label === 'Email' ? 'username' : 'off'}
           required
           value={value}
           onChange={(event) => onChange(event.target.value)}

@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 
 import { type InvitationRow, type MemberRow, organization } from '../auth/organization';
 import { managesOrganization, type Role, useMember } from '../auth/session';
+import { EmailField } from '../components/account-fields';
 import { CopyValue, ErrorNotice, Field, formatTime, PageHeader, QueryView } from '../components/ui';
 
 const ROLES: Role[] = ['member', 'admin', 'owner'];
@@ -128,17 +129,7 @@ function InviteForm({
         setEmail('');
       }}
     >
-      <Field label="Email to invite">
-        {(id) => (
-          <input
-            id={id}
-            type="email"
-            required
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-          />
-        )}
-      </Field>
+      <EmailField label="Email to invite" value={email} onChange={setEmail} />
       <Field label="Role">
         {(id) => (
           <select id={id} value={role} onChange={(event) => setRole(event.target.value as Role)}>
@@ -191,63 +182,46 @@ function MembersTable({
   onRemove: (row: MemberRow) => void;
 }) {
   return (
-    <div className="table-wrap" tabIndex={0}>
-      <table aria-label="Members">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Joined</th>
+    <Table label="Members" columns={['Name', 'Email', 'Role', 'Joined']} actions={manages ? 'Remove' : null}>
+      {rows.map((row) => {
+        // Only an owner changes an owner, and nobody changes themselves here.
+        const editable = manages && row.userId !== me && (row.role !== 'owner' || mayMakeOwners);
+        return (
+          <tr key={row.id}>
+            <td>{row.user.name}</td>
+            <td>{row.user.email}</td>
+            <td>
+              {editable ? (
+                <select
+                  aria-label={`Role of ${row.user.email}`}
+                  value={row.role}
+                  disabled={busy}
+                  onChange={(event) => onRole(row.id, event.target.value as Role)}
+                >
+                  {ROLES.filter((option) => option !== 'owner' || mayMakeOwners).map((option) => (
+                    <option key={option} value={option}>
+                      {option}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                row.role
+              )}
+            </td>
+            <td>{formatTime(row.createdAt)}</td>
             {manages ? (
-              <th scope="col">
-                <span className="visually-hidden">Remove</span>
-              </th>
+              <td>
+                {editable ? (
+                  <button type="button" className="danger" disabled={busy} onClick={() => onRemove(row)}>
+                    Remove {row.user.email}
+                  </button>
+                ) : null}
+              </td>
             ) : null}
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => {
-            // Only an owner changes an owner, and nobody changes themselves here.
-            const editable = manages && row.userId !== me && (row.role !== 'owner' || mayMakeOwners);
-            return (
-              <tr key={row.id}>
-                <td>{row.user.name}</td>
-                <td>{row.user.email}</td>
-                <td>
-                  {editable ? (
-                    <select
-                      aria-label={`Role of ${row.user.email}`}
-                      value={row.role}
-                      disabled={busy}
-                      onChange={(event) => onRole(row.id, event.target.value as Role)}
-                    >
-                      {ROLES.filter((option) => option !== 'owner' || mayMakeOwners).map((option) => (
-                        <option key={option} value={option}>
-                          {option}
-                        </option>
-                      ))}
-                    </select>
-                  ) : (
-                    row.role
-                  )}
-                </td>
-                <td>{formatTime(row.createdAt)}</td>
-                {manages ? (
-                  <td>
-                    {editable ? (
-                      <button type="button" className="danger" disabled={busy} onClick={() => onRemove(row)}>
-                        Remove {row.user.email}
-                      </button>
-                    ) : null}
-                  </td>
-                ) : null}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </Table>
   );
 }
 
@@ -265,44 +239,62 @@ function InvitationsTable({
   onCancel: (row: InvitationRow) => void;
 }) {
   return (
+    <Table
+      label="Pending invitations"
+      columns={['Email', 'Role', 'Expires']}
+      actions={manages ? 'Actions' : null}
+    >
+      {rows.map((row) => (
+        <tr key={row.id}>
+          <td>{row.email}</td>
+          <td>{row.role}</td>
+          <td>{formatTime(row.expiresAt)}</td>
+          {manages ? (
+            <td className="row">
+              <button type="button" className="secondary" disabled={busy} onClick={() => onSendAgain(row)}>
+                Send again to {row.email}
+              </button>
+              <button type="button" className="danger" disabled={busy} onClick={() => onCancel(row)}>
+                Cancel invitation for {row.email}
+              </button>
+            </td>
+          ) : null}
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/** A labelled table; `actions` names the last column's buttons, for those who may use them. */
+function Table({
+  label,
+  columns,
+  actions,
+  children,
+}: {
+  label: string;
+  columns: string[];
+  actions: string | null;
+  children: ReactNode;
+}) {
+  return (
     <div className="table-wrap" tabIndex={0}>
-      <table aria-label="Pending invitations">
+      <table aria-label={label}>
         <thead>
           <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Expires</th>
-            {manages ? (
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+            {actions ? (
               <th scope="col">
-                <span className="visually-hidden">Actions</span>
+                <span className="visually-hidden">{actions}</span>
               </th>
             ) : null}
           </tr>
         </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.id}>
-              <td>{row.email}</td>
-              <td>{row.role}</td>
-              <td>{formatTime(row.expiresAt)}</td>
-              {manages ? (
-                <td className="row">
-                  <button
-                    type="button"
-                    className="secondary"
-                    disabled={busy}
-                    onClick={() => onSendAgain(row)}
-                  >
-                    Send again to {row.email}
-                  </button>
-                  <button type="button" className="danger" disabled={busy} onClick={() => onCancel(row)}>
-                    Cancel invitation for {row.email}
-                  </button>
-                </td>
-              ) : null}
-            </tr>
-          ))}
-        </tbody>
+        <tbody>{children}</tbody>
       </table>
     </div>
   );
