@@ -3,7 +3,7 @@ import { QueueGroups } from '#contracts';
 import { type AppEntry, bootstrapService } from '#nats';
 import { migrate } from '#persistence';
 
-import { migrateAuth } from './auth/auth.factory.js';
+import { authSettings, migrateAuth } from './auth/auth.factory.js';
 import { CatalogConfig } from './catalog.config.js';
 import { catalogDataSource } from './catalog.database.js';
 
@@ -13,10 +13,7 @@ const catalog = {
     const config = loadConfig(CatalogConfig);
     const logger = createLogger('catalog');
     const applied = await migrate(catalogDataSource(config.DATABASE_URL));
-    await migrateAuth(
-      { databaseUrl: config.DATABASE_URL, secret: config.AUTH_SECRET, publicUrl: config.PUBLIC_URL },
-      logger,
-    );
+    await migrateAuth(authSettings(config), logger);
     logger.info({ applied }, 'catalog migrations are up to date');
   },
   async start({ standalone }) {

@@ -1,6 +1,8 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { looksLikePlaceholder, ServiceConfig } from '#common';
-import { IsInt, IsOptional, IsString, Matches, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Min, MinLength } from 'class-validator';
+
+import { SIGNUP_MODES, type SignupMode } from './auth/signup-mode.js';
 
 const DEVELOPMENT_AUTH_SECRET = 'development-only-secret-change-me-please-0000';
 
@@ -12,9 +14,28 @@ export class CatalogConfig extends ServiceConfig {
   @MinLength(32, { message: 'AUTH_SECRET must be at least 32 characters' })
   AUTH_SECRET: string = DEVELOPMENT_AUTH_SECRET;
 
-  /** The public address of the gateway, where browsers reach /api/auth. */
+  /** The public address of the gateway, where browsers reach /api/auth; invitation links point under it. */
   @IsString()
   PUBLIC_URL: string = 'http://localhost:3000';
+
+  /**
+   * Who may make an account over HTTP (docs/architecture.md, "Who may join"): `closed`, nobody (operators make accounts with
+   * the admin CLI, and only people who have one can be invited); `invite`, whoever holds an invitation,
+   * for the invited address; `open`, anyone. Organizations are made by operators in every mode.
+   */
+  @IsIn(SIGNUP_MODES)
+  SIGNUP: SignupMode = 'closed';
+
+  /**
+   * Where invitations are emailed from (`smtp://user:pass@host:587`); the agent service reads the same
+   * variable for its approval emails. Unset, the invitation is logged and the console shows its link.
+   */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['smtp', 'smtps'] })
+  SMTP_URL?: string;
+
+  @IsString()
+  SMTP_FROM: string = 'Flowmesh <no-reply@localhost>';
 
   /**
    * How long a project delete waits for the workflow service to take over the project's workflows

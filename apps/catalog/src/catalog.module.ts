@@ -15,9 +15,10 @@ import type { NatsConnection } from '@nats-io/transport-node';
 
 import { AdminHandler } from './admin/admin.handler.js';
 import { AdminService } from './admin/admin.service.js';
-import { createAuth, createAuthPool } from './auth/auth.factory.js';
+import { authSettings, createAuth, createAuthPool } from './auth/auth.factory.js';
 import { AuthHandler, NATS_CONNECTION } from './auth/auth.handler.js';
 import { AUTH, AUTH_POOL, AuthService } from './auth/auth.service.js';
+import { InvitationMailer } from './auth/invitation-mailer.js';
 import { BillingHandler } from './billing/billing.handler.js';
 import { BillingService } from './billing/billing.service.js';
 import { PlanRepository } from './billing/plan.repository.js';
@@ -67,14 +68,12 @@ export class CatalogModule {
           provide: AUTH_POOL,
           useFactory: () => createAuthPool(config.DATABASE_URL, createLogger('catalog')),
         },
+        InvitationMailer,
         {
           provide: AUTH,
-          inject: [AUTH_POOL],
-          useFactory: (pool: ReturnType<typeof createAuthPool>) =>
-            createAuth(
-              { databaseUrl: config.DATABASE_URL, secret: config.AUTH_SECRET, publicUrl: config.PUBLIC_URL },
-              pool,
-            ),
+          inject: [AUTH_POOL, InvitationMailer],
+          useFactory: (pool: ReturnType<typeof createAuthPool>, mailer: InvitationMailer) =>
+            createAuth(authSettings(config), pool, mailer),
         },
         {
           provide: NATS_CONNECTION,

@@ -9,9 +9,11 @@ import { BillingPage } from './pages/billing';
 import { ConnectionsPage } from './pages/connections';
 import { DashboardPage } from './pages/dashboard';
 import { DatabasePage, DatabasesPage } from './pages/databases';
+import { InvitationPage } from './pages/invitation';
 import { KeysPage } from './pages/keys';
+import { MembersPage } from './pages/members';
 import { RunPage } from './pages/run';
-import { SignInPage } from './pages/sign-in';
+import { SignInPage, SignUpPage } from './pages/sign-in';
 import { SkillsPage } from './pages/skills';
 import { WorkflowPage } from './pages/workflow';
 import { WorkflowsPage } from './pages/workflows';
@@ -31,6 +33,17 @@ const rootRoute = createRootRoute({
 });
 
 const signInRoute = createRoute({ getParentRoute: () => rootRoute, path: '/sign-in', component: SignInPage });
+const signUpRoute = createRoute({ getParentRoute: () => rootRoute, path: '/sign-up', component: SignUpPage });
+
+/** An invitation's link: answered signed in or not, so outside the signed-in frame. */
+const invitationRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/invitations/$invitationId',
+  component: InvitationPage,
+  validateSearch: (search: Record<string, unknown>): { token: string } => ({
+    token: typeof search.token === 'string' ? search.token : '',
+  }),
+});
 
 /** Every page but sign-in: a signed-in member, or off to sign in. */
 function SignedIn() {
@@ -80,11 +93,14 @@ export const connectionsRoute = page('/connections', ConnectionsPage);
 export const databasesRoute = page('/databases', DatabasesPage);
 export const databaseRoute = page('/databases/$databaseId', DatabasePage);
 export const skillsRoute = page('/skills', SkillsPage);
+export const membersRoute = page('/members', MembersPage);
 export const keysRoute = page('/keys', KeysPage);
 export const billingRoute = page('/billing', BillingPage);
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
+  signUpRoute,
+  invitationRoute,
   appRoute.addChildren([
     dashboardRoute,
     workflowsRoute,
@@ -97,6 +113,7 @@ const routeTree = rootRoute.addChildren([
     databasesRoute,
     databaseRoute,
     skillsRoute,
+    membersRoute,
     keysRoute,
     billingRoute,
   ]),

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 
 import type { PendingApprovalDto } from '#contracts';
 import {
@@ -12,50 +11,11 @@ import {
   nodes,
   type OrganizationFixture,
   ScriptedModel,
+  type SmtpSink,
+  startSmtpSink,
   TestStack,
   waitFor,
 } from '#testing';
-import { SMTPServer } from 'smtp-server';
-
-interface ReceivedMail {
-  to: string[];
-  text: string;
-}
-
-/** The message as written: nodemailer sends text bodies quoted-printable, with soft line breaks. */
-function fromQuotedPrintable(text: string): string {
-  return text
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
-
-/** A local SMTP server that keeps what it receives: nothing leaves the machine. */
-async function startSmtp(): Promise<{ url: string; mails: ReceivedMail[]; stop: () => Promise<void> }> {
-  const mails: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        mails.push({
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          text: fromQuotedPrintable(Buffer.concat(chunks).toString('utf8')),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 /**
  * Ask-first actions: the Agent step waits with the call recorded pending, a decision approves (the
  * action runs once, the agent goes on with its result) or denies (the agent goes on with the reason),
@@ -65,7 +25,7 @@ async function startSmtp(): Promise<{ url: string; mails: ReceivedMail[]; stop: 
 describe('agent approvals', () => {
   let stack: TestStack;
   let model: ScriptedModel;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: SmtpSink;
   let target: HttpTarget;
   let org: OrganizationFixture;
   let admin: MemberFixture;
@@ -76,7 +36,7 @@ describe('agent approvals', () => {
 
   beforeAll(async () => {
     model = await ScriptedModel.start();
-    smtp = await startSmtp();
+    smtp = await startSmtpSink();
     target = await HttpTarget.start();
     stack = await TestStack.start(
       {

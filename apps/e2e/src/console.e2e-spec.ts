@@ -331,7 +331,85 @@ describe('console', () => {
     expect(refused.body.error.code).toBe('forbidden');
     // An organization key cannot reach the page's routes either: they are for signed-in members.
     expect((await org.api.get('/app/keys')).status).toBe(403);
+    // A member sees who is in the organization, and cannot invite.
+    await memberPage.goto('/members');
+    await memberPage
+      .getByRole('table', { name: 'Members' })
+      .getByRole('cell', { name: owner.email, exact: true })
+      .waitFor();
+    await memberPage.getByText('Owners and admins of Acme invite members.').waitFor();
+    expect(await memberPage.getByLabel('Email to invite').count()).toBe(0);
     await memberPage.context().close();
+  });
+
+  it('invites from the members page; the link signs the invitee in and lands them in the organization', async () => {
+    // The shared stack runs the default SIGNUP=closed: only people with an account can be invited.
+    const [elsewhere, other] = await Promise.all([
+      createOrganization(stack, { name: 'Elsewhere' }),
+      createOrganization(stack, { name: 'Other' }),
+    ]);
+    const [invitee, withdrawn] = await Promise.all([
+      createMember(stack, elsewhere.organizationId, 'owner'),
+      createMember(stack, other.organizationId, 'member'),
+    ]);
+    await nav('Members').click();
+    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
+    await page
+      .getByRole('table', { name: 'Members' })
+      .getByRole('cell', { name: owner.email, exact: true })
+      .waitFor();
+    const pending = page.getByRole('table', { name: 'Pending invitations' });
+
+    await page.getByLabel('Email to invite').fill(`nobody-${Date.now().toString(36)}@example.com`);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    expect(await page.getByRole('alert').textContent()).toMatch(/has no account.*operator/);
+
+    await page.getByLabel('Email to invite').fill(withdrawn.email);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await pending.getByRole('cell', { name: withdrawn.email, exact: true }).waitFor();
+    await page.getByRole('button', { name: `Cancel invitation for ${withdrawn.email}` }).click();
+    await pending.getByRole('cell', { name: withdrawn.email, exact: true }).waitFor({ state: 'detached' });
+
+    await page.getByLabel('Email to invite').fill(invitee.email);
+    await page.getByLabel('Role', { exact: true }).selectOption('admin');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    // No SMTP_URL on this stack: the link is shown, to be handed over.
+    const link = (await page.getByTestId('secret-value').textContent())!;
+    expect(link).toMatch(new RegExp(`^${stack.baseUrl}/invitations/\\w+\\?token=[\\w-]+$`));
+    await pending.getByRole('cell', { name: invitee.email, exact: true }).waitFor();
+    await check(page, 'members');
+
+    const inviteePage = await browser.newPage();
+    await inviteePage.goto(link);
+    await inviteePage.getByRole('heading', { name: 'Join Acme' }).waitFor();
+    await inviteePage.getByText(`${invitee.email} is invited to join as admin.`).waitFor();
+    await check(inviteePage, 'invitation');
+    await inviteePage.getByLabel('Password').fill(invitee.password);
+    await inviteePage.getByRole('button', { name: 'Sign in and join' }).click();
+    await inviteePage.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    expect(await inviteePage.getByLabel('Organization').inputValue()).toBe(org.organizationId);
+    await inviteePage.getByText(`${invitee.email} · admin`).waitFor();
+    await inviteePage.context().close();
+
+    await page.reload();
+    const members = page.getByRole('table', { name: 'Members' });
+    await members.getByRole('cell', { name: invitee.email, exact: true }).waitFor();
+    await page.getByText('No pending invitations.').waitFor();
+    await page.getByLabel(`Role of ${invitee.email}`).selectOption('member');
+    const ownerApi = new ApiClient(stack.baseUrl, await signIn(stack, owner.email, owner.password));
+    await waitFor(
+      async () => {
+        const { members: rows } = (await ownerApi.get('/api/auth/organization/list-members')).body;
+        return rows.find((row: { user: { email: string } }) => row.user.email === invitee.email)?.role ===
+          'member'
+          ? true
+          : undefined;
+      },
+      { what: 'the new role' },
+    );
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: `Remove ${invitee.email}` }).click();
+    await members.getByRole('cell', { name: invitee.email, exact: true }).waitFor({ state: 'detached' });
   });
 
   it('creates and edits a skill', async () => {

@@ -1,4 +1,4 @@
-import { adminCli, ApiClient, createMember, createOrganization, runningStack, signIn } from '#testing';
+import { adminCli, ApiClient, createMember, createOrganization, runningStack } from '#testing';
 
 const stack = runningStack();
 
@@ -45,16 +45,58 @@ describe('identity', () => {
     expect((await anonymous.get('/api/v1/projects', { cookie })).status).toBe(200);
   });
 
-  it('answers no_active_organization for a session outside any organization', async () => {
-    const email = `loner-${Date.now()}@example.com`;
+  it('refuses a stranger an account and an organization in the default mode (SIGNUP=closed)', async () => {
+    const email = `stranger-${Date.now().toString(36)}@example.com`;
     const signUp = await anonymous.post(
       '/api/auth/sign-up/email',
-      { email, password: 'a-long-password-1', name: 'Loner' },
+      { email, password: 'a-long-password-1', name: 'Stranger' },
       { origin: stack.baseUrl },
     );
-    expect(signUp.status).toBe(200);
-    const token = await signIn(stack, email, 'a-long-password-1');
-    const response = await anonymous.withToken(token).get('/api/v1/projects');
+    expect([signUp.status, signUp.body]).toEqual([
+      400,
+      { code: 'EMAIL_PASSWORD_SIGN_UP_DISABLED', message: 'Email and password sign up is not enabled' },
+    ]);
+    const signInAnswer = await anonymous.post(
+      '/api/auth/sign-in/email',
+      { email, password: 'a-long-password-1' },
+      { origin: stack.baseUrl },
+    );
+    expect(signInAnswer.status).toBe(401);
+
+    const organization = { name: 'Mine', slug: `mine-${Date.now().toString(36)}` };
+    const unsigned = await anonymous.post('/api/auth/organization/create', organization, {
+      origin: stack.baseUrl,
+    });
+    expect([unsigned.status, unsigned.body]).toEqual([401, undefined]);
+    // Nor may a member an operator made: organizations are the operator's.
+    const org = await createOrganization(stack);
+    const owner = await createMember(stack, org.organizationId, 'owner');
+    const made = await owner.api.post('/api/auth/organization/create', organization, {
+      origin: stack.baseUrl,
+    });
+    expect([made.status, made.body]).toEqual([
+      403,
+      {
+        code: 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION',
+        message: 'You are not allowed to create a new organization',
+      },
+    ]);
+    const organizations = await owner.api.get('/api/auth/organization/list');
+    expect(organizations.body.map((row: { id: string }) => row.id)).toEqual([org.organizationId]);
+  });
+
+  it('answers no_active_organization for a session outside any organization', async () => {
+    const org = await createOrganization(stack);
+    const member = await createMember(stack, org.organizationId);
+    expect((await member.api.get('/api/v1/projects')).status).toBe(200);
+    const left = await member.api.post(
+      '/api/auth/organization/set-active',
+      { organizationId: null },
+      { origin: stack.baseUrl },
+    );
+    expect(left.status).toBe(200);
+    // At once: switching the active organization tells the gateways to forget the cached session.
+    const response = await member.api.get('/api/v1/projects');
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe('no_active_organization');
   });

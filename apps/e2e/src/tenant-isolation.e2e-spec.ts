@@ -393,4 +393,154 @@ describe('tenant isolation', () => {
     const made = await member.api.post('/app/connections', { integrationId: 'webhook', name: 'Members may' });
     expect(made.status).toBe(201);
   });
+
+  it('gives a stranger no account, and nobody an organization, over HTTP (SIGNUP=closed)', async () => {
+    const stranger = new ApiClient(stack.baseUrl);
+    const origin = { origin: stack.baseUrl };
+    const email = `stranger-${randomUUID()}@example.com`;
+    const probes = [
+      stranger.post('/api/auth/sign-up/email', { email, password: 'a-long-password-1', name: 'S' }, origin),
+      stranger.post(
+        '/api/auth/invitation/sign-up',
+        { invitationId: randomUUID(), token: 'guess', name: 'S', password: 'a-long-password-1' },
+        origin,
+      ),
+      stranger.post('/api/auth/organization/create', { name: 'Mine', slug: `mine-${randomUUID()}` }, origin),
+      intruderMember.api.post(
+        '/api/auth/organization/create',
+        { name: 'Mine', slug: `mine-${randomUUID()}` },
+        origin,
+      ),
+      intruderMember.api.post(
+        '/api/auth/organization/delete',
+        { organizationId: intruder.organizationId },
+        origin,
+      ),
+    ];
+    expect((await Promise.all(probes)).map((answer) => [answer.status, answer.body?.code])).toEqual([
+      [400, 'EMAIL_PASSWORD_SIGN_UP_DISABLED'],
+      [403, 'SIGNUP_CLOSED'],
+      [401, undefined],
+      [403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION'],
+      [404, 'ORGANIZATION_DELETION_DISABLED'],
+    ]);
+    const organizations = await intruderMember.api.get('/api/auth/organization/list');
+    expect(organizations.body.map((row: { id: string }) => row.id)).toEqual([intruder.organizationId]);
+  });
+
+  it("cannot read, join or change the other organization's members, invitations or keys through /api/auth", async () => {
+    const origin = { origin: stack.baseUrl };
+    // An account the owner may invite (SIGNUP=closed): a member of the intruder's organization.
+    const invitee = await createMember(stack, intruder.organizationId, 'member');
+    const invited = await ownerMember.api.post(
+      '/api/auth/organization/invite-member',
+      { email: invitee.email, role: 'member' },
+      origin,
+    );
+    expect(invited.status).toBe(200);
+    const organizationId = owner.organizationId;
+    const membership = async () => ({
+      members: (await ownerMember.api.get('/api/auth/organization/list-members')).body,
+      invitations: (await ownerMember.api.get('/api/auth/organization/list-invitations')).body,
+      organization: (await ownerMember.api.get('/api/auth/organization/get-full-organization')).body,
+      keys: (await ownerMember.api.get('/app/keys')).body,
+    });
+    const before = await membership();
+    const ownerMemberId = before.members.members.find(
+      (row: { userId: string }) => row.userId === ownerMember.userId,
+    ).id;
+    const notMember = 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION';
+    const keyElsewhere = 'USER_NOT_MEMBER_OF_ORGANIZATION';
+    const attempts: Array<[string, string, unknown, number, string | undefined]> = [
+      [
+        'GET',
+        `/api/auth/organization/list-members?organizationId=${organizationId}`,
+        undefined,
+        403,
+        notMember,
+      ],
+      [
+        'GET',
+        `/api/auth/organization/list-invitations?organizationId=${organizationId}`,
+        undefined,
+        403,
+        undefined,
+      ],
+      [
+        'GET',
+        `/api/auth/organization/get-full-organization?organizationId=${organizationId}`,
+        undefined,
+        403,
+        'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION',
+      ],
+      [
+        'POST',
+        '/api/auth/organization/invite-member',
+        { email: intruderMember.email, role: 'owner', organizationId },
+        400,
+        'MEMBER_NOT_FOUND',
+      ],
+      [
+        'POST',
+        '/api/auth/organization/set-active',
+        { organizationId },
+        403,
+        'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION',
+      ],
+      [
+        'POST',
+        '/api/auth/organization/update-member-role',
+        { memberId: ownerMemberId, role: 'member', organizationId },
+        400,
+        'MEMBER_NOT_FOUND',
+      ],
+      [
+        'POST',
+        '/api/auth/organization/remove-member',
+        { memberIdOrEmail: ownerMember.email, organizationId },
+        400,
+        'MEMBER_NOT_FOUND',
+      ],
+      [
+        'POST',
+        '/api/auth/organization/update',
+        { organizationId, data: { name: 'Taken' } },
+        400,
+        'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION',
+      ],
+      [
+        'POST',
+        '/api/auth/organization/cancel-invitation',
+        { invitationId: invited.body.id },
+        400,
+        'MEMBER_NOT_FOUND',
+      ],
+      [
+        'POST',
+        '/api/auth/organization/accept-invitation',
+        { invitationId: invited.body.id },
+        403,
+        'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION',
+      ],
+      [
+        'GET',
+        `/api/auth/invitation/link?invitationId=${invited.body.id}`,
+        undefined,
+        400,
+        'INVITATION_NOT_FOUND',
+      ],
+      ['GET', `/api/auth/api-key/get?id=${ids.key}`, undefined, 403, keyElsewhere],
+      ['GET', `/api/auth/api-key/list?organizationId=${organizationId}`, undefined, 403, keyElsewhere],
+      ['POST', '/api/auth/api-key/update', { keyId: ids.key, enabled: false }, 403, keyElsewhere],
+      ['POST', '/api/auth/api-key/delete', { keyId: ids.key }, 403, keyElsewhere],
+      ['POST', '/api/auth/api-key/create', { organizationId, name: 'planted' }, 403, keyElsewhere],
+    ];
+    const answers = [];
+    for (const [method, path, body] of attempts) {
+      const answer = await intruderMember.api.request(method, path, body, origin);
+      answers.push([method, path, answer.status, answer.body?.code]);
+    }
+    expect(answers).toEqual(attempts.map(([method, path, , status, code]) => [method, path, status, code]));
+    expect(await membership()).toEqual(before);
+  });
 });

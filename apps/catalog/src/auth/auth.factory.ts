@@ -1,40 +1,100 @@
 import { apiKey } from '@better-auth/api-key';
 import { betterAuth, type BetterAuthOptions } from 'better-auth';
+import { APIError } from 'better-auth/api';
 import { getMigrations } from 'better-auth/db/migration';
 import { bearer, organization } from 'better-auth/plugins';
 import pg from 'pg';
 import type { Logger } from 'pino';
 
+import type { CatalogConfig } from '../catalog.config.js';
+import type { InvitationMailer } from './invitation-mailer.js';
+import { invitationLink } from './invitation-token.util.js';
+import { invitationAccess } from './invitations.plugin.js';
+import { invitationsMakeAccounts, type SignupMode } from './signup-mode.js';
+
 export const AUTH_SCHEMA = 'auth';
 export const API_KEY_PREFIX = 'fm_';
+
+/** A week: long enough for a team to get to its email, short enough that old links die. */
+const INVITATION_EXPIRES_IN_SECONDS = 7 * 24 * 3600;
 
 export interface AuthSettings {
   databaseUrl: string;
   secret: string;
   publicUrl: string;
+  signup: SignupMode;
+}
+
+export function authSettings(config: CatalogConfig): AuthSettings {
+  return {
+    databaseUrl: config.DATABASE_URL,
+    secret: config.AUTH_SECRET,
+    publicUrl: config.PUBLIC_URL,
+    signup: config.SIGNUP,
+  };
 }
 
 /**
  * better-auth owns members, sessions, organizations and organization keys, in the `auth` schema of
  * catalog's database. Its own per-key rate limit is off: the gateway limits every credential alike.
  */
-export function createAuth(settings: AuthSettings, pool: pg.Pool) {
-  return betterAuth(authOptions(settings, pool));
+export function createAuth(settings: AuthSettings, pool: pg.Pool, mailer: InvitationMailer) {
+  return betterAuth(authOptions(settings, pool, mailer));
 }
 
-function authOptions(settings: AuthSettings, pool: pg.Pool) {
+function authOptions(settings: AuthSettings, pool: pg.Pool, mailer?: InvitationMailer) {
   return {
     database: pool,
     secret: settings.secret,
     baseURL: settings.publicUrl,
     basePath: '/api/auth',
-    emailAndPassword: { enabled: true },
+    // The admin CLI makes accounts through catalog's own code (createPasswordUser), not this endpoint.
+    emailAndPassword: { enabled: true, disableSignUp: settings.signup !== 'open' },
     trustedOrigins: [settings.publicUrl],
     logger: { level: 'error' },
     plugins: [
-      organization(),
+      organization({
+        // Organizations are made by operators (the admin CLI's server-side call is allowed regardless),
+        // and not deleted over HTTP: their workflows, databases and keys live on in other services.
+        allowUserToCreateOrganization: false,
+        disableOrganizationDeletion: true,
+        // Members list invitations, ids included: accepting one needs an address proven by its link.
+        requireEmailVerificationOnInvitation: true,
+        invitationExpiresIn: INVITATION_EXPIRES_IN_SECONDS,
+        sendInvitationEmail: async ({ id, email, role, organization: invitedTo, inviter, invitation }) => {
+          if (!mailer) throw new Error('no mailer: auth options made for migrations only');
+          await mailer.send({
+            email,
+            role,
+            organizationName: invitedTo.name,
+            inviterEmail: inviter.user.email,
+            link: invitationLink(settings.publicUrl, settings.secret, id),
+            expiresAt: new Date(invitation.expiresAt),
+          });
+        },
+        organizationHooks: {
+          beforeCreateInvitation: async ({ invitation }) => {
+            if (invitationsMakeAccounts(settings.signup)) return;
+            const { rowCount } = await pool.query('SELECT 1 FROM "user" WHERE email = $1', [
+              invitation.email.toLowerCase(),
+            ]);
+            // Told now, rather than the invitee finding a link that cannot make the account.
+            if (!rowCount)
+              throw new APIError('BAD_REQUEST', {
+                code: 'INVITEE_HAS_NO_ACCOUNT',
+                message: `${invitation.email} has no account, and only the operator makes accounts here (SIGNUP=closed).`,
+              });
+          },
+        },
+      }),
       bearer(),
       apiKey({ references: 'organization', defaultPrefix: API_KEY_PREFIX, rateLimit: { enabled: false } }),
+      invitationAccess({
+        signup: settings.signup,
+        secret: settings.secret,
+        publicUrl: settings.publicUrl,
+        emailed: mailer?.emails ?? false,
+      }),
     ],
     databaseHooks: {
       session: {

@@ -10,6 +10,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
 
 import { API_KEY_PREFIX, type Auth } from './auth.factory.js';
+import { createPasswordUser } from './invitations.plugin.js';
 
 export const AUTH = Symbol('AUTH');
 export const AUTH_POOL = Symbol('AUTH_POOL');
@@ -17,14 +18,33 @@ export const AUTH_POOL = Symbol('AUTH_POOL');
 /** Keys carry no member of their own; an organization key acts with admin rights in its organization. */
 const KEY_ROLE: MemberRole = 'admin';
 
-/** Paths after which cached credentials may be stale: gateways are told to forget them. */
-const INVALIDATING_PATHS = [
-  /\/sign-out$/,
-  /\/revoke/,
-  /\/api-key\/(delete|update)$/,
-  /\/organization\//,
-  /\/delete-user/,
-];
+/**
+ * The calls after whose success a cached credential may resolve differently (a session ended, an active
+ * organization switched, a role changed or taken away, a key revoked or changed): gateways are told to
+ * forget what they cached. Reads, invitations and renames change no credential, so a member reading in a
+ * loop cannot empty every gateway's cache.
+ */
+const INVALIDATING_CALLS = new Set([
+  'POST /api/auth/sign-out',
+  'POST /api/auth/revoke-session',
+  'POST /api/auth/revoke-sessions',
+  'POST /api/auth/revoke-other-sessions',
+  // With `revokeOtherSessions`, the member's other sessions end.
+  'POST /api/auth/change-password',
+  'POST /api/auth/delete-user',
+  'GET /api/auth/delete-user/callback',
+  'POST /api/auth/api-key/delete',
+  'POST /api/auth/api-key/update',
+  'POST /api/auth/organization/set-active',
+  'POST /api/auth/organization/accept-invitation',
+  'POST /api/auth/organization/leave',
+  'POST /api/auth/organization/remove-member',
+  'POST /api/auth/organization/update-member-role',
+]);
+
+export function invalidatesCredentials(method: string, pathname: string, status: number): boolean {
+  return status >= 200 && status < 300 && INVALIDATING_CALLS.has(`${method.toUpperCase()} ${pathname}`);
+}
 
 @Injectable()
 export class AuthService implements OnApplicationShutdown {
@@ -100,21 +120,26 @@ export class AuthService implements OnApplicationShutdown {
         ...(hasBody ? { body: request.body } : {}),
       }),
     );
-    const pathname = new URL(request.url).pathname;
     return {
       response: {
         status: response.status,
         headers: [...response.headers.entries()],
         body: await response.text(),
       },
-      invalidates: response.ok && INVALIDATING_PATHS.some((pattern) => pattern.test(pathname)),
+      invalidates: invalidatesCredentials(request.method, new URL(request.url).pathname, response.status),
     };
   }
 
   // The admin CLI's operations, for operators without a browser.
 
+  /** The operator vouches for the address, so it counts as verified (invitations to it can be accepted). */
   async createUser(email: string, password: string, name: string): Promise<string> {
-    const { user } = await this.auth.api.signUpEmail({ body: { email, password, name } });
+    const user = await createPasswordUser(await this.auth.$context, {
+      email,
+      name,
+      password,
+      emailVerified: true,
+    });
     return user.id;
   }
 

@@ -29,6 +29,13 @@ const SessionContext = createContext<CurrentMember | null>(null);
 export const auth = {
   signIn: (email: string, password: string) =>
     browserFetch<{ token: string }>('/api/auth/sign-in/email', { method: 'POST', body: { email, password } }),
+  signUp: (name: string, email: string, password: string) =>
+    browserFetch<{ token: string }>('/api/auth/sign-up/email', {
+      method: 'POST',
+      body: { name, email, password },
+    }),
+  /** `SIGNUP` of the installation: whether strangers may make an account. */
+  signupMode: () => browserFetch<{ mode: 'closed' | 'invite' | 'open' }>('/api/auth/signup-mode'),
   signOut: () => browserFetch<unknown>('/api/auth/sign-out', { method: 'POST', body: {} }),
   session: () => browserFetch<SessionInfo | null>('/api/auth/get-session'),
   organizations: () => browserFetch<Organization[]>('/api/auth/organization/list'),
@@ -72,7 +79,8 @@ export function useMember(): CurrentMember {
   return member;
 }
 
-export const canManageKeys = (role: Role | null) => role === 'owner' || role === 'admin';
+/** Owners and admins make keys and invite, change and remove members. */
+export const managesOrganization = (role: Role | null) => role === 'owner' || role === 'admin';
 
 /** Switches the active organization and forgets everything read for the previous one. */
 export function useSwitchOrganization() {

@@ -2,8 +2,8 @@ import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
 
-import { auth, canManageKeys, useMember, useSwitchOrganization } from '../auth/session';
-import { ErrorNotice } from './ui';
+import { auth, managesOrganization, useMember, useSwitchOrganization } from '../auth/session';
+import { Empty, ErrorNotice } from './ui';
 
 interface NavItem {
   to: string;
@@ -19,6 +19,7 @@ const NAV: NavItem[] = [
   { to: '/connections', label: 'Connections' },
   { to: '/databases', label: 'Databases' },
   { to: '/skills', label: 'Skills' },
+  { to: '/members', label: 'Members' },
   { to: '/keys', label: 'API keys', adminOnly: true },
   { to: '/billing', label: 'Billing' },
 ];
@@ -92,7 +93,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <div className="body">
         <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
           <ul>
-            {NAV.filter((item) => !item.adminOnly || canManageKeys(member.role)).map((item) => (
+            {NAV.filter((item) => !item.adminOnly || managesOrganization(member.role)).map((item) => (
               <li key={item.to}>
                 <Link
                   to={item.to}
@@ -107,7 +108,15 @@ export function Layout({ children }: { children: ReactNode }) {
         </nav>
         <main id="main" tabIndex={-1}>
           <ErrorNotice error={error} title="Could not switch organization." />
-          {children}
+          {member.organization ? (
+            children
+          ) : (
+            <Empty>
+              {member.organizations.length > 0
+                ? 'Choose an organization above.'
+                : 'You are in no organization yet. An owner or admin of one invites you by email: its link lets you join.'}
+            </Empty>
+          )}
         </main>
       </div>
     </div>

@@ -147,10 +147,25 @@ export function SecretOnce({
   value: string;
   testId?: string;
 }) {
+  return <CopyValue label={label} note="It is shown once: copy it now." value={value} testId={testId} />;
+}
+
+/** A value to hand on (a key, a secret, an invitation link), with a button that copies it. */
+export function CopyValue({
+  label,
+  note,
+  value,
+  testId = 'secret-value',
+}: {
+  label: string;
+  note: string;
+  value: string;
+  testId?: string;
+}) {
   return (
     <div className="notice success" role="status">
       <p>
-        <strong>{label}</strong> It is shown once: copy it now.
+        <strong>{label}</strong> {note}
       </p>
       <code className="secret" data-testid={testId}>
         {value}

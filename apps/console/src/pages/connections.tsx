@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import { browserFetch } from '../api/client';
-import { canManageKeys, useMember } from '../auth/session';
+import { managesOrganization, useMember } from '../auth/session';
 import {
   ErrorNotice,
   Field,
@@ -47,7 +47,7 @@ const originsOf = (text: string) => text.split(/[\s,]+/).filter((origin) => orig
  */
 export function ConnectionsPage() {
   const client = useQueryClient();
-  const manager = canManageKeys(useMember().role);
+  const manager = managesOrganization(useMember().role);
   const [integrationId, setIntegrationId] = useState<Connection['integrationId']>('webhook');
   const [name, setName] = useState('');
   const [headers, setHeaders] = useState('');

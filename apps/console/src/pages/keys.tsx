@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import { browserFetch } from '../api/client';
-import { canManageKeys, useMember } from '../auth/session';
+import { managesOrganization, useMember } from '../auth/session';
 import { Empty, ErrorNotice, Field, formatTime, PageHeader, QueryView, SecretOnce } from '../components/ui';
 
 interface ApiKey {
@@ -16,7 +16,7 @@ interface ApiKey {
 /** Organization keys: owners and admins make and revoke them; the key is shown once. */
 export function KeysPage() {
   const member = useMember();
-  if (!canManageKeys(member.role)) {
+  if (!managesOrganization(member.role)) {
     return (
       <>
         <PageHeader title="API keys" />
