@@ -4,10 +4,11 @@
  * how long health took meanwhile, and the gateway's resident memory against its idle figure
  * (docs/reliability.md, "Nothing heavy before authentication").
  *
- *   npm run build && node dist/tools/bench/edge-flood-bench.js [--requests 20] [--mib 30] [--rounds 3]
+ *   npm run build && node dist/tools/bench/edge-flood-bench.js [--requests 20] [--mib 30] [--seconds 5] [--rounds 3]
  *
- * Each body is a JSON array of strings holding one `"\u0000"`, the shape that made main parse and
- * walk 30 MB before it looked for a credential.
+ * `--requests` clients each send one such request after another for `--seconds`. Each body is a JSON
+ * array of strings holding one `"\u0000"`, the shape that made the gateway parse and walk 30 MB before
+ * it looked for a credential.
  */
 import { request } from 'node:http';
 
@@ -23,6 +24,7 @@ function argument(name: string, fallback: string): string {
 const concurrent = Number(argument('requests', '20'));
 const mib = Number(argument('mib', '30'));
 const rounds = Number(argument('rounds', '3'));
+const seconds = Number(argument('seconds', '5'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? Number.NaN;
@@ -60,8 +62,10 @@ try {
   const target = new URL('/api/v1/projects', stack.baseUrl);
   const health = `${stack.baseUrl}/api/health`;
   console.log(benchContext().line);
-  console.log(`${concurrent} concurrent POSTs of ${(body.length / 1048576).toFixed(1)} MiB, no credential\n`);
-  console.log('| round | answers | flood took (s) | health p50 / p99 / max (ms) | RSS idle → peak (MiB) |');
+  console.log(
+    `${concurrent} clients posting ${(body.length / 1048576).toFixed(1)} MiB bodies without a credential, one after another, for ${seconds} s\n`,
+  );
+  console.log('| round | answers | health p50 / p99 / max (ms), probes | RSS idle → peak (MiB) |');
   console.log('| --- | --- | --- | --- | --- |');
   for (let round = 1; round <= rounds; round += 1) {
     for (let warm = 0; warm < 20; warm += 1) await fetch(health).then((response) => response.text());
@@ -84,9 +88,13 @@ try {
         await sleep(20);
       }
     })();
-    const began = performance.now();
-    const statuses = await Promise.all(Array.from({ length: concurrent }, () => post(target, body)));
-    const tookSeconds = (performance.now() - began) / 1000;
+    const until = performance.now() + seconds * 1000;
+    const statuses: number[] = [];
+    await Promise.all(
+      Array.from({ length: concurrent }, async () => {
+        while (performance.now() < until) statuses.push(await post(target, body));
+      }),
+    );
     flooding = false;
     await Promise.all([sampler, prober]);
     const answers = Object.entries(
@@ -98,7 +106,7 @@ try {
       .map(([status, count]) => `${count} × ${status === '0' ? 'reset' : status}`)
       .join(', ');
     console.log(
-      `| ${round} | ${answers} | ${tookSeconds.toFixed(2)} | ${percentile(latencies, 0.5).toFixed(1)} / ${percentile(latencies, 0.99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)} | ${idle.toFixed(0)} → ${peak.toFixed(0)} (+${(peak - idle).toFixed(0)}) |`,
+      `| ${round} | ${answers} | ${percentile(latencies, 0.5).toFixed(1)} / ${percentile(latencies, 0.99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)}, ${latencies.length} | ${idle.toFixed(0)} → ${peak.toFixed(0)} (+${(peak - idle).toFixed(0)}) |`,
     );
   }
 } finally {
