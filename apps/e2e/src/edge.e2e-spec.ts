@@ -264,6 +264,32 @@ describe('the edge: nothing heavy before authentication, limits for strangers an
       expect((await anonymous.get('/api/v1/projects', { cookie, origin: 'http://evil.test' })).status).toBe(
         200,
       );
+      // Every route that changes something, the browser-only ones included, refuses the same way.
+      const document = (await (await fetch(`${stack.baseUrl}/docs/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      const changes = Object.entries(document.paths).flatMap(([path, operations]) =>
+        Object.keys(operations)
+          .filter((method) => ['post', 'put', 'patch', 'delete'].includes(method))
+          .map((method) => [method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'some-id')] as const),
+      );
+      changes.push(
+        ['POST', '/app/keys'],
+        ['DELETE', '/app/connections/some-id'],
+        ['POST', '/app/agents/some-id/chat'],
+      );
+      expect(changes.length).toBeGreaterThan(20);
+      const answers = await Promise.all(
+        changes.map(async ([method, path]) => {
+          const response = await fetch(`${stack.baseUrl}${path}`, {
+            method,
+            headers: { cookie, origin: 'http://evil.test', 'content-type': 'application/json' },
+            body: '{}',
+          });
+          return [method, path, response.status];
+        }),
+      );
+      expect(answers).toEqual(changes.map(([method, path]) => [method, path, 403]));
     });
 
     it('answers every page and error with security headers, and never caches the console page', async () => {
