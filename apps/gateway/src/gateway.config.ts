@@ -24,11 +24,12 @@ export class GatewayConfig implements ProductionChecked {
 
   /**
    * Requests per hour for a whole organization, all its keys and members together: more keys buy no
-   * more of the service than this.
+   * more of the service than this. Unset, ten credentials' worth (`organizationRateLimitPerHour`).
    */
+  @IsOptional()
   @IsInt()
   @Min(1)
-  ORGANIZATION_RATE_LIMIT_PER_HOUR: number = 10_000;
+  ORGANIZATION_RATE_LIMIT_PER_HOUR?: number;
 
   /** Requests per minute to `/api/auth/*` (sign-in, sign-out, invitations…) from one client address. */
   @IsInt()
@@ -124,6 +125,10 @@ export class GatewayConfig implements ProductionChecked {
     message: 'NATS_GATEWAY_PASSWORD must be 16 to 128 letters and digits, starting with a letter',
   })
   NATS_GATEWAY_PASSWORD?: string;
+
+  get organizationRateLimitPerHour(): number {
+    return this.ORGANIZATION_RATE_LIMIT_PER_HOUR ?? 10 * this.RATE_LIMIT_PER_HOUR;
+  }
 
   /** Fastify's `trustProxy` for this setting. */
   get trustProxy(): boolean | string[] | ((address: string, hop: number) => boolean) {

@@ -9,7 +9,7 @@ import { freePort } from './free-port.js';
 import { TestNatsServer } from './nats-server.js';
 import { PrivatePostgres } from './private-postgres.js';
 import { runMigrations, type ServiceProcess, startService } from './service-process.js';
-import type { StackDescription } from './test-stack.js';
+import { ONE_ADDRESS_FOR_ALL, type StackDescription } from './test-stack.js';
 import { waitFor } from './wait.util.js';
 
 /**
@@ -158,6 +158,7 @@ export class LocalCluster {
       AUTH_SECRET: `cluster-secret-${id}-0123456789abcdefghijklmnop`,
       DATABASE_POOL_SIZE: '5',
       UV_THREADPOOL_SIZE: '16',
+      ...ONE_ADDRESS_FOR_ALL,
       ...extraEnv,
     };
     const cluster = new LocalCluster(

@@ -14,6 +14,16 @@ import { createDatabase, databaseUrl, dropDatabase } from './postgres.js';
 import { isBuilt, runMigrations, type ServiceProcess, startService } from './service-process.js';
 
 /**
+ * Every request of a test or a benchmark comes from 127.0.0.1: the gateway's per-address limits would
+ * count them all as one client. The tests of those limits start gateways with small ones of their own.
+ */
+export const ONE_ADDRESS_FOR_ALL = {
+  AUTH_RATE_LIMIT_PER_MINUTE: '1000000',
+  HOOKS_RATE_LIMIT_PER_MINUTE: '1000000',
+  FAILED_CREDENTIALS_PER_MINUTE: '1000000',
+} as const;
+
+/**
  * The services a full stack runs, in start order. Each issue that adds a service adds it here; the
  * stack starts those that are built.
  */
@@ -77,11 +87,7 @@ export class TestStack {
       DATABASE_POOL_SIZE: '5',
       // As the image and `npm start` set it (deploy/Dockerfile).
       UV_THREADPOOL_SIZE: '16',
-      // Every test's requests come from 127.0.0.1: the per-address limits would count them all as one
-      // client. The tests of those limits start gateways with small ones of their own.
-      AUTH_RATE_LIMIT_PER_MINUTE: '1000000',
-      HOOKS_RATE_LIMIT_PER_MINUTE: '1000000',
-      FAILED_CREDENTIALS_PER_MINUTE: '1000000',
+      ...ONE_ADDRESS_FOR_ALL,
       ...extraEnv,
     };
     await createDatabase(databaseName);

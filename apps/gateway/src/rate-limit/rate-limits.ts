@@ -16,7 +16,7 @@ export class RateLimits implements GateLimits {
   constructor(config: GatewayConfig, consume: ConsumeHits) {
     const limiter = (limit: number, windowMs: number) => new RateLimiter(limit, consume, Date.now, windowMs);
     this.credential = limiter(config.RATE_LIMIT_PER_HOUR, HOUR_MS);
-    this.organization = limiter(config.ORGANIZATION_RATE_LIMIT_PER_HOUR, HOUR_MS);
+    this.organization = limiter(config.organizationRateLimitPerHour, HOUR_MS);
     this.address = {
       auth: limiter(config.AUTH_RATE_LIMIT_PER_MINUTE, MINUTE_MS),
       hooks: limiter(config.HOOKS_RATE_LIMIT_PER_MINUTE, MINUTE_MS),
