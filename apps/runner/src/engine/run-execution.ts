@@ -184,6 +184,9 @@ export class RunExecution {
     while (progressed && !this.stop) {
       progressed = false;
       for (const nodeId of graph.order) {
+        // A pure step fails within its launch: once one has, nothing more starts, not even in this
+        // pass (a thousand ready steps each preparing a large input would otherwise all do so).
+        if (this.failure) return;
         if (this.inflight.has(nodeId)) continue;
         const step = this.steps.get(nodeId);
         if (step) {
