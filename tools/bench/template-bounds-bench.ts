@@ -11,6 +11,7 @@
  * It starts a stack of its own (fresh database, own NATS server with the deployment's 8 MB
  * `max_payload`), one process per service, so the runner's memory is its own.
  */
+import { DIAGRAM_MAX_NODES } from '#contracts';
 import { createOrganization, TestStack, waitFor } from '#testing';
 
 import { benchContext, statusField } from './src/context.js';
@@ -45,12 +46,11 @@ function issueProbe(): { diagram: Diagram; input: string } {
 }
 
 /**
- * The largest run: `steps` conditions side by side after the trigger, each rendering the whole input
- * into both operands, so every step's input is as large as the per-step limits allow and each one's
- * result ends the run (the reply joins them all).
+ * The largest run: `steps` conditions side by side after the trigger, each testing the whole input,
+ * of control characters (what JSON escapes the most, six bytes each). Every step's input is as large
+ * as one input can make it, and steps start until the run's data limit stops one.
  */
 function largestRun(steps: number): { diagram: Diagram; input: string } {
-  const operand = '{{trigger}}'.repeat(2);
   const nodes: unknown[] = [{ id: 't', data: { type: 'trigger', properties: { kind: 'api' } } }];
   const edges: unknown[] = [];
   for (let index = 0; index < steps; index += 1) {
@@ -58,12 +58,11 @@ function largestRun(steps: number): { diagram: Diagram; input: string } {
       id: `c${index}`,
       data: {
         type: 'condition',
-        properties: { conditions: [{ left: operand, operator: 'equals', right: operand }] },
+        properties: { conditions: [{ left: '{{trigger}}', operator: 'is_not_empty' }] },
       },
     });
     edges.push({ id: `e${index}`, source: 't', target: `c${index}` });
   }
-  // Control characters are what JSON escapes the most (six bytes each): the worst text to carry.
   return { diagram: { nodes, edges }, input: '\u0001'.repeat(100_000) };
 }
 
@@ -92,7 +91,9 @@ async function measure(
     diagram,
   });
   const published = await api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {});
-  if (published.status !== 201) throw new Error(`publish answered ${published.status}`);
+  if (published.status !== 201) {
+    throw new Error(`publish answered ${published.status}: ${JSON.stringify(published.body).slice(0, 500)}`);
+  }
   const request = (method: string, path: string, body?: unknown) =>
     fetch(`${stack.baseUrl}${path}`, {
       method,
@@ -161,7 +162,8 @@ try {
   const results: Measured[] = [];
   if (probe !== 'largest') results.push(await measure(stack, 'issue', issueProbe()));
   if (probe !== 'issue') {
-    const steps = Number(argument('steps', '1000'));
+    // The trigger and as many conditions as a diagram may hold beside it.
+    const steps = Number(argument('steps', String(DIAGRAM_MAX_NODES - 1)));
     results.push(await measure(stack, `largest (${steps} steps)`, largestRun(steps)));
   }
   console.log(`Template bounds probe: ${context.line}`);

@@ -1,3 +1,5 @@
+import { DIAGRAM_MAX_BYTES, DIAGRAM_MAX_NODES, RUN_INPUT_MAX_LENGTH } from '#contracts';
+
 import type { StepRecord } from './run-state.js';
 
 /**
@@ -78,4 +80,43 @@ export function cutError(message: string): string {
   // Never half a surrogate pair.
   if (/[\uD800-\uDBFF]/.test(message.charAt(end - 1))) end -= 1;
   return `${message.slice(0, end)}${note}`;
+}
+
+/** The most bytes of JSON one character can take: a control character is written `\u0001`. */
+const JSON_BYTES_PER_CHARACTER = 6;
+
+/**
+ * A step's fields other than its texts and ids, at their longest (`ms` a 32-bit integer), and the
+ * comma after it. Its node id and the ids in `via` are the diagram's own and counted with it.
+ */
+const STEP_FIELDS_BYTES =
+  JSON.stringify({
+    nodeId: '',
+    status: 'skipped',
+    via: [],
+    input: null,
+    output: null,
+    error: null,
+    ms: 2 ** 31 - 1,
+    startedAt: new Date(0).toISOString(),
+  }).length + 1;
+
+/** The run's own short fields (ids, status, times, version) and the reply envelope, generously. */
+const RUN_FIELDS_BYTES = 8 * KIB;
+
+/**
+ * The largest answer of `runner.runs.get` (and of a start) that a run recorded under `limits` can
+ * have, in bytes: its input at its longest, its diagram, whose ids its steps repeat, each step's
+ * own fields, what the run keeps of its steps and reply, and its error. With the defaults this is
+ * 8,109,228 bytes, within an 8 MiB NATS message.
+ */
+export function runAnswerBoundBytes(limits: Pick<RunLimits, 'runDataMaxBytes'>): number {
+  return (
+    RUN_FIELDS_BYTES +
+    (JSON_BYTES_PER_CHARACTER * RUN_INPUT_MAX_LENGTH + 2) +
+    2 * DIAGRAM_MAX_BYTES +
+    DIAGRAM_MAX_NODES * STEP_FIELDS_BYTES +
+    limits.runDataMaxBytes +
+    (JSON_BYTES_PER_CHARACTER * STEP_ERROR_MAX_LENGTH + 2)
+  );
 }
