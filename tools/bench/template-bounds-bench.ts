@@ -1,10 +1,11 @@
 /**
  * Template bounds probe (issue 23, item 4): what one run a tenant writes costs the runner and the
  * readers of runs. The probe of the issue is a 2.8 KB diagram whose condition has `{{trigger}}` 200
- * times in one property, started with a 100,000-character input; the largest run is a diagram at the
- * node limit whose every step stores as much as the limits let it. For each it reports the time of
- * the run's start and of `GET /runs/{id}`, their statuses and answer sizes, and the runner's peak
- * resident memory (`VmHWM`, the kernel's high-water mark of the process).
+ * times in one property, started with a 100,000-character input; the same run as main stored it (its
+ * step input 20 MB, written into Postgres) is read as a run recorded before the limits; the largest
+ * run is a diagram at the node limit whose every step stores as much as the limits let it. For each
+ * it reports the time of the run's start and of `GET /runs/{id}`, their statuses and answer sizes,
+ * and the runner's peak resident memory (`VmHWM`, the kernel's high-water mark of the process).
  *
  *   npm run build && node dist/tools/bench/template-bounds-bench.js [--probe issue|largest|both]
  *
@@ -12,7 +13,9 @@
  * `max_payload`), one process per service, so the runner's memory is its own.
  */
 import { DIAGRAM_MAX_NODES } from '#contracts';
-import { createOrganization, TestStack, waitFor } from '#testing';
+import { createOrganization, nodes, type TestDiagram, templateProbe, TestStack, waitFor } from '#testing';
+
+import pg from 'pg';
 
 import { benchContext, statusField } from './src/context.js';
 
@@ -23,47 +26,25 @@ const argument = (name: string, fallback: string) => {
 const probe = argument('probe', 'both');
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
-type Diagram = { nodes: unknown[]; edges: unknown[] };
-
-/** The issue's probe: one condition, `{{trigger}}` 200 times in its left operand. */
-function issueProbe(): { diagram: Diagram; input: string } {
-  return {
-    diagram: {
-      nodes: [
-        { id: 't', data: { type: 'trigger', properties: { kind: 'api' } } },
-        {
-          id: 'c',
-          data: {
-            type: 'condition',
-            properties: { conditions: [{ left: '{{trigger}}'.repeat(200), operator: 'is_not_empty' }] },
-          },
-        },
-      ],
-      edges: [{ id: 'e', source: 't', target: 'c' }],
-    },
-    input: 'x'.repeat(100_000),
-  };
-}
+/** The issue's probe, with the input it was started with. */
+const issueProbe = () => ({ diagram: templateProbe(), input: 'x'.repeat(100_000) });
 
 /**
  * The largest run: `steps` conditions side by side after the trigger, each testing the whole input,
  * of control characters (what JSON escapes the most, six bytes each). Every step's input is as large
  * as one input can make it, and steps start until the run's data limit stops one.
  */
-function largestRun(steps: number): { diagram: Diagram; input: string } {
-  const nodes: unknown[] = [{ id: 't', data: { type: 'trigger', properties: { kind: 'api' } } }];
-  const edges: unknown[] = [];
-  for (let index = 0; index < steps; index += 1) {
-    nodes.push({
-      id: `c${index}`,
-      data: {
-        type: 'condition',
-        properties: { conditions: [{ left: '{{trigger}}', operator: 'is_not_empty' }] },
-      },
-    });
-    edges.push({ id: `e${index}`, source: 't', target: `c${index}` });
-  }
-  return { diagram: { nodes, edges }, input: '\u0001'.repeat(100_000) };
+function largestRun(steps: number): { diagram: TestDiagram; input: string } {
+  const conditions = Array.from({ length: steps }, (_, index) =>
+    nodes.condition(`c${index}`, [{ left: '{{trigger}}', operator: 'is_not_empty' }]),
+  );
+  return {
+    diagram: {
+      nodes: [nodes.trigger('t'), ...conditions],
+      edges: conditions.map((condition, index) => ({ id: `e${index}`, source: 't', target: condition.id })),
+    },
+    input: '\u0001'.repeat(100_000),
+  };
 }
 
 interface Measured {
@@ -82,7 +63,8 @@ interface Measured {
 async function measure(
   stack: TestStack,
   name: string,
-  { diagram, input }: { diagram: Diagram; input: string },
+  { diagram, input }: { diagram: TestDiagram; input: string },
+  beforeRead: (runId: string) => Promise<void> = () => Promise.resolve(),
 ): Promise<Measured> {
   const { api } = await createOrganization(stack.description);
   const project = await api.post('/api/v1/projects', { name: 'Bench' });
@@ -127,6 +109,7 @@ async function measure(
     },
     { timeoutMs: 60_000, intervalMs: 200, what: 'the run to end' },
   ).catch(() => 'not final after 60 s');
+  await beforeRead(runId);
 
   began = performance.now();
   const get = await request('GET', `/api/v1/runs/${runId}`);
@@ -160,7 +143,24 @@ try {
   const runner = stack.processes.get('runner')?.child.pid ?? -1;
   const idleMiB = round(statusField(runner, 'VmHWM') / 1024);
   const results: Measured[] = [];
-  if (probe !== 'largest') results.push(await measure(stack, 'issue', issueProbe()));
+  if (probe !== 'largest') {
+    results.push(await measure(stack, 'issue', issueProbe()));
+    // The same run as main recorded it, its step input 20 MB: read as a run recorded before the limits.
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const asOnMain = (runId: string) =>
+        db
+          .query(
+            `UPDATE runner.run_steps SET input = repeat('x', 20000000) WHERE run_id = $1 AND node_id = 'c'`,
+            [runId],
+          )
+          .then(() => undefined);
+      results.push(await measure(stack, 'issue, 20 MB input kept', issueProbe(), asOnMain));
+    } finally {
+      await db.end();
+    }
+  }
   if (probe !== 'issue') {
     // The trigger and as many conditions as a diagram may hold beside it.
     const steps = Number(argument('steps', String(DIAGRAM_MAX_NODES - 1)));
