@@ -369,8 +369,9 @@ export class RunExecution {
   private inputRefusal(step: StepRecord, node: DiagramNode, input: string | null): StepFailure | undefined {
     const { stepInputMaxBytes, runDataMaxBytes } = this.resources.settings.limits;
     const bytes = input === null ? 0 : Buffer.byteLength(input);
-    if (bytes > stepInputMaxBytes)
+    if (bytes > stepInputMaxBytes) {
       return new StepFailure(limitFailures.input(node.id, bytes, stepInputMaxBytes));
+    }
     const total = this.keptWith(step.nodeId, keptBytes({ input, output: null, error: null }, null));
     if (total > runDataMaxBytes) return new StepFailure(limitFailures.run(node.id, total, runDataMaxBytes));
     return undefined;

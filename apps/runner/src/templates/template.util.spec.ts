@@ -99,6 +99,13 @@ describe('renderTemplate', () => {
     expect(renderTemplate('{{nodes.a.b.x}}|{{nodes.a.x}}|{{nodes.n999.x}}|{{nodes.a.b}}', many, ANY)).toBe(
       'long|short|999|',
     );
+    // Ids are at most 200 characters: a longer dotted expression costs no more than that to look up.
+    const longest = `${'a.'.repeat(99)}bc`;
+    const dotted = scope('', { [longest]: { x: 'found' } });
+    expect(renderTemplate(`{{nodes.${longest}.x}}`, dotted, ANY)).toBe('found');
+    expect(
+      renderTemplate(`{{nodes.${'.'.repeat(500_000)}}}|{{nodes.${'a.'.repeat(300_000)}}}`, dotted, ANY),
+    ).toBe('|');
   });
 });
 

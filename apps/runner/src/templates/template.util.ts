@@ -7,6 +7,8 @@
  * Objects and arrays render as JSON text; a missing path, null and anything unknown render empty.
  */
 
+import { DIAGRAM_ID_MAX_LENGTH } from '#contracts';
+
 export interface TemplateScope {
   /** The raw trigger input. */
   readonly input: string;
@@ -100,12 +102,14 @@ export function resolveExpression(expression: string, scope: TemplateScope): unk
 
 /**
  * Node ids may contain dots: the longest id of a step that has run that is `rest` or a prefix of it
- * ending before a dot. Looked up per dot rather than by comparing every id, so an expression costs
- * its own length, however many steps the run has.
+ * ending before a dot. Looked up per dot rather than by comparing every id, and only as far as an id
+ * can be long, so an expression costs at most a few hundred lookups however many steps the run has
+ * and however long the expression is.
  */
 function longestNodeId(rest: string, outputs: TemplateScope['outputs']): string | undefined {
-  if (outputs.has(rest)) return rest;
-  for (let dot = rest.lastIndexOf('.'); dot > 0; dot = rest.lastIndexOf('.', dot - 1)) {
+  if (rest.length <= DIAGRAM_ID_MAX_LENGTH && outputs.has(rest)) return rest;
+  const last = rest.lastIndexOf('.', DIAGRAM_ID_MAX_LENGTH);
+  for (let dot = last; dot > 0; dot = rest.lastIndexOf('.', dot - 1)) {
     const candidate = rest.slice(0, dot);
     if (outputs.has(candidate)) return candidate;
   }
