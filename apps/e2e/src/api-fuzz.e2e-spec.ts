@@ -8,6 +8,7 @@ import {
   operationsOf,
   type OrganizationFixture,
   requestFor,
+  templateProbe,
   TestStack,
 } from '#testing';
 import fc from 'fast-check';
@@ -47,6 +48,15 @@ describe('API fuzzing', () => {
     });
     await api.post(`/api/v1/workflows/${workflow}/publish`, {});
     await id(`/api/v1/workflows/${workflow}/runs`, { input: 'fuzz' }, { prefer: 'wait=10' });
+    // Issue 23's template probe: fuzzed starts of it render their input 200 times in one property,
+    // and its run of a 100 KB input (whose 20 MB step input once made every read of it a 503) is read
+    // like any other run.
+    const probe = await id(`/api/v1/projects/${project}/workflows`, {
+      name: 'Template probe',
+      diagram: templateProbe(),
+    });
+    await api.post(`/api/v1/workflows/${probe}/publish`, {});
+    await id(`/api/v1/workflows/${probe}/runs`, { input: 'x'.repeat(100_000) }, { prefer: 'wait=10' });
     await id('/api/v1/databases', { name: 'fuzzed' });
     await id('/api/v1/skills', { name: 'fuzzed', description: 'A skill.', instructions: 'Be fuzzed.' });
     await id('/api/v1/agents', { name: 'fuzzed' });

@@ -4,6 +4,7 @@ import {
   createOrganization,
   type OrganizationFixture,
   runningStack,
+  templateProbe,
   waitFor,
 } from '#testing';
 import pg from 'pg';
@@ -736,6 +737,17 @@ describe('runs', () => {
       data: { type: 'database', properties: { databaseId, sql, params, ...extra } },
     });
 
+    /** A workflow of a trigger and `step`, run to its end. */
+    async function runAlone(step: Node, body?: unknown): Promise<any> {
+      const workflowId = await createWorkflow(
+        org.api,
+        projectId,
+        [trigger('t'), step],
+        [edge('e', 't', step.id)],
+      );
+      return runToEnd(org.api, workflowId, body);
+    }
+
     beforeAll(async () => {
       const created = await org.api.post('/api/v1/databases', { name: `runs-${Date.now()}` });
       expect(created.status).toBe(201);
@@ -782,16 +794,36 @@ describe('runs', () => {
     });
 
     it('fails the step with the database engine message', async () => {
-      const workflowId = await createWorkflow(
-        org.api,
-        projectId,
-        [trigger('t'), database('bad', 'SELECT * FROM no_such_table')],
-        [edge('e', 't', 'bad')],
-      );
-      const run = await runToEnd(org.api, workflowId);
+      const run = await runAlone(database('bad', 'SELECT * FROM no_such_table'));
       expect(run.status).toBe('errored');
       expect(run.error).toMatch(/no_such_table does not exist/);
       expect(stepOf(run, 'bad')).toMatchObject({ status: 'error', error: run.error });
+    });
+
+    it('fails a step whose params pass their limit, and one whose rows pass the output limit, keeping neither', async () => {
+      const tooMuchIn = await runAlone(
+        database('params', 'SELECT ? AS a', ['{{trigger}}{{trigger}}{{trigger}}']),
+        { input: 'x'.repeat(100_000) },
+      );
+      expect(tooMuchIn.status).toBe('errored');
+      // Refused before the step was recorded running: the query was never sent.
+      expect(stepOf(tooMuchIn, 'params')).toMatchObject({
+        status: 'error',
+        input: null,
+        output: null,
+        error:
+          'Node "params": params[0] would be more than 262144 bytes (256 KiB) with its templates filled in; that is the most one property may be.',
+      });
+
+      const tooMuchOut = await runAlone(database('rows', "SELECT repeat('x', 3000000) AS big"));
+      expect(tooMuchOut.status).toBe('errored');
+      // rows [{"big":"x…"}] (3,000,012 bytes), rowCount 1, rowsWritten 0.
+      expect(stepOf(tooMuchOut, 'rows')).toMatchObject({
+        status: 'error',
+        output: null,
+        error: `Node "rows": its output is 3000014 bytes; a step may keep at most 2097152 bytes (2 MiB) of output.`,
+      });
+      expect(JSON.stringify(tooMuchOut).length).toBeLessThan(10_000);
     });
 
     it('retries a failing step and goes on once an attempt succeeds', async () => {
@@ -820,6 +852,76 @@ describe('runs', () => {
       expect(stepOf(run, 'late')).toMatchObject({ status: 'done', error: null, output: { rowCount: '1' } });
       const { rows } = await db.query('SELECT attempt FROM runner.run_steps WHERE run_id = $1', [run.id]);
       expect(rows.map((row) => row.attempt).sort()).toEqual([1, 2]);
+    });
+  });
+
+  describe('bounded templates', () => {
+    const probeError =
+      'Node "c": conditions[0].left would be more than 262144 bytes (256 KiB) with its templates filled in; that is the most one property may be.';
+    const input = 'x'.repeat(100_000);
+
+    /** A run read as a client reads it: GET, a wait, or its stream's `run` event, with the answer's size. */
+    async function read(runId: string, how: 'get' | 'wait' | 'stream'): Promise<{ bytes: number; run: any }> {
+      const path = { get: '', wait: '?wait=5', stream: '/stream' }[how];
+      const response = await fetch(`${stack.baseUrl}/api/v1/runs/${runId}${path}`, {
+        headers: { authorization: `Bearer ${org.apiKey}` },
+      });
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      if (how !== 'stream') return { bytes: Buffer.byteLength(text), run: JSON.parse(text) };
+      // The run is final: the stream sends it whole, then `end`, and closes.
+      const events = text.split('\n\n').filter((block) => block.startsWith('event: '));
+      expect(events.map((block) => block.slice('event: '.length, block.indexOf('\n')))).toEqual([
+        'run',
+        'end',
+      ]);
+      const data = events[0]?.slice(events[0].indexOf('\ndata: ') + '\ndata: '.length) ?? '';
+      return { bytes: Buffer.byteLength(text), run: JSON.parse(data) };
+    }
+
+    it("fails the issue's probe (200 × {{trigger}} of a 100 KB input) naming node and property, and answers its run whole at once", async () => {
+      const probe = templateProbe();
+      const workflowId = await createWorkflow(org.api, projectId, probe.nodes, probe.edges);
+      const started = await startRun(org.api, workflowId, { input }, { prefer: 'wait=10' });
+      expect(started.status).toBe(201);
+      expect(started.body).toMatchObject({ status: 'errored', error: probeError });
+      const runId = started.body.id as string;
+      for (const how of ['get', 'wait', 'stream'] as const) {
+        const { bytes, run } = await read(runId, how);
+        expect(run).toMatchObject({ id: runId, status: 'errored', error: probeError, reply: null });
+        // Nothing oversized was kept: the step failed before recording an input.
+        expect(stepOf(run, 'c')).toMatchObject({
+          status: 'error',
+          input: null,
+          output: null,
+          error: probeError,
+        });
+        expect(stepOf(run, 't').output.payload === input).toBe(true);
+        // The input twice (the run's and the trigger's payload), and little else.
+        expect(bytes).toBeLessThan(2 * input.length + 10_000);
+      }
+    });
+
+    it('answers a run recorded before the limits (the 20 MB step input main stored) at once, its longest text cut', async () => {
+      const probe = templateProbe();
+      const workflowId = await createWorkflow(org.api, projectId, probe.nodes, probe.edges);
+      const run = await runToEnd(org.api, workflowId, { input });
+      await db.query(
+        `UPDATE runner.run_steps SET input = repeat('x', 20000000) WHERE run_id = $1 AND node_id = 'c'`,
+        [run.id],
+      );
+      for (const how of ['get', 'wait', 'stream'] as const) {
+        const { bytes, run: answered } = await read(run.id, how);
+        // One NATS message (8 MiB in the test stack), not a 503 after the gateway's 10 s.
+        expect(bytes).toBeLessThan(8 * 1024 * 1024 + 1_000);
+        const cut: string = stepOf(answered, 'c').input;
+        expect(cut.startsWith('xxxx')).toBe(true);
+        expect(cut.endsWith('x … [cut: 20000000 characters in all]')).toBe(true);
+        expect(cut.length).toBeGreaterThan(6_000_000);
+        // Texts that fit are whole.
+        expect(stepOf(answered, 't').output.payload === input).toBe(true);
+        expect(answered.input === input).toBe(true);
+      }
     });
   });
 

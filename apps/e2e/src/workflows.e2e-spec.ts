@@ -1,4 +1,4 @@
-import { DIAGRAM_ID_MAX_LENGTH, NODE_TYPE_SCHEMAS } from '#contracts';
+import { DIAGRAM_ID_MAX_LENGTH, DIAGRAM_MAX_NODES, NODE_TYPE_SCHEMAS } from '#contracts';
 import {
   ApiClient,
   createMember,
@@ -526,6 +526,11 @@ describe('workflows', () => {
         'a cron with seconds',
         diagramOf([schedule('s', '0 0 9 * * *')]),
         [{ path: 'nodes.0.data.properties.cron', nodeId: 's' }],
+      ],
+      [
+        `more than ${DIAGRAM_MAX_NODES} nodes`,
+        diagramOf([manual, ...Array.from({ length: DIAGRAM_MAX_NODES }, (_, index) => wait(`w${index}`))]),
+        [{ path: 'nodes' }],
       ],
     ];
 

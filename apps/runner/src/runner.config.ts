@@ -1,9 +1,26 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { ServiceConfig } from '#common';
-import { IsIn, IsInt, IsOptional, Matches, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Matches, Max, Min, ValidateBy } from 'class-validator';
+
+import type { RunLimits } from './engine/run-limits.util.js';
 
 export const START_MODES = ['inline', 'queue'] as const;
 export type StartMode = (typeof START_MODES)[number];
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+/** A limit that may not exceed another of the same configuration. */
+function IsAtMost(other: keyof RunnerConfig): PropertyDecorator {
+  return ValidateBy({
+    name: 'isAtMost',
+    validator: {
+      validate: (value: unknown, args) =>
+        typeof value === 'number' && value <= Number((args?.object as RunnerConfig)[other]),
+      defaultMessage: (args) => `${args?.property} must not be more than ${other}`,
+    },
+  });
+}
 
 export class RunnerConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3103;
@@ -76,6 +93,50 @@ export class RunnerConfig extends ServiceConfig {
   @IsInt()
   @Min(1000)
   DATABASE_STEP_TIMEOUT_MS: number = 130_000;
+
+  /**
+   * The most one property of a step may be once its templates are filled in, in UTF-8 bytes: filling
+   * in stops as soon as it is passed, and the step fails naming the node and the property.
+   */
+  @IsInt()
+  @Min(KIB)
+  @IsAtMost('STEP_INPUT_MAX_BYTES')
+  TEMPLATE_PROPERTY_MAX_BYTES: number = 256 * KIB;
+
+  /** The most a step's input may be (all its properties together, as recorded), in UTF-8 bytes. */
+  @IsInt()
+  @Min(KIB)
+  @IsAtMost('RUN_DATA_MAX_BYTES')
+  STEP_INPUT_MAX_BYTES: number = MIB;
+
+  /**
+   * The most a step may keep of its output (an action's result, a query's rows), in UTF-8 bytes: above
+   * the events service's 1 MiB limit on an app's answer, which its result wraps.
+   */
+  @IsInt()
+  @Min(KIB)
+  @IsAtMost('RUN_DATA_MAX_BYTES')
+  STEP_OUTPUT_MAX_BYTES: number = 2 * MIB;
+
+  /**
+   * The most a run may keep of its steps' inputs, outputs and errors and of its reply, as its answer
+   * carries them (JSON bytes). With the diagram and input limits, it keeps every run's answer within
+   * one 8 MiB NATS message (docs/runs.md, "Limits"). At least 1 MiB: the trigger's copy of the
+   * largest input must fit.
+   */
+  @IsInt()
+  @Min(MIB)
+  @Max(64 * MIB)
+  RUN_DATA_MAX_BYTES: number = 5 * MIB;
+
+  get runLimits(): RunLimits {
+    return {
+      propertyMaxBytes: this.TEMPLATE_PROPERTY_MAX_BYTES,
+      stepInputMaxBytes: this.STEP_INPUT_MAX_BYTES,
+      stepOutputMaxBytes: this.STEP_OUTPUT_MAX_BYTES,
+      runDataMaxBytes: this.RUN_DATA_MAX_BYTES,
+    };
+  }
 
   /** The NATS password of user `runner`. Unset, runner connects anonymously: for development only. */
   @IsOptional()

@@ -106,7 +106,11 @@ export class RunnerModule implements OnApplicationShutdown {
           ): EngineResources => ({
             runs,
             executors,
-            settings: { leaseMs: config.RUNNER_LEASE_MS, maxClaims: config.RUNNER_MAX_CLAIMS },
+            settings: {
+              leaseMs: config.RUNNER_LEASE_MS,
+              maxClaims: config.RUNNER_MAX_CLAIMS,
+              limits: config.runLimits,
+            },
             logger,
             changed: (runId, status) => changes.changed(runId, status),
             now: () => new Date(),

@@ -25,6 +25,11 @@ export const nodes = {
   trigger: (id: string, properties: Record<string, unknown> = { kind: 'api' }) =>
     node(id, 'trigger', properties),
   schedule: (id: string, cron: string) => node(id, 'trigger', { kind: 'schedule', cron }),
+  condition: (
+    id: string,
+    conditions: Array<{ left: string; operator: string; right?: string }>,
+    extra: Record<string, unknown> = {},
+  ) => node(id, 'condition', { conditions, ...extra }),
   /** A condition that always holds. */
   alwaysTrue: (id: string) =>
     node(id, 'condition', { conditions: [{ left: '1', operator: 'equals', right: '1' }] }),
@@ -62,4 +67,15 @@ export function chainOf(...chained: TestNode[]): TestDiagram {
     };
   });
   return { nodes: chained, edges };
+}
+
+/**
+ * The template probe of issue 23: a 2.8 KB diagram whose condition repeats the whole input
+ * (`{{trigger}}`) 200 times in one property. With a 100 KB input it once stored a 20 MB step input.
+ */
+export function templateProbe(copies = 200): TestDiagram {
+  return chainOf(
+    nodes.trigger('t'),
+    nodes.condition('c', [{ left: '{{trigger}}'.repeat(copies), operator: 'is_not_empty' }]),
+  );
 }

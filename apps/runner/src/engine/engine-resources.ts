@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 
 import type { NodeExecutorRegistry } from '../executors/node-executor.registry.js';
 import type { RunRepository } from '../runs/run.repository.js';
+import type { RunLimits } from './run-limits.util.js';
 
 export const ENGINE_RESOURCES = Symbol('ENGINE_RESOURCES');
 
@@ -10,6 +11,7 @@ export const ENGINE_RESOURCES = Symbol('ENGINE_RESOURCES');
 export interface EngineSettings {
   leaseMs: number;
   maxClaims: number;
+  limits: RunLimits;
 }
 
 /**

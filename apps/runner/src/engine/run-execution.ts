@@ -9,11 +9,13 @@ import {
   type StepResult,
   type StepRun,
 } from '../executors/node-executor.js';
-import { renderDeep, renderTemplate, type TemplateScope, toText } from '../templates/template.util.js';
+import { StepTemplates } from '../templates/step-templates.js';
+import { type TemplateScope, toText } from '../templates/template.util.js';
 import { CheckpointWriter, type FirstWrite } from './checkpoint-writer.js';
 import type { EngineResources } from './engine-resources.js';
 import { replyText } from './reply.util.js';
 import { RunGraph } from './run-graph.js';
+import { cutError, keptBytes, limitFailures, outputBytes } from './run-limits.util.js';
 import {
   LeaseLost,
   type RunRecord,
@@ -21,7 +23,13 @@ import {
   type RunWithSteps,
   type StepRecord,
 } from './run-state.js';
-import { claimsExhausted, decideNode, nextAttemptAt, retryPolicyOf } from './step-decision.util.js';
+import {
+  claimsExhausted,
+  decideNode,
+  edgeFires,
+  nextAttemptAt,
+  retryPolicyOf,
+} from './step-decision.util.js';
 
 export type ExecutionEnd =
   /** The run is complete, errored or waiting, and recorded so. */
@@ -49,6 +57,9 @@ export class RunExecution {
   private readonly abort = new AbortController();
   private readonly checkpoints: CheckpointWriter;
   private readonly stepRun: StepRun;
+  /** What each step counts against the run's data limit, and their sum. */
+  private readonly kept = new Map<string, number>();
+  private keptTotal = 0;
   private nextPosition = 0;
   private failure: { nodeId: string; message: string } | undefined;
   private stop: Stop | undefined;
@@ -74,6 +85,7 @@ export class RunExecution {
       if (step.status === 'done' && step.output) this.outputs.set(step.nodeId, step.output);
       if (step.status === 'error') this.failure ??= { nodeId: step.nodeId, message: step.error ?? 'failed' };
       this.nextPosition = Math.max(this.nextPosition, step.position + 1);
+      this.keep(step.nodeId, keptBytes(step, this.replyTextOf(step)));
     }
     this.scope = { input: run.input, outputs: this.outputs };
     this.checkpoints = new CheckpointWriter(
@@ -172,6 +184,9 @@ export class RunExecution {
     while (progressed && !this.stop) {
       progressed = false;
       for (const nodeId of graph.order) {
+        // A pure step fails within its launch: once one has, nothing more starts, not even in this
+        // pass (a thousand ready steps each preparing a large input would otherwise all do so).
+        if (this.failure) return;
         if (this.inflight.has(nodeId)) continue;
         const step = this.steps.get(nodeId);
         if (step) {
@@ -245,9 +260,15 @@ export class RunExecution {
       await this.stepFailed(step, node, executor, error);
       return;
     }
+    const inputRefused = this.inputRefusal(step, node, prepared.input);
+    if (inputRefused) {
+      await this.stepFailed(step, node, executor, inputRefused);
+      return;
+    }
     step.status = 'running';
     step.input = prepared.input;
     step.error = null;
+    this.keep(step.nodeId, keptBytes(step, null));
     if (!executor.pure) {
       // Effects elsewhere: the step is durably `running` before it acts.
       this.checkpoints.stage(step);
@@ -263,14 +284,21 @@ export class RunExecution {
     }
     // A result that arrives after the run was lost or handed back is dropped.
     if (this.stop) return;
+    const output = Object.fromEntries(
+      Object.entries(result.output ?? {}).map(([field, value]) => [field, toText(value)]),
+    );
+    const route = result.status === 'done' ? (result.route ?? null) : null;
+    // Checked before anything of it is kept: a step past a limit keeps only its error.
+    const outputRefused = this.outputRefusal(step, node, output, { status: result.status, route });
+    if (outputRefused) {
+      await this.stepFailed(step, node, executor, outputRefused);
+      return;
+    }
     if (result.status === 'done') {
-      const output = Object.fromEntries(
-        Object.entries(result.output).map(([field, value]) => [field, toText(value)]),
-      );
       Object.assign(step, {
         status: 'done',
         output,
-        route: result.route ?? null,
+        route,
         error: null,
         ms: this.elapsed(step),
         state: null,
@@ -282,10 +310,11 @@ export class RunExecution {
         status: 'waiting',
         state: result.state ?? null,
         wakeAt: result.until,
-        output: result.output ?? null,
+        output: result.output ? output : null,
         ms: null,
       } satisfies Partial<StepRecord>);
     }
+    this.keep(step.nodeId, keptBytes(step, this.replyTextOf(step)));
     this.checkpoints.stage(step);
     if (!executor.pure) await this.checkpoints.flush();
   }
@@ -298,7 +327,7 @@ export class RunExecution {
     error: unknown,
   ): Promise<void> {
     if (error instanceof LeaseLost) throw error;
-    const message = this.messageOf(error, node);
+    const message = cutError(this.messageOf(error, node));
     const retryAt = nextAttemptAt(retryPolicyOf(node.data.properties), step.attempt, this.resources.now());
     if (retryAt) {
       Object.assign(step, {
@@ -322,6 +351,7 @@ export class RunExecution {
       } satisfies Partial<StepRecord>);
       this.failure ??= { nodeId: step.nodeId, message };
     }
+    this.keep(step.nodeId, keptBytes(step, null));
     this.checkpoints.stage(step);
     if (executor && !executor.pure) await this.checkpoints.flush();
   }
@@ -335,6 +365,57 @@ export class RunExecution {
     return `The step failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
   }
 
+  /** Why the step may not start with this input: past a step's limit, or past the run's. */
+  private inputRefusal(step: StepRecord, node: DiagramNode, input: string | null): StepFailure | undefined {
+    const { stepInputMaxBytes, runDataMaxBytes } = this.resources.settings.limits;
+    const bytes = input === null ? 0 : Buffer.byteLength(input);
+    if (bytes > stepInputMaxBytes) {
+      return new StepFailure(limitFailures.input(node.id, bytes, stepInputMaxBytes));
+    }
+    const total = this.keptWith(step.nodeId, keptBytes({ input, output: null, error: null }, null));
+    if (total > runDataMaxBytes) return new StepFailure(limitFailures.run(node.id, total, runDataMaxBytes));
+    return undefined;
+  }
+
+  /** Why the step may not keep this output: past a step's limit, or past the run's. */
+  private outputRefusal(
+    step: StepRecord,
+    node: DiagramNode,
+    output: Record<string, string>,
+    outcome: Pick<StepRecord, 'status' | 'route'>,
+  ): StepFailure | undefined {
+    const { stepOutputMaxBytes, runDataMaxBytes } = this.resources.settings.limits;
+    const bytes = outputBytes(output);
+    if (bytes > stepOutputMaxBytes) {
+      return new StepFailure(limitFailures.output(node.id, bytes, stepOutputMaxBytes));
+    }
+    const ended = { nodeId: step.nodeId, ...outcome, output };
+    const total = this.keptWith(
+      step.nodeId,
+      keptBytes({ input: step.input, output, error: null }, this.replyTextOf(ended)),
+    );
+    if (total > runDataMaxBytes) return new StepFailure(limitFailures.run(node.id, total, runDataMaxBytes));
+    return undefined;
+  }
+
+  /** The run's kept bytes were the step to count `bytes` (in place of what it counts now). */
+  private keptWith(nodeId: string, bytes: number): number {
+    return this.keptTotal - (this.kept.get(nodeId) ?? 0) + bytes;
+  }
+
+  private keep(nodeId: string, bytes: number): void {
+    this.keptTotal = this.keptWith(nodeId, bytes);
+    this.kept.set(nodeId, bytes);
+  }
+
+  /** The step's text when it ends the run (done, firing no edge), which the reply repeats; else null. */
+  private replyTextOf(step: Pick<StepRecord, 'nodeId' | 'status' | 'route' | 'output'>): string | null {
+    if (step.status !== 'done' || !this.graph?.has(step.nodeId)) return null;
+    if (this.graph.outgoing(step.nodeId).some((edge) => edgeFires(edge, step))) return null;
+    const field = this.textFieldOf(this.graph, step.nodeId);
+    return field === null ? null : (step.output?.[field] ?? null);
+  }
+
   private contextFor(graph: RunGraph, step: StepRecord, node: DiagramNode): StepContext {
     const previousText = step.via
       .map((edgeId) => graph.incoming(node.id).find((edge) => edge.id === edgeId)?.source)
@@ -345,6 +426,7 @@ export class RunExecution {
       })
       .filter((text) => text !== '')
       .join('\n\n');
+    const templates = new StepTemplates(node.id, this.scope, this.resources.settings.limits);
     return {
       run: this.stepRun,
       node,
@@ -356,8 +438,8 @@ export class RunExecution {
       startedAt: step.startedAt,
       signal: this.abort.signal,
       previousText,
-      render: (template) => renderTemplate(template, this.scope),
-      renderDeep: (value) => renderDeep(value, this.scope),
+      render: (template, property) => templates.render(template, property),
+      renderDeep: (value, property) => templates.renderDeep(value, property),
       now: this.resources.now,
     };
   }

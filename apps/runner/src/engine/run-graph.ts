@@ -17,7 +17,10 @@ export class RunGraph {
     const outgoing = new Map<string, DiagramEdge[]>();
     for (const edge of diagram.edges) {
       if (!this.nodes.has(edge.source) || !this.nodes.has(edge.target)) continue;
-      outgoing.set(edge.source, [...(outgoing.get(edge.source) ?? []), edge]);
+      // Appended in place: copying the list per edge was quadratic in a node's edges.
+      const list = outgoing.get(edge.source);
+      if (list) list.push(edge);
+      else outgoing.set(edge.source, [edge]);
     }
     const reachable = new Set<string>([start]);
     const queue = [start];
@@ -35,7 +38,9 @@ export class RunGraph {
       const out = outgoing.get(id) ?? [];
       this.outgoingEdges.set(id, out);
       for (const edge of out) {
-        this.incomingEdges.set(edge.target, [...(this.incomingEdges.get(edge.target) ?? []), edge]);
+        const list = this.incomingEdges.get(edge.target);
+        if (list) list.push(edge);
+        else this.incomingEdges.set(edge.target, [edge]);
       }
     }
   }

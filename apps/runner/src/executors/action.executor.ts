@@ -49,8 +49,8 @@ export class ActionExecutor implements NodeExecutor {
     if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
       throw new StepFailure('input must be an object.');
     }
-    const rendered = (context.renderDeep(input ?? {}) ?? {}) as Record<string, unknown>;
-    const named = connectionId === undefined ? undefined : context.render(connectionId);
+    const rendered = (context.renderDeep(input ?? {}, 'input') ?? {}) as Record<string, unknown>;
+    const named = connectionId === undefined ? undefined : context.render(connectionId, 'connectionId');
     const timeoutMs = actionTimeoutMs(rendered);
     return {
       input: JSON.stringify({ action, ...(named ? { connectionId: named } : {}), input: rendered }),

@@ -39,10 +39,10 @@ export class AgentExecutor implements NodeExecutor {
     const { agentId, task } = context.properties as { agentId?: unknown; task?: unknown };
     if (typeof agentId !== 'string' || agentId === '') throw new StepFailure('agentId must be an agent id.');
     if (task !== undefined && typeof task !== 'string') throw new StepFailure('task must be text.');
-    const rendered = task ? context.render(task) : context.previousText;
+    const rendered = task ? context.render(task, 'task') : context.previousText;
     const resumed = context.state as Partial<AgentWaitState> | null;
     const request = {
-      agentId: context.render(agentId),
+      agentId: context.render(agentId, 'agentId'),
       task: rendered,
       runId: context.run.id,
       nodeId: context.node.id,

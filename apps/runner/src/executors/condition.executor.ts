@@ -25,9 +25,9 @@ export class ConditionExecutor implements NodeExecutor {
         throw new StepFailure(`condition ${index + 1} has no known operator.`);
       }
       return {
-        left: context.render(String(condition.left ?? '')),
+        left: context.render(String(condition.left ?? ''), `conditions[${index}].left`),
         operator: condition.operator,
-        right: context.render(String(condition.right ?? '')),
+        right: context.render(String(condition.right ?? ''), `conditions[${index}].right`),
       };
     });
     const mode = match === 'any' ? 'any' : 'all';

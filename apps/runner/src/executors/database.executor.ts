@@ -41,9 +41,9 @@ export class DatabaseExecutor implements NodeExecutor {
     if (typeof databaseId !== 'string' || databaseId === '') throw new StepFailure('databaseId is required.');
     if (typeof sql !== 'string' || sql.trim() === '') throw new StepFailure('sql is required.');
     if (params !== undefined && !Array.isArray(params)) throw new StepFailure('params must be a list.');
-    const id = context.render(databaseId);
+    const id = context.render(databaseId, 'databaseId');
     const bound = ((params ?? []) as unknown[]).map((param, index): SqlValue | boolean => {
-      if (typeof param === 'string') return context.render(param);
+      if (typeof param === 'string') return context.render(param, `params[${index}]`);
       if (typeof param === 'boolean' || isSqlValue(param)) return param;
       throw new StepFailure(`params[${index}] must be text, a number, a boolean, null or {blob}.`);
     });

@@ -25,7 +25,9 @@ export function delayDueAt(
     const text = render(properties.until).trim();
     const due = new Date(text);
     if (text === '' || Number.isNaN(due.getTime())) {
-      throw new StepFailure(`until gave "${text}", which is not an ISO 8601 time.`);
+      // Quoted only in part: a template can make the text as long as a property may be.
+      const shown = text.length > 100 ? `${text.slice(0, 100)}…` : text;
+      throw new StepFailure(`until gave "${shown}", which is not an ISO 8601 time.`);
     }
     return due;
   }
@@ -49,7 +51,7 @@ export class DelayExecutor implements NodeExecutor {
     const due =
       typeof kept?.until === 'string'
         ? new Date(kept.until)
-        : delayDueAt(context.properties, context.startedAt, context.render);
+        : delayDueAt(context.properties, context.startedAt, (template) => context.render(template, 'until'));
     return {
       input: due.toISOString(),
       run: () => {

@@ -38,9 +38,13 @@ export interface StepContext {
   readonly signal: AbortSignal;
   /** The text of the steps whose edges fired into this one, joined with a blank line. */
   readonly previousText: string;
-  render(template: string): string;
-  /** Renders every string leaf of a JSON value. */
-  renderDeep(value: unknown): unknown;
+  /**
+   * Renders one property's templates within the step's limits; past one the step fails with a
+   * StepFailure naming the node and `property` (`conditions[0].left`, `until`).
+   */
+  render(template: string, property: string): string;
+  /** Renders every string leaf of a JSON value, each named from `property` (`input.body`). */
+  renderDeep(value: unknown, property: string): unknown;
   now(): Date;
 }
 

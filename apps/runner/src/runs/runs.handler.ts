@@ -1,3 +1,4 @@
+import { DomainException } from '#common';
 import {
   type IdRequest,
   type ListRunsRequest,
@@ -6,23 +7,48 @@ import {
   type StartRunRequest,
   type TerminateRunsRequest,
   type WakeStepRequest,
+  type WorkflowRunDto,
 } from '#contracts';
 import { Handles } from '#nats';
-import { Controller } from '@nestjs/common';
+import { Controller, Inject, type OnApplicationBootstrap } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
 
+import { runAnswerBoundBytes } from '../engine/run-limits.util.js';
+import { RunnerConfig } from '../runner.config.js';
+import { NATS_CONNECTION, RUNNER_LOGGER } from '../runner.tokens.js';
 import { RunStarter } from '../start/run-starter.service.js';
+import { ANSWER_HEADROOM_BYTES, fitRunAnswer } from './run-answer.util.js';
 import { RunsService } from './runs.service.js';
 
+/** NATS' own default, for a connection that has not said what its server takes. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
 @Controller()
-export class RunsHandler {
+export class RunsHandler implements OnApplicationBootstrap {
   constructor(
     private readonly starter: RunStarter,
     private readonly runs: RunsService,
+    private readonly config: RunnerConfig,
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
+    @Inject(RUNNER_LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Says so at start when the largest run the limits allow would not come back whole. */
+  onApplicationBootstrap(): void {
+    const bound = runAnswerBoundBytes(this.config.runLimits);
+    if (bound > this.answerMaxBytes()) {
+      this.logger.warn(
+        { largestRunBytes: bound, maxPayload: this.nats.info?.max_payload },
+        'NATS max_payload is below the largest run answer these limits allow (8 MB as deploy/ sets it): such runs are answered with their longest texts cut',
+      );
+    }
+  }
+
   @Handles(RunnerSubjects.runsStart)
-  start(request: StartRunRequest, principal: Principal) {
-    return this.starter.start(principal, request);
+  async start(request: StartRunRequest, principal: Principal) {
+    const started = await this.starter.start(principal, request);
+    return { ...started, run: this.fit(started.run) };
   }
 
   @Handles(RunnerSubjects.runsList)
@@ -31,8 +57,8 @@ export class RunsHandler {
   }
 
   @Handles(RunnerSubjects.runsGet)
-  get({ id }: IdRequest, principal: Principal) {
-    return this.runs.get(principal, id);
+  async get({ id }: IdRequest, principal: Principal) {
+    return this.fit(await this.runs.get(principal, id));
   }
 
   @Handles(RunnerSubjects.overview)
@@ -48,5 +74,21 @@ export class RunsHandler {
   @Handles(RunnerSubjects.runsTerminateForWorkflows)
   terminateForWorkflows({ workflowIds }: TerminateRunsRequest, principal: Principal) {
     return this.runs.terminateForWorkflows(principal, workflowIds);
+  }
+
+  private answerMaxBytes(): number {
+    return (this.nats.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - ANSWER_HEADROOM_BYTES;
+  }
+
+  /** A run as one reply can carry it (`fitRunAnswer`), so a caller never waits out its timeout for it. */
+  private fit(run: WorkflowRunDto): WorkflowRunDto {
+    const fitted = fitRunAnswer(run, this.answerMaxBytes());
+    if (!fitted) {
+      throw new DomainException(
+        'internal',
+        `The run ${run.id} is too large to answer in one message of the message bus, even with its texts cut.`,
+      );
+    }
+    return fitted;
   }
 }

@@ -7,6 +7,8 @@
  * Objects and arrays render as JSON text; a missing path, null and anything unknown render empty.
  */
 
+import { DIAGRAM_ID_MAX_LENGTH } from '#contracts';
+
 export interface TemplateScope {
   /** The raw trigger input. */
   readonly input: string;
@@ -14,7 +16,6 @@ export interface TemplateScope {
   readonly outputs: ReadonlyMap<string, Readonly<Record<string, string>>>;
 }
 
-const EXPRESSION = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const NOT_JSON = Symbol('not json');
 
 /** Parsed JSON text, memoized: a run renders many templates against the same input and outputs. */
@@ -88,13 +89,7 @@ export function resolveExpression(expression: string, scope: TemplateScope): unk
   }
   if (expression.startsWith('nodes.')) {
     const rest = expression.slice('nodes.'.length);
-    // Node ids may contain dots: the longest id that prefixes the rest wins.
-    let nodeId: string | undefined;
-    for (const id of scope.outputs.keys()) {
-      if ((rest === id || rest.startsWith(`${id}.`)) && (nodeId === undefined || id.length > nodeId.length)) {
-        nodeId = id;
-      }
-    }
+    const nodeId = longestNodeId(rest, scope.outputs);
     const output = nodeId === undefined ? undefined : scope.outputs.get(nodeId);
     if (nodeId === undefined || output === undefined) return undefined;
     const [field, ...path] = pathSegments(rest.slice(nodeId.length));
@@ -105,19 +100,92 @@ export function resolveExpression(expression: string, scope: TemplateScope): unk
   return undefined;
 }
 
-export function renderTemplate(template: string, scope: TemplateScope): string {
-  if (!template.includes('{{')) return template;
-  return template.replace(EXPRESSION, (_match, expression: string) =>
-    toText(resolveExpression(expression, scope)),
-  );
+/**
+ * Node ids may contain dots: the longest id of a step that has run that is `rest` or a prefix of it
+ * ending before a dot. Looked up per dot rather than by comparing every id, and only as far as an id
+ * can be long, so an expression costs at most a few hundred lookups however many steps the run has
+ * and however long the expression is.
+ */
+function longestNodeId(rest: string, outputs: TemplateScope['outputs']): string | undefined {
+  if (rest.length <= DIAGRAM_ID_MAX_LENGTH && outputs.has(rest)) return rest;
+  const last = rest.lastIndexOf('.', DIAGRAM_ID_MAX_LENGTH);
+  for (let dot = last; dot > 0; dot = rest.lastIndexOf('.', dot - 1)) {
+    const candidate = rest.slice(0, dot);
+    if (outputs.has(candidate)) return candidate;
+  }
+  return undefined;
 }
 
-/** Renders every string leaf of a JSON value (an action's `input` object, a database step's params). */
-export function renderDeep(value: unknown, scope: TemplateScope): unknown {
-  if (typeof value === 'string') return renderTemplate(value, scope);
-  if (Array.isArray(value)) return value.map((item) => renderDeep(item, scope));
+/** Rendering stopped because the text would pass `limitBytes` UTF-8 bytes. */
+export class TemplateTooLarge extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`the rendered text would be more than ${limitBytes} bytes`);
+    this.name = 'TemplateTooLarge';
+  }
+}
+
+/**
+ * Renders `template`, at most `maxBytes` UTF-8 bytes of it: the text is built piece by piece and
+ * rendering stops with TemplateTooLarge at the first piece that passes the limit, so a property
+ * repeating a large value never builds the whole text first. Each piece is a stretch of the template
+ * or one expression's value, itself no longer than the input or output field it comes from.
+ *
+ * `{{ expression }}` is found by a scan rather than a regular expression: `/\{\{\s*([^{}]*?)\s*\}\}/g`,
+ * which it replaces and matches exactly, takes cubic time on a `{{` followed by blanks and no `}}`
+ * (5,000 blanks held the event loop for 20 s).
+ */
+export function renderTemplate(template: string, scope: TemplateScope, maxBytes: number): string {
+  const pieces: string[] = [];
+  let bytes = 0;
+  const add = (piece: string) => {
+    if (piece === '') return;
+    // A UTF-8 byte count is never below the UTF-16 length: a long piece fails without being measured.
+    bytes += piece.length > maxBytes ? piece.length : Buffer.byteLength(piece);
+    if (bytes > maxBytes) throw new TemplateTooLarge(maxBytes);
+    pieces.push(piece);
+  };
+  let from = 0;
+  let copied = 0;
+  for (let open = template.indexOf('{{'); open >= 0; open = template.indexOf('{{', from)) {
+    const close = nextBrace(template, open + 2);
+    if (close < 0 || template[close] !== '}' || template[close + 1] !== '}') {
+      // No expression starts here; one may start at the next brace (as in `{{{x}}`).
+      from = open + 1;
+      continue;
+    }
+    add(template.slice(copied, open));
+    add(toText(resolveExpression(template.slice(open + 2, close).trim(), scope)));
+    copied = from = close + 2;
+  }
+  add(template.slice(copied));
+  return pieces.length === 1 ? (pieces[0] as string) : pieces.join('');
+}
+
+/** The index of the first `{` or `}` at or after `from`, or -1. */
+function nextBrace(text: string, from: number): number {
+  for (let index = from; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 0x7b || code === 0x7d) return index;
+  }
+  return -1;
+}
+
+/**
+ * Renders every string leaf of a JSON value (an action's `input` object) with `renderLeaf`, which
+ * gets each leaf's path from `path` (`input.body`, `input.items[2]`) to name it in an error.
+ */
+export function renderDeep(
+  value: unknown,
+  renderLeaf: (template: string, path: string) => string,
+  path: string,
+): unknown {
+  if (typeof value === 'string') return renderLeaf(value, path);
+  if (Array.isArray(value))
+    return value.map((item, index) => renderDeep(item, renderLeaf, `${path}[${index}]`));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderDeep(item, scope)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, renderDeep(item, renderLeaf, `${path}.${key}`)]),
+    );
   }
   return value;
 }

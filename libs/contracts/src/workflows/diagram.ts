@@ -6,6 +6,19 @@
 export const DIAGRAM_ID_MAX_LENGTH = 200;
 
 /**
+ * The most nodes a diagram may have to be published or run. Every run stores its diagram and answers
+ * it with its steps (one per node it reaches) in one NATS message, and the engine looks over every
+ * node each time a step ends; a thousand is far beyond any workflow drawn by hand.
+ */
+export const DIAGRAM_MAX_NODES = 1_000;
+
+/**
+ * The most a diagram may be to be published or run, in UTF-8 bytes of its JSON: with a run's steps
+ * and input it must fit one 8 MiB NATS message (docs/runs.md, "Limits"). Drafts may be larger.
+ */
+export const DIAGRAM_MAX_BYTES = 1024 * 1024;
+
+/**
  * The contract's Diagram. Extra layout properties are allowed at every level and must round-trip
  * unchanged, so these types describe only what the service reads.
  */

@@ -1,4 +1,11 @@
-import { DIAGRAM_ID_MAX_LENGTH, type Diagram, type DiagramEdge, type DiagramNode } from './diagram.js';
+import {
+  DIAGRAM_ID_MAX_LENGTH,
+  DIAGRAM_MAX_BYTES,
+  DIAGRAM_MAX_NODES,
+  type Diagram,
+  type DiagramEdge,
+  type DiagramNode,
+} from './diagram.js';
 import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import { diagramShapeIssues, validateDiagram } from './validate-diagram.js';
 
@@ -102,10 +109,10 @@ describe('validateDiagram', () => {
     expect(validateDiagram(diagram(nodes, edges))).toEqual([]);
   });
 
-  it('handles a long chain without overflowing the stack', () => {
+  it(`handles the longest chain a diagram may have (${DIAGRAM_MAX_NODES} nodes), without recursion`, () => {
     const nodes = [
       manual,
-      ...Array.from({ length: 20_000 }, (_, i) => node(`n${i}`, 'delay', { seconds: 1 })),
+      ...Array.from({ length: DIAGRAM_MAX_NODES - 1 }, (_, i) => node(`n${i}`, 'delay', { seconds: 1 })),
     ];
     const edges = nodes.slice(1).map((target, i) => edge(`e${i}`, nodes[i]!.id, target.id));
     expect(validateDiagram(diagram(nodes, edges))).toEqual([]);
@@ -334,6 +341,35 @@ describe('diagramShapeIssues', () => {
     // Publish and run check the shape first, so a saved draft with such an id cannot run either.
     expect(validateDiagram(diagram([manual, node(long, 'delay', { seconds: 1 })]))).toEqual([
       { path: 'nodes.1.id', message: message('nodes.1.id') },
+    ]);
+  });
+
+  it(`refuses a diagram past ${DIAGRAM_MAX_NODES} nodes or ${DIAGRAM_MAX_BYTES} bytes, with that issue alone`, () => {
+    const tooMany = diagram([
+      manual,
+      ...Array.from({ length: DIAGRAM_MAX_NODES }, (_, index) => node(`d${index}`, 'delay', { seconds: 1 })),
+    ]);
+    // Other problems (here a missing type) are not looked for: the size is answered alone.
+    (tooMany.nodes[5] as { data: unknown }).data = {};
+    expect(validateDiagram(tooMany)).toEqual([
+      {
+        path: 'nodes',
+        message: `the diagram has ${DIAGRAM_MAX_NODES + 1} nodes; one that is published or run may have at most ${DIAGRAM_MAX_NODES}`,
+      },
+    ]);
+
+    const padded = (bytes: number) => {
+      const base = diagram([manual]);
+      const padding = bytes - new TextEncoder().encode(JSON.stringify({ ...base, layout: '' })).length;
+      // Extra layout properties count: the run stores and answers them too. é is two bytes.
+      return { ...base, layout: `${'é'.repeat(Math.floor(padding / 2))}${'x'.repeat(padding % 2)}` };
+    };
+    expect(validateDiagram(padded(DIAGRAM_MAX_BYTES))).toEqual([]);
+    expect(validateDiagram(padded(DIAGRAM_MAX_BYTES + 1))).toEqual([
+      {
+        path: '',
+        message: `the diagram is ${DIAGRAM_MAX_BYTES + 1} bytes as JSON; one that is published or run may be at most ${DIAGRAM_MAX_BYTES} bytes (1 MiB)`,
+      },
     ]);
   });
 

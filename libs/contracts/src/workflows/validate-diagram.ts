@@ -1,6 +1,13 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
-import { DIAGRAM_ID_MAX_LENGTH, type Diagram, type DiagramEdge, type DiagramNode } from './diagram.js';
+import {
+  DIAGRAM_ID_MAX_LENGTH,
+  DIAGRAM_MAX_BYTES,
+  DIAGRAM_MAX_NODES,
+  type Diagram,
+  type DiagramEdge,
+  type DiagramNode,
+} from './diagram.js';
 import { matchesPatternProblem } from './matches-pattern.js';
 import { DIAGRAM_SCHEMA, NODE_TYPE_SCHEMAS } from './node-type-schemas.js';
 import { CONDITION_HANDLES, type Condition, isNodeType, NODE_TYPES, type NodeType } from './node-types.js';
@@ -57,6 +64,9 @@ export function diagramShapeIssues(value: unknown): DiagramIssue[] {
  * A pure function: the workflow service calls it on publish and the runner before a run.
  */
 export function validateDiagram(diagram: Diagram): DiagramIssue[] {
+  // First, and alone: a diagram past these would cost every later check, and answer as many issues.
+  const size = sizeIssues(diagram);
+  if (size.length > 0) return size;
   const shape = diagramShapeIssues(diagram);
   if (shape.length > 0) return shape;
   const nodesById = new Map<string, DiagramNode>();
@@ -79,6 +89,29 @@ export function validateDiagram(diagram: Diagram): DiagramIssue[] {
   issues.push(...edgeIssues(diagram.edges, nodesById));
   issues.push(...cycleIssues(diagram.edges, nodesById));
   return issues;
+}
+
+/** The node count and the JSON size of what a run stores and answers (DIAGRAM_MAX_NODES, DIAGRAM_MAX_BYTES). */
+function sizeIssues(diagram: Diagram): DiagramIssue[] {
+  const nodes: unknown = (diagram as Partial<Diagram> | null)?.nodes;
+  if (Array.isArray(nodes) && nodes.length > DIAGRAM_MAX_NODES) {
+    return [
+      {
+        path: 'nodes',
+        message: `the diagram has ${nodes.length} nodes; one that is published or run may have at most ${DIAGRAM_MAX_NODES}`,
+      },
+    ];
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify(diagram) ?? '').length;
+  if (bytes > DIAGRAM_MAX_BYTES) {
+    return [
+      {
+        path: '',
+        message: `the diagram is ${bytes} bytes as JSON; one that is published or run may be at most ${DIAGRAM_MAX_BYTES} bytes (1 MiB)`,
+      },
+    ];
+  }
+  return [];
 }
 
 function nodeIssues(node: DiagramNode, index: number): DiagramIssue[] {
