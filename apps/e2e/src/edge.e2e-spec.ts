@@ -7,6 +7,7 @@ import {
   createOrganization,
   type OrganizationFixture,
   runningStack,
+  sessionCookie,
   type ServiceProcess,
   startExtraGateway,
 } from '#testing';
@@ -227,15 +228,7 @@ describe('the edge: nothing heavy before authentication, limits for strangers an
   describe('browsers', () => {
     it('refuses a change made with a session cookie from another origin', async () => {
       const member = await createMember(stack, org.organizationId);
-      const signIn = await fetch(`${stack.baseUrl}/api/auth/sign-in/email`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: stack.baseUrl },
-        body: JSON.stringify({ email: member.email, password: member.password }),
-      });
-      const cookie = signIn.headers
-        .getSetCookie()
-        .map((header) => header.split(';')[0])
-        .join('; ');
+      const cookie = await sessionCookie(stack, member.email, member.password);
       const create = (headers: Record<string, string>) =>
         fetch(`${stack.baseUrl}/api/v1/projects`, {
           method: 'POST',

@@ -1,4 +1,4 @@
-import { adminCli, ApiClient, createMember, createOrganization, runningStack } from '#testing';
+import { adminCli, ApiClient, createMember, createOrganization, runningStack, sessionCookie } from '#testing';
 
 const stack = runningStack();
 
@@ -32,15 +32,7 @@ describe('identity', () => {
   it('accepts the session cookie as well as the bearer token', async () => {
     const org = await createOrganization(stack);
     const member = await createMember(stack, org.organizationId);
-    const response = await fetch(`${stack.baseUrl}/api/auth/sign-in/email`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: stack.baseUrl },
-      body: JSON.stringify({ email: member.email, password: member.password }),
-    });
-    const cookie = response.headers
-      .getSetCookie()
-      .map((header) => header.split(';')[0])
-      .join('; ');
+    const cookie = await sessionCookie(stack, member.email, member.password);
     expect(cookie).toContain('session_token=');
     expect((await anonymous.get('/api/v1/projects', { cookie })).status).toBe(200);
   });

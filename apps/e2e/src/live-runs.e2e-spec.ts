@@ -8,6 +8,7 @@ import {
   nodes,
   type OrganizationFixture,
   runningStack,
+  sessionCookie,
   startExtraGateway,
   type TestDiagram,
   type TestNode,
@@ -411,15 +412,7 @@ describe('live runs (extensions beyond the contract)', () => {
 
     it('works with the session cookie a browser EventSource sends', async () => {
       const member = await createMember(stack, org.organizationId);
-      const signedIn = await fetch(`${stack.baseUrl}/api/auth/sign-in/email`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: stack.baseUrl },
-        body: JSON.stringify({ email: member.email, password: member.password }),
-      });
-      const cookie = signedIn.headers
-        .getSetCookie()
-        .map((header) => header.split(';')[0])
-        .join('; ');
+      const cookie = await sessionCookie(stack, member.email, member.password);
       const { runId, gate } = await heldRun();
       const stream = await openStream(stack.baseUrl, runId, { cookie });
       expect(stream.status).toBe(200);

@@ -25,6 +25,25 @@ export async function signIn(stack: StackDescription, email: string, password: s
   return response.body.token as string;
 }
 
+/** Signs in through the browser route as a browser does, and answers the `Cookie` header it would send. */
+export async function sessionCookie(
+  stack: StackDescription,
+  email: string,
+  password: string,
+): Promise<string> {
+  const response = await fetch(`${stack.baseUrl}/api/auth/sign-in/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: stack.baseUrl },
+    body: JSON.stringify({ email, password }),
+  });
+  if (response.status !== 200)
+    throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
+  return response.headers
+    .getSetCookie()
+    .map((header) => header.split(';')[0])
+    .join('; ');
+}
+
 /** A member of `organizationId` made with the admin CLI, signed in. */
 export async function createMember(
   stack: StackDescription,
