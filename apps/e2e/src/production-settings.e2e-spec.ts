@@ -28,41 +28,47 @@ describe('with NODE_ENV=production', () => {
   const production = { NODE_ENV: 'production' };
 
   it('refuses to start catalog with the built-in or a placeholder AUTH_SECRET, naming what to set', async () => {
-    const builtIn = await startOnly('catalog', production);
+    const [builtIn, placeholder] = await Promise.all([
+      startOnly('catalog', production),
+      // The example Secret's value of earlier releases: long enough, and public.
+      startOnly('catalog', {
+        ...production,
+        AUTH_SECRET: 'change-me-to-at-least-32-random-characters',
+        NATS_CATALOG_PASSWORD: 'aCatalogPassword1234',
+      }),
+    ]);
     expect(builtIn.code).not.toBe(0);
     expect(builtIn.output).toContain('set AUTH_SECRET');
     expect(builtIn.output).toContain('set NATS_CATALOG_PASSWORD');
-
-    // The example Secret's value of earlier releases: long enough, and public.
-    const placeholder = await startOnly('catalog', {
-      ...production,
-      AUTH_SECRET: 'change-me-to-at-least-32-random-characters',
-      NATS_CATALOG_PASSWORD: 'aCatalogPassword1234',
-    });
     expect(placeholder.code).not.toBe(0);
     expect(placeholder.output).toContain('set AUTH_SECRET');
     expect(placeholder.output).not.toContain('NATS_CATALOG_PASSWORD');
   });
 
   it('refuses to start events without its own connections key', async () => {
-    const unset = await startOnly('events', { ...production, NATS_EVENTS_PASSWORD: 'anEventsPassword1234' });
+    const [unset, known] = await Promise.all([
+      startOnly('events', { ...production, NATS_EVENTS_PASSWORD: 'anEventsPassword1234' }),
+      // The development overlay's key, public in deploy/.
+      startOnly('events', {
+        ...production,
+        NATS_EVENTS_PASSWORD: 'anEventsPassword1234',
+        CONNECTIONS_ENCRYPTION_KEY: Buffer.from('flowmesh-development-key-32bytes').toString('hex'),
+      }),
+    ]);
     expect(unset.code).not.toBe(0);
     expect(unset.output).toContain('set CONNECTIONS_ENCRYPTION_KEY');
-    // The development overlay's key, public in deploy/.
-    const known = await startOnly('events', {
-      ...production,
-      NATS_EVENTS_PASSWORD: 'anEventsPassword1234',
-      CONNECTIONS_ENCRYPTION_KEY: Buffer.from('flowmesh-development-key-32bytes').toString('hex'),
-    });
     expect(known.output).toContain('set CONNECTIONS_ENCRYPTION_KEY');
   });
 
   it('refuses to start any app that would connect to NATS anonymously', async () => {
-    for (const app of ['gateway', 'runner', 'workflow', 'database', 'agent']) {
-      const refused = await startOnly(app, production);
-      expect({ app, code: refused.code === 0 ? 0 : 1 }).toEqual({ app, code: 1 });
-      expect(refused.output).toContain(`set NATS_${app.toUpperCase()}_PASSWORD`);
-    }
+    const apps = ['gateway', 'runner', 'workflow', 'database', 'agent'];
+    const answers = await Promise.all(apps.map((app) => startOnly(app, production)));
+    expect(answers.map(({ code }, index) => [apps[index], code === 0 ? 'started' : 'refused'])).toEqual(
+      apps.map((app) => [app, 'refused']),
+    );
+    answers.forEach(({ output }, index) =>
+      expect(output).toContain(`set NATS_${apps[index]!.toUpperCase()}_PASSWORD`),
+    );
   });
 
   it('starts with settings of its own', async () => {
