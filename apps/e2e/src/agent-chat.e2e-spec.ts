@@ -9,6 +9,7 @@ import {
   type OrganizationFixture,
   ScriptedModel,
   sendChat,
+  sessionCookie,
   TestStack,
   textOf,
   userMessage,
@@ -200,23 +201,15 @@ describe('agent chat', () => {
   });
 
   it('works with the AI SDK’s DefaultChatTransport and the session cookie a browser sends', async () => {
-    const signedIn = await fetch(`${stack.baseUrl}/api/auth/sign-in/email`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: stack.baseUrl },
-      body: JSON.stringify({ email: member.email, password: member.password }),
-    });
-    expect(signedIn.status).toBe(200);
-    const cookie = signedIn.headers
-      .getSetCookie()
-      .map((line) => line.split(';')[0])
-      .join('; ');
+    const cookie = await sessionCookie(stack.description, member.email, member.password);
     expect(cookie).toMatch(/better-auth\.session_token=/);
     const agentId = await createAgent({ name: 'browser' });
     model.queue({ text: 'Hello from the agent.' });
 
     const transport = new DefaultChatTransport<UIMessage<{ threadId: string }>>({
       api: `${stack.baseUrl}/app/agents/${agentId}/chat`,
-      headers: { cookie },
+      // As the console's page sends it: a browser adds Origin to every POST.
+      headers: { cookie, origin: stack.baseUrl },
     });
     const stream = await transport.sendMessages({
       chatId: 'browser-chat',
