@@ -21,3 +21,4 @@ export * from './run-load.js';
 export * from './side-effect-ledger.js';
 export * from './chaos-trials.js';
 export * from './inspector.js';
+export * from './processes.js';
