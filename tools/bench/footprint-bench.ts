@@ -11,7 +11,7 @@
  * with no schema, so every migration runs. The next ones find the build current and the schemas made.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import {
@@ -19,6 +19,7 @@ import {
   databaseUrl,
   dropDatabase,
   freePort,
+  commandOf,
   processTreeOf,
   TestStack,
   WORKSPACE_ROOT,
@@ -36,8 +37,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
-
-const commandOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
 
 async function firstAnswer(url: string, child: ChildProcess, began: number): Promise<number> {
   for (;;) {

@@ -129,7 +129,7 @@ export class DatabaseConfig extends ServiceConfig {
   @IsInt()
   @Min(0)
   @Max(10_000)
-  BATCHES_WAITING_PER_ORGANIZATION: number = 16;
+  BATCHES_WAITING_PER_ORGANIZATION: number = 64;
 
   /** Timeout of requests this service makes to others (the plan limits). */
   @IsInt()

@@ -22,16 +22,44 @@ export function cpuTicksOf(pid: number): number {
   return fields ? Number(fields[11]) + Number(fields[12]) : 0;
 }
 
-/** The process's resident memory now, in bytes (0 once it is gone). */
-export function rssBytesOf(pid: number): number {
+function statusBytes(pid: number, field: string): number {
   try {
     const line = readFileSync(`/proc/${pid}/status`, 'utf8')
       .split('\n')
-      .find((entry) => entry.startsWith('VmRSS:'));
+      .find((entry) => entry.startsWith(`${field}:`));
     return Number(line?.split(/\s+/)[1] ?? 0) * 1024;
   } catch {
     return 0;
   }
+}
+
+/** The process's resident memory now, in bytes (0 once it is gone). */
+export function rssBytesOf(pid: number): number {
+  return statusBytes(pid, 'VmRSS');
+}
+
+/** The most resident memory the process has had since it started, in bytes. */
+export function peakRssBytesOf(pid: number): number {
+  return statusBytes(pid, 'VmHWM');
+}
+
+/** The process's command line, its arguments joined by spaces ('' once it is gone). */
+export function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The engine worker of a database service process (docs/databases.md, "The engine worker"), or
+ * undefined while it has none.
+ */
+export function engineWorkerOf(servicePid: number): number | undefined {
+  return processTreeOf(servicePid).find(
+    (pid) => pid !== servicePid && commandOf(pid).includes('engine.worker.js'),
+  );
 }
 
 /** A process and all its descendants, parents before children. */

@@ -14,7 +14,8 @@ import { PathScrubber } from './path-scrubber.js';
 const ORG = 'org_test';
 const MiB = 1024 * 1024;
 /** About 4 MB in the file: four columns of hashes, which DuckDB cannot compress. */
-const FOUR_MB = 'SELECT hash(range) a, hash(range + 1) b, hash(range + 2) c, hash(range + 3) d FROM range(125000)';
+const FOUR_MB =
+  'SELECT hash(range) a, hash(range + 1) b, hash(range + 2) c, hash(range + 3) d FROM range(125000)';
 
 describe('the engine', () => {
   let dataDir: string;
@@ -49,7 +50,9 @@ describe('the engine', () => {
 
   async function run(id: string, statements: BatchStatement[], overrides?: Partial<BatchLimits>) {
     const { body } = await outcome(id, statements, overrides);
-    return (JSON.parse(body) as { results: Array<{ rows: unknown[][] }> }).results.map((result) => result.rows);
+    return (JSON.parse(body) as { results: Array<{ rows: unknown[][] }> }).results.map(
+      (result) => result.rows,
+    );
   }
 
   async function failure(id: string, statements: BatchStatement[], overrides?: Partial<BatchLimits>) {
@@ -220,11 +223,9 @@ describe('the engine', () => {
         await run(id, [{ sql: "SELECT count(*) FROM information_schema.tables WHERE table_name = 'big'" }]),
       ).toEqual([[['0']]]);
       // Small inserts stay in memory until COMMIT: they count too.
-      const small = await failure(
-        id,
-        [{ sql: "INSERT INTO kept SELECT range FROM range(100000)" }],
-        { storageBudget: () => Promise.resolve(room(64 * 1024)) },
-      );
+      const small = await failure(id, [{ sql: 'INSERT INTO kept SELECT range FROM range(100000)' }], {
+        storageBudget: () => Promise.resolve(room(64 * 1024)),
+      });
       expect(small.code).toBe('plan_limit_reached');
     });
 
@@ -268,9 +269,9 @@ describe('the engine', () => {
         storageBudget: () => Promise.reject(new Error('catalog is down')),
       });
       expect(unknown.code).toBe('service_unavailable');
-      expect(await run(id, [{ sql: 'SELECT 1' }], { storageBudget: () => Promise.reject(new Error('down')) })).toEqual([
-        [[1]],
-      ]);
+      expect(
+        await run(id, [{ sql: 'SELECT 1' }], { storageBudget: () => Promise.reject(new Error('down')) }),
+      ).toEqual([[[1]]]);
     });
   });
 });

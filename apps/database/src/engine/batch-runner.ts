@@ -459,10 +459,14 @@ export class BatchRunner {
         case 'batch':
           throw this.timedOut(index, this.stopped);
         case 'storage':
-          throw storageLimit(
-            this.budget!,
-            `Statement ${index} wrote past the plan's storage limit (${limitText(this.budget!)}) and was stopped; the batch was rolled back. Delete data or upgrade the plan.`,
-          );
+          // Only the storage watch stops a statement for storage, and it runs with a budget.
+          if (this.budget) {
+            throw storageLimit(
+              this.budget,
+              `Statement ${index} wrote past the plan's storage limit (${limitText(this.budget)}) and was stopped; the batch was rolled back. Delete data or upgrade the plan.`,
+            );
+          }
+          break;
         case undefined:
           break;
       }

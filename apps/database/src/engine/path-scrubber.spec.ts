@@ -9,7 +9,9 @@ describe('PathScrubber', () => {
         'IO Error: Could not set lock on file "/srv/flow/data/databases/org_8fK2/0b6d.duckdb": Conflicting lock',
       ),
     ).toBe('IO Error: Could not set lock on file "0b6d.duckdb": Conflicting lock');
-    expect(scrubber.rows('["/srv/flow/data/databases/org_8fK2/0b6d.duckdb.tmp"]')).toBe('["0b6d.duckdb.tmp"]');
+    expect(scrubber.rows('["/srv/flow/data/databases/org_8fK2/0b6d.duckdb.tmp"]')).toBe(
+      '["0b6d.duckdb.tmp"]',
+    );
   });
 
   it('hides the data and home directories in messages', () => {
@@ -22,7 +24,9 @@ describe('PathScrubber', () => {
   });
 
   it('leaves other paths in rows alone, the home directory included', () => {
-    expect(scrubber.rows('["/home/flow/notes.txt","/srv/other"]')).toBe('["/home/flow/notes.txt","/srv/other"]');
+    expect(scrubber.rows('["/home/flow/notes.txt","/srv/other"]')).toBe(
+      '["/home/flow/notes.txt","/srv/other"]',
+    );
     expect(scrubber.message('/home/flowers')).toBe('/home/flowers');
   });
 

@@ -46,6 +46,7 @@ export class BatchTurns {
   }
 
   private forgetIdle(organizationId: string, turns: AsyncSemaphore): void {
-    if (turns.idle && this.organizations.get(organizationId) === turns) this.organizations.delete(organizationId);
+    if (turns.idle && this.organizations.get(organizationId) === turns)
+      this.organizations.delete(organizationId);
   }
 }

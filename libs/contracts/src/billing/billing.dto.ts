@@ -31,7 +31,8 @@ export class BillingUsageDto {
 
   @ApiProperty({
     type: 'integer',
-    description: 'Bytes held by the largest of the organization\'s databases, which `limits.databaseStorage` bounds.',
+    description:
+      "Bytes held by the largest of the organization's databases, which `limits.databaseStorage` bounds.",
   })
   databaseStorage!: number;
 }

@@ -67,7 +67,10 @@ export class EngineProcess {
   }
 
   /** Sends a call once a worker is up, waiting for a restart at most until `waitUntil` (epoch ms). */
-  async call<C extends EngineCall>(call: C, waitUntil = Number.POSITIVE_INFINITY): Promise<EngineResults[C['op']]> {
+  async call<C extends EngineCall>(
+    call: C,
+    waitUntil = Number.POSITIVE_INFINITY,
+  ): Promise<EngineResults[C['op']]> {
     let timer: NodeJS.Timeout | undefined;
     const late = Number.isFinite(waitUntil)
       ? new Promise<never>((_resolve, reject) => {
