@@ -1,5 +1,5 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint } from '#nats';
-import { ServiceConfig } from '#common';
+import { bytesOf, ServiceConfig, SIZE_PATTERN } from '#common';
 import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RESULT_LIMIT_BYTES, MAX_BATCH_TIMEOUT_MS } from '#contracts';
 import {
   IsInt,
@@ -15,7 +15,6 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 
-import { bytesOf, SIZE_PATTERN } from './engine/size.util.js';
 import { MAX_SHARD, shardOf } from './shards/shard-identity.util.js';
 
 const MiB = 2 ** 20;

@@ -1,4 +1,4 @@
-import { createLogger } from '#common';
+import { bytesOf, createLogger } from '#common';
 import {
   connectNats,
   HealthModule,
@@ -36,7 +36,6 @@ import { PlanClient } from './databases/plan.client.js';
 import { StorageService } from './databases/storage.service.js';
 import { DatabaseFiles } from './engine/database-files.js';
 import { DatabaseEngine } from './engine/database-engine.js';
-import { bytesOf } from './engine/size.util.js';
 import { QueryHandler } from './query/query.handler.js';
 import { QueryStreamServer } from './query/query-stream.server.js';
 import { QueryService } from './query/query.service.js';

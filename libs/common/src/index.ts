@@ -7,3 +7,4 @@ export * from './periodic-task.js';
 export * from './service.config.js';
 export * from './validation.util.js';
 export * from './validation-metadata.js';
+export * from './size.util.js';
