@@ -96,7 +96,7 @@ try {
     root,
   });
   stack.processes.set('database', database);
-  const servicePid = database.child.pid!;
+  const servicePid = database.child.pid ?? -1;
 
   const [heavy, neighbour] = await Promise.all([
     createOrganization(stack.description),
