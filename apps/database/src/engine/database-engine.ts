@@ -55,7 +55,7 @@ async function settledBy(
 }
 
 export interface DatabaseEngineOptions {
-  settings: WorkerSettings;
+  settings: Omit<WorkerSettings, 'servicePid'>;
   /** The engine worker's data-size limit (`DUCKDB_WORKER_MEMORY_LIMIT`). */
   dataLimitBytes: number;
   logger: Logger;

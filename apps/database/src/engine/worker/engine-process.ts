@@ -29,7 +29,7 @@ export class EngineExitedError extends ChannelClosedError {
 }
 
 export interface EngineProcessOptions {
-  settings: WorkerSettings;
+  settings: Omit<WorkerSettings, 'servicePid'>;
   /** The worker's RLIMIT_DATA: what it may allocate, DuckDB's memory, thread stacks and V8's heap together. */
   dataLimitBytes: number;
   logger: Logger;
@@ -112,7 +112,7 @@ export class EngineProcess {
           String(Math.floor(dataLimitBytes / 1024)),
           process.execPath,
           WORKER,
-          JSON.stringify(settings),
+          JSON.stringify({ ...settings, servicePid: process.pid }),
         ],
         { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' },
       );

@@ -63,4 +63,6 @@ export type WireMessage =
 /** What the service hands the worker when it starts it (as its one argument, JSON). */
 export interface WorkerSettings extends EngineSettings {
   dataDir: string;
+  /** The service's process id: the worker ends when its parent is no longer this one. */
+  servicePid: number;
 }

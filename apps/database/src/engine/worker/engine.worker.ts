@@ -43,10 +43,11 @@ function dieWithService(): void {
   // and the write-ahead log keeps every committed batch.
   process.kill(process.pid, 'SIGKILL');
 }
-const parent = process.ppid;
 process.on('disconnect', dieWithService);
+// The channel may have closed while this module loaded, before anything listened.
+if (!process.connected) dieWithService();
 setInterval(() => {
-  if (process.ppid !== parent) dieWithService();
+  if (process.ppid !== settings.servicePid) dieWithService();
 }, 1_000).unref();
 
 const channel: EngineChannel<ServiceCall, ServiceResults, EngineCall> = new EngineChannel(
