@@ -27,8 +27,10 @@ interface Statement {
   params?: unknown[];
 }
 
-/** About 1.5 s of one core: long enough to be caught running, short enough to wait for. */
-const BUSY_SQL = 'SELECT count(*) FROM range(3000000) a, range(100) b WHERE a.range + b.range = -1';
+/** Hours of CPU and next to no memory (a small right side): ends only when interrupted. */
+const ENDLESS_SQL = 'SELECT count(*) FROM range(10000000000) a, range(100) b WHERE a.range + b.range = -1';
+/** About 2 s of one core: long enough to be caught running, short enough to wait for. */
+const BUSY_SQL = 'SELECT count(*) FROM range(6000000) a, range(100) b WHERE a.range + b.range = -1';
 
 describe('database limits', () => {
   let stack: TestStack;
@@ -184,10 +186,7 @@ describe('database limits', () => {
     it('answers 503 to the batch a dead worker was running, keeps nothing of it, and starts the worker again', async () => {
       const pid = worker()!;
       const ticks = cpuTicksOf(pid);
-      const pending = query([
-        { sql: 'INSERT INTO t VALUES (21)' },
-        { sql: 'SELECT count(*) FROM range(10000000) a, range(10000000) b WHERE a.range * b.range = 7' },
-      ]);
+      const pending = query([{ sql: 'INSERT INTO t VALUES (21)' }, { sql: ENDLESS_SQL }]);
       await waitFor(() => (cpuTicksOf(pid) - ticks > 50 ? true : undefined), {
         timeoutMs: 20_000,
         what: 'the long statement to be running',
@@ -206,10 +205,7 @@ describe('database limits', () => {
       await rows([{ sql: 'INSERT INTO t VALUES (10)' }]);
       const pid = worker()!;
       const before = cpuTicksOf(pid);
-      const pending = query([
-        { sql: 'INSERT INTO t VALUES (11)' },
-        { sql: 'SELECT count(*) FROM range(10000000) a, range(10000000) b WHERE a.range * b.range = 7' },
-      ]);
+      const pending = query([{ sql: 'INSERT INTO t VALUES (11)' }, { sql: ENDLESS_SQL }]);
       // The long statement burns CPU; half a second of it means the insert before it has run.
       await waitFor(() => (cpuTicksOf(pid) - before > 50 ? true : undefined), {
         timeoutMs: 20_000,

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 
 import { LOGGER, RPC_TIMEOUT_MS, SHARD } from '../database.tokens.js';
 import { DatabaseEngine } from '../engine/database-engine.js';
-import { EngineStoppingError } from '../engine/open-databases.js';
+import { EngineStoppingError } from '../engine/engine.errors.js';
 import { EngineExitedError } from '../engine/worker/engine-process.js';
 import { leastLoaded } from '../shards/shard-assignment.util.js';
 import { ShardClient, ShardUnreachableError } from '../shards/shard.client.js';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 
 import type { BatchLimits, BatchOutcome, BatchStatement, StorageBudget } from './batch-runner.js';
-import { EngineStoppingError } from './open-databases.js';
+import { EngineStoppingError } from './engine.errors.js';
 import type { ServiceCall, WorkerSettings } from './worker/engine.messages.js';
 import { EngineExitedError, EngineProcess } from './worker/engine-process.js';
 
@@ -86,7 +86,14 @@ export class DatabaseEngine {
       dataLimitBytes: options.dataLimitBytes,
       logger: options.logger,
       serve: (call) => this.serve(call),
-      onEvent: (event) => options.onStorage(event.databaseId, event.bytes),
+      onEvent: (event) => {
+        switch (event.event) {
+          case 'storage':
+            return options.onStorage(event.databaseId, event.bytes);
+          case 'log':
+            return options.logger[event.level]({ ...event.fields, engine: 'worker' }, event.message);
+        }
+      },
     });
   }
 

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { Logger } from 'pino';
 
 import { AsyncMutex, KeyedMutex } from './async-mutex.js';
 import type { DatabaseFiles } from './database-files.js';
+import { DatabaseFileMissingError, EngineStoppingError } from './engine.errors.js';
 import { storedBytes } from './storage-meter.js';
 
 export interface EngineSettings {
@@ -19,21 +19,12 @@ export interface EngineSettings {
 /** Told what a database holds (storage-meter.ts) when it opens and after its closing checkpoint. */
 export type StorageListener = (databaseId: string, bytes: number) => void;
 
-/** The metadata names a database whose file is not on this replica's volume. */
-export class DatabaseFileMissingError extends Error {
-  constructor(readonly path: string) {
-    super(`No database file at ${path}`);
-    this.name = 'DatabaseFileMissingError';
-  }
-}
-
-/** New batches are refused while the service stops. */
-export class EngineStoppingError extends Error {
-  constructor() {
-    super('The database service is stopping');
-    this.name = 'EngineStoppingError';
-  }
-}
+/** What the engine logs: the worker passes its lines to the service's logger. */
+export type EngineLog = (
+  level: 'warn' | 'error',
+  fields: { err: unknown; databaseId: string },
+  message: string,
+) => void;
 
 export type InterruptReason = 'dropped' | 'stopping';
 
@@ -99,7 +90,7 @@ export class OpenDatabases {
   constructor(
     private readonly files: DatabaseFiles,
     private readonly settings: EngineSettings,
-    private readonly logger: Logger,
+    private readonly log: EngineLog,
     private readonly onStorage: StorageListener = () => undefined,
   ) {
     this.sweeper = setInterval(() => this.closeIdle(), Math.max(250, settings.idleCloseMs / 4));
@@ -305,7 +296,7 @@ export class OpenDatabases {
     void this.lifecycle
       .run(entry.databaseId, () => this.checkpointAndClose(entry))
       .catch((error: unknown) =>
-        this.logger.error({ err: error, databaseId: entry.databaseId }, 'closing a database failed'),
+        this.log('error', { err: error, databaseId: entry.databaseId }, 'closing a database failed'),
       );
   }
 
@@ -322,7 +313,7 @@ export class OpenDatabases {
         connection.closeSync();
       }
     } catch (error) {
-      this.logger.warn({ err: error, databaseId: entry.databaseId }, 'checkpoint before close failed');
+      this.log('warn', { err: error, databaseId: entry.databaseId }, 'checkpoint before close failed');
     }
     this.closeNow(entry);
   }

@@ -9,7 +9,7 @@ import { StorageService } from '../databases/storage.service.js';
 import { LOGGER, NATS_CONNECTION, QUERY_SETTINGS, type QuerySettings, SHARD } from '../database.tokens.js';
 import type { BatchStatement } from '../engine/batch-runner.js';
 import { DatabaseEngine, DatabaseMovedError, MoveWaitTimeoutError } from '../engine/database-engine.js';
-import { DatabaseFileMissingError, EngineStoppingError } from '../engine/open-databases.js';
+import { DatabaseFileMissingError, EngineStoppingError } from '../engine/engine.errors.js';
 import { EngineExitedError } from '../engine/worker/engine-process.js';
 import { ShardClient } from '../shards/shard.client.js';
 import { BatchTurns } from './batch-turns.js';

@@ -1,6 +1,6 @@
 import { DomainException } from '#common';
 
-import { DatabaseFileMissingError, EngineStoppingError } from '../open-databases.js';
+import { DatabaseFileMissingError, EngineStoppingError } from '../engine.errors.js';
 import type { EngineEvent, WireError, WireMessage } from './engine.messages.js';
 
 /** The channel closed (the other process ended) before the call was answered. */

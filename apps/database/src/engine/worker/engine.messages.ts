@@ -42,7 +42,10 @@ export interface ServiceResults {
   storageBudget: StorageBudget;
 }
 
-export type EngineEvent = { event: 'storage'; databaseId: string; bytes: number };
+export type EngineEvent =
+  | { event: 'storage'; databaseId: string; bytes: number }
+  /** A line for the service's log: the worker starts no logger of its own. */
+  | { event: 'log'; level: 'warn' | 'error'; fields: Record<string, unknown>; message: string };
 
 /** An error as it crosses the channel: a DomainException keeps its code and details. */
 export interface WireError {

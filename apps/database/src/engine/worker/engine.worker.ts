@@ -8,8 +8,6 @@
  */
 import { homedir } from 'node:os';
 
-import { createLogger } from '#common';
-
 import { BatchRunner } from '../batch-runner.js';
 import { DatabaseFiles } from '../database-files.js';
 import { OpenDatabases } from '../open-databases.js';
@@ -23,7 +21,6 @@ import type {
   WorkerSettings,
 } from './engine.messages.js';
 
-const logger = createLogger('database-engine');
 const send = process.send?.bind(process);
 if (!send) throw new Error('The engine worker runs only as a child of the database service.');
 
@@ -54,8 +51,17 @@ const channel: EngineChannel<ServiceCall, ServiceResults, EngineCall> = new Engi
   (message, sent) => send(message, undefined, undefined, sent),
   serve,
 );
-const engine = new OpenDatabases(files, settings, logger, (databaseId, bytes) =>
-  channel.emit({ event: 'storage', databaseId, bytes }),
+const engine = new OpenDatabases(
+  files,
+  settings,
+  (level, { err, databaseId }, message) =>
+    channel.emit({
+      event: 'log',
+      level,
+      fields: { databaseId, err: err instanceof Error ? { message: err.message, stack: err.stack } : err },
+      message,
+    }),
+  (databaseId, bytes) => channel.emit({ event: 'storage', databaseId, bytes }),
 );
 process.on('message', (message: WireMessage) => channel.receive(message));
 
