@@ -17,6 +17,8 @@ import type {
 const WORKER = fileURLToPath(new URL('./engine.worker.js', import.meta.url));
 /** The shell sets the limit and becomes node (`exec`), so the worker's pid is the one spawned. */
 const LIMITED = 'ulimit -d "$1" || exit 70; shift; exec "$@"';
+/** libuv threads of the worker, unless UV_THREADPOOL_SIZE says otherwise. */
+const THREAD_POOL_SIZE = 16;
 /** How long a stopping worker may take to exit once its channel is closed. */
 const EXIT_WAIT_MS = 10_000;
 
@@ -114,7 +116,16 @@ export class EngineProcess {
           WORKER,
           JSON.stringify({ ...settings, servicePid: process.pid }),
         ],
-        { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' },
+        {
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+          serialization: 'advanced',
+          // Every DuckDB call runs on libuv's thread pool, sized when the worker starts: with the
+          // default 4, a fifth concurrent batch would wait for one of them.
+          env: {
+            ...process.env,
+            UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? String(THREAD_POOL_SIZE),
+          },
+        },
       );
       this.child = child;
       const channel: ServiceChannel = new EngineChannel(
