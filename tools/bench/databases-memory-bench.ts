@@ -71,9 +71,10 @@ function percentile(values: number[], share: number): number {
 
 /** Peak resident memory of the service, of its children (the engine worker), and of both at once. */
 function sampler(servicePid: number) {
-  const peaks = { service: 0, children: 0, total: 0, samples: 0 };
+  const peaks = { service: 0, children: 0, total: 0, samples: 0, workers: new Set<number>() };
   const timer = setInterval(() => {
     const [service, ...children] = processTreeOf(servicePid);
+    for (const pid of children) peaks.workers.add(pid);
     const own = rssBytesOf(service ?? servicePid);
     const theirs = children.reduce((sum, pid) => sum + rssBytesOf(pid), 0);
     peaks.service = Math.max(peaks.service, own);
@@ -156,6 +157,7 @@ try {
       `| neighbour latency p50 / p95 / max | ${ms(percentile(served, 0.5))} / ${ms(percentile(served, 0.95))} / ${ms(Math.max(0, ...served))} |`,
       `| database service RSS idle | ${mib(idle)} |`,
       `| peak RSS, service / its children (engine worker) / together (${memory.peaks.samples} samples) | ${mib(memory.peaks.service)} / ${mib(memory.peaks.children)} / ${mib(memory.peaks.total)} |`,
+      `| engine worker processes seen (more than one: it was started again) | ${memory.peaks.workers.size} |`,
       `| service alive after, neighbour's next query | ${alive ? 'yes' : 'no'}, ${after.status} ${after.code} |`,
     ].join('\n'),
   );
