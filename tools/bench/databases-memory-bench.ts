@@ -26,12 +26,7 @@ import {
   WORKSPACE_ROOT,
 } from '#testing';
 
-import { benchContext } from './src/context.js';
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
+import { argument, benchContext } from './src/context.js';
 
 const concurrency = Number(argument('concurrency', '10'));
 const seconds = Number(argument('seconds', '20'));

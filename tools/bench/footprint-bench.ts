@@ -25,12 +25,8 @@ import {
   WORKSPACE_ROOT,
 } from '#testing';
 
-import { benchContext, rssMiB } from './src/context.js';
+import { argument, benchContext, rssMiB } from './src/context.js';
 
-const argument = (name: string, fallback: string) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-};
 const starts = Number(argument('starts', '3'));
 const idleSeconds = Number(argument('idle', '10'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

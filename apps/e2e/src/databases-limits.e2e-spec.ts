@@ -111,6 +111,21 @@ describe('database limits', () => {
 
     const worker = () => engineWorkerOf(service.child.pid!);
 
+    /**
+     * Sends a batch that inserts `n` and then runs a statement with no end, and answers once that
+     * statement burns CPU in the engine worker: half a second of it means the insert before it ran.
+     */
+    async function insertThenRunEndlessly(n: number) {
+      const pid = worker()!;
+      const before = cpuTicksOf(pid);
+      const pending = query([{ sql: 'INSERT INTO t VALUES (?)', params: [n] }, { sql: ENDLESS_SQL }]);
+      await waitFor(() => (cpuTicksOf(pid) - before > 50 ? true : undefined), {
+        timeoutMs: 20_000,
+        what: 'the long statement to be running',
+      });
+      return { pid, pending };
+    }
+
     beforeAll(async () => {
       // Statements must be allowed to run long enough to reach the memory and spill bounds, or to be
       // caught in the middle.
@@ -184,13 +199,7 @@ describe('database limits', () => {
     });
 
     it('answers 503 to the batch a dead worker was running, keeps nothing of it, and starts the worker again', async () => {
-      const pid = worker()!;
-      const ticks = cpuTicksOf(pid);
-      const pending = query([{ sql: 'INSERT INTO t VALUES (21)' }, { sql: ENDLESS_SQL }]);
-      await waitFor(() => (cpuTicksOf(pid) - ticks > 50 ? true : undefined), {
-        timeoutMs: 20_000,
-        what: 'the long statement to be running',
-      });
+      const { pid, pending } = await insertThenRunEndlessly(21);
       process.kill(pid, 'SIGKILL');
       const answer = await pending;
       expect(answer.status).toBe(503);
@@ -203,14 +212,7 @@ describe('database limits', () => {
 
     it('rolls back the batch a killed service was running, keeps every committed one, and its worker dies with it', async () => {
       await rows([{ sql: 'INSERT INTO t VALUES (10)' }]);
-      const pid = worker()!;
-      const before = cpuTicksOf(pid);
-      const pending = query([{ sql: 'INSERT INTO t VALUES (11)' }, { sql: ENDLESS_SQL }]);
-      // The long statement burns CPU; half a second of it means the insert before it has run.
-      await waitFor(() => (cpuTicksOf(pid) - before > 50 ? true : undefined), {
-        timeoutMs: 20_000,
-        what: 'the long statement to be running',
-      });
+      const { pid, pending } = await insertThenRunEndlessly(11);
       await service.kill('SIGKILL');
 
       const answer = await pending;

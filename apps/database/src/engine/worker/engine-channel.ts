@@ -1,7 +1,7 @@
 import { DomainException } from '#common';
 
 import { DatabaseFileMissingError, EngineStoppingError } from '../engine.errors.js';
-import type { EngineEvent, WireError, WireMessage } from './engine.messages.js';
+import type { EngineCall, EngineEvent, ServiceCall, WireError, WireMessage } from './engine.messages.js';
 
 /** The channel closed (the other process ended) before the call was answered. */
 export class ChannelClosedError extends Error {
@@ -45,7 +45,11 @@ interface Pending {
  * side makes (answered with `Results`), `In` those it serves. Errors cross with their code, so a
  * DomainException thrown in the worker is one in the service.
  */
-export class EngineChannel<Out extends { op: string }, Results extends Record<Out['op'], unknown>, In> {
+export class EngineChannel<
+  Out extends EngineCall | ServiceCall,
+  Results extends Record<Out['op'], unknown>,
+  In extends EngineCall | ServiceCall,
+> {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private closed: ChannelClosedError | undefined;
@@ -65,7 +69,7 @@ export class EngineChannel<Out extends { op: string }, Results extends Record<Ou
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.post({ type: 'call', id, call: call as never }, (error) => {
+      this.post({ type: 'call', id, call }, (error) => {
         this.pending.delete(id);
         reject(error);
       });
