@@ -123,7 +123,7 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
               },
               dataLimitBytes: bytesOf(config.DUCKDB_WORKER_MEMORY_LIMIT),
               logger,
-              onStorage: (databaseId, bytes) => void storage.record(databaseId, bytes),
+              onStorage: (databaseId, bytes) => void storage.record(databaseId, bytes, { always: true }),
             });
             await engine.start();
             return engine;

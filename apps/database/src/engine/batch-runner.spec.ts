@@ -39,12 +39,10 @@ describe('the engine', () => {
   async function outcome(id: string, statements: BatchStatement[], overrides?: Partial<BatchLimits>) {
     const lease = await engine.lease(ORG, id);
     try {
-      return await new BatchRunner(
-        lease,
-        statements,
-        limits(overrides),
-        new PathScrubber(files.root, homedir()),
-      ).run();
+      return await new BatchRunner(lease, statements, limits(overrides), {
+        scrubber: new PathScrubber(files.root, homedir()),
+        pendingBoundBytes: 128 * MiB + 16 * MiB,
+      }).run();
     } finally {
       lease.release();
     }

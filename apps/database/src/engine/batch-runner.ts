@@ -16,7 +16,7 @@ import type { DatabaseLease } from './open-databases.js';
 import type { PathScrubber } from './path-scrubber.js';
 import { bindParams } from './sql-params.util.js';
 import { freesSpace, isRead, refusal, textRefusal } from './statement-policy.js';
-import { diskBytes, pendingBytes, storedBytes } from './storage-meter.js';
+import { diskBytes, storedBytes } from './storage-meter.js';
 
 export interface BatchStatement {
   sql: string;
@@ -50,6 +50,17 @@ export interface StorageBudget {
   limit: number;
   /** `database`: the limit of each database; `organization`: of all its databases together. */
   scope: 'database' | 'organization';
+}
+
+/** What the engine running the batch holds for all its batches. */
+export interface EngineContext {
+  scrubber: PathScrubber;
+  /**
+   * The most a write transaction can hold in memory before COMMIT: DuckDB's memory limit plus its
+   * spill cap. While a database's room is larger than that past what it holds, the batch cannot pass
+   * it and is not measured before COMMIT.
+   */
+  pendingBoundBytes: number;
 }
 
 export interface BatchOutcome {
@@ -126,7 +137,7 @@ export class BatchRunner {
     private readonly lease: DatabaseLease,
     private readonly statements: readonly BatchStatement[],
     private readonly limits: BatchLimits,
-    private readonly scrubber: PathScrubber,
+    private readonly engine: EngineContext,
   ) {}
 
   async run(): Promise<BatchOutcome> {
@@ -199,7 +210,7 @@ export class BatchRunner {
     let watch: (() => void) | undefined;
     try {
       this.checkNotInterrupted(0);
-      const startBytes = budget ? await storedBytes(this.connection, this.lease.path) : 0;
+      const startBytes = this.lease.storedBytes;
       if (budget && startBytes >= budget.roomBytes) await this.refuseGrowth(budget, startBytes);
       const startDisk = budget ? await diskBytes(this.lease.path) : 0;
       await this.connection.run(readOnly ? 'BEGIN TRANSACTION READ ONLY' : 'BEGIN TRANSACTION');
@@ -220,9 +231,11 @@ export class BatchRunner {
           { bytesRead: bytes, limitBytes: this.limits.replyLimitBytes },
         );
       }
-      if (budget) await this.checkStorage(budget, startBytes);
+      if (budget) await this.checkStorage(budget, startBytes, startDisk);
       await this.commit();
-      return { body, storedBytes: budget ? await this.storedAfterCommit(budget) : null };
+      if (!budget) return { body, storedBytes: null };
+      this.lease.storedBytes = await this.storedAfterCommit(budget);
+      return { body, storedBytes: this.lease.storedBytes };
     } catch (error) {
       watch?.();
       await this.rollback();
@@ -288,11 +301,13 @@ export class BatchRunner {
 
   /**
    * Before COMMIT: what the database holds with this batch's writes, those still in memory included.
-   * A batch that does not grow it (a delete in a database over its limit) may commit.
+   * A batch that does not grow it (a delete in a database over its limit) may commit. Measured only
+   * when it could matter: what the file grew by and all a transaction can hold in memory still fit.
    */
-  private async checkStorage(budget: StorageBudget, startBytes: number): Promise<void> {
-    const bytes =
-      (await storedBytes(this.connection, this.lease.path)) + (await pendingBytes(this.connection));
+  private async checkStorage(budget: StorageBudget, startBytes: number, startDisk: number): Promise<void> {
+    const grown = (await diskBytes(this.lease.path)) - startDisk;
+    if (startBytes + grown + this.engine.pendingBoundBytes <= budget.roomBytes) return;
+    const bytes = await storedBytes(this.connection, this.lease.path, { pending: true });
     if (bytes > budget.roomBytes && bytes > startBytes) {
       throw storageLimit(
         budget,
@@ -405,7 +420,7 @@ export class BatchRunner {
       const chunk = await this.chunkOf(result, chunkIndex);
       if (!chunk || chunk.rowCount === 0) break;
       for (const slice of chunkRowSlices(chunk, converters)) {
-        const text = this.scrubber.rows(slice);
+        const text = this.engine.scrubber.rows(slice);
         this.rowBytes += Buffer.byteLength(text) + (parts.length > 0 ? 1 : 0);
         parts.push(text);
         if (this.rowBytes > this.limits.resultLimitBytes) {
@@ -513,7 +528,7 @@ export class BatchRunner {
   /** The engine's message, without the server's paths. */
   private engineMessage(error: unknown): string {
     const message = error instanceof Error ? error.message : String(error);
-    return this.scrubber.message(message.replace(/^Failed to extract statements: /, ''));
+    return this.engine.scrubber.message(message.replace(/^Failed to extract statements: /, ''));
   }
 
   private async rollback(): Promise<void> {

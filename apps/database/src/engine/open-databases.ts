@@ -37,6 +37,12 @@ export interface DatabaseLease {
   readonly writeLock: AsyncMutex;
   /** Why the engine interrupted this database's statements, if it did. */
   interruptReason(): InterruptReason | null;
+  /**
+   * What the database holds (storage-meter.ts) as last measured: when it opened, and after each batch
+   * that wrote. Only writers change it, one at a time, so a writer holding the write lock reads it
+   * current without asking DuckDB, and sets it after its COMMIT.
+   */
+  storedBytes: number;
   /** A fresh connection: its own interrupt, temporary objects and settings. */
   connect(): Promise<DuckDBConnection>;
   disconnect(connection: DuckDBConnection): void;
@@ -53,6 +59,7 @@ interface Entry {
   connections: Set<DuckDBConnection>;
   state: 'open' | 'closing' | 'closed';
   interrupted: InterruptReason | null;
+  storedBytes: number;
 }
 
 /**
@@ -200,6 +207,7 @@ export class OpenDatabases {
   private async open(organizationId: string, databaseId: string): Promise<Entry> {
     const path = this.files.pathOf(organizationId, databaseId);
     const instance = await DuckDBInstance.create(path, instanceOptions(this.settings));
+    let stored: number;
     try {
       const setup = await instance.connect();
       try {
@@ -209,7 +217,8 @@ export class OpenDatabases {
         // reports it but lets the spill grow to 90% of the free disk.
         await setup.run(`SET GLOBAL max_temp_directory_size = '${this.settings.spillLimit}'`);
         await setup.run('SET GLOBAL lock_configuration = true');
-        this.onStorage(databaseId, await storedBytes(setup, path));
+        stored = await storedBytes(setup, path);
+        this.onStorage(databaseId, stored);
       } finally {
         setup.closeSync();
       }
@@ -227,6 +236,7 @@ export class OpenDatabases {
       connections: new Set(),
       state: 'open',
       interrupted: null,
+      storedBytes: stored,
     };
     this.entries.set(databaseId, entry);
     return entry;
@@ -246,6 +256,12 @@ export class OpenDatabases {
       path: entry.path,
       writeLock: entry.writeLock,
       interruptReason: () => entry.interrupted,
+      get storedBytes() {
+        return entry.storedBytes;
+      },
+      set storedBytes(bytes: number) {
+        entry.storedBytes = bytes;
+      },
       connect: async () => {
         const connection = await entry.instance.connect();
         entry.connections.add(connection);

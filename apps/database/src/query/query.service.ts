@@ -7,12 +7,13 @@ import type { Logger } from 'pino';
 import { DatabasesService } from '../databases/databases.service.js';
 import { StorageService } from '../databases/storage.service.js';
 import { LOGGER, NATS_CONNECTION, QUERY_SETTINGS, type QuerySettings, SHARD } from '../database.tokens.js';
-import type { BatchStatement } from '../engine/batch-runner.js';
+import type { BatchStatement, StorageBudget } from '../engine/batch-runner.js';
 import { DatabaseEngine, DatabaseMovedError, MoveWaitTimeoutError } from '../engine/database-engine.js';
 import { DatabaseFileMissingError, EngineStoppingError } from '../engine/engine.errors.js';
 import { EngineExitedError } from '../engine/worker/engine-process.js';
 import { ShardClient } from '../shards/shard.client.js';
 import { BatchTurns } from './batch-turns.js';
+import { seemsToWrite } from './write-hint.util.js';
 
 /**
  * Sends the batch to the replica holding the database and answers that replica's JSON text of
@@ -110,6 +111,11 @@ export class QueryService {
     deadline: number,
   ): Promise<string> {
     const endTurn = await this.turns.take(principal.organizationId, deadline);
+    // Asked at most once, and at once for a batch that looks like a write: catalog and Postgres answer
+    // while the engine prepares the batch.
+    let budget: Promise<StorageBudget> | undefined;
+    const storageBudget = () => (budget ??= this.storage.budget(principal, id));
+    if (seemsToWrite(body.statements)) void storageBudget().catch(() => undefined);
     try {
       const outcome = await this.engine.run(principal.organizationId, id, body.statements, {
         statementTimeoutMs: this.settings.statementTimeoutMs,
@@ -117,7 +123,7 @@ export class QueryService {
         resultLimitBytes: this.settings.resultLimitBytes,
         replyLimitBytes,
         onlyReads: body.readOnly === true,
-        storageBudget: () => this.storage.budget(principal, id),
+        storageBudget,
       });
       if (outcome.storedBytes !== null) await this.storage.record(id, outcome.storedBytes);
       return outcome.body;

@@ -8,7 +8,9 @@
  */
 import { homedir } from 'node:os';
 
-import { BatchRunner } from '../batch-runner.js';
+import { bytesOf } from '#common';
+
+import { BatchRunner, type EngineContext } from '../batch-runner.js';
 import { DatabaseFiles } from '../database-files.js';
 import { OpenDatabases } from '../open-databases.js';
 import { PathScrubber } from '../path-scrubber.js';
@@ -26,7 +28,10 @@ if (!send) throw new Error('The engine worker runs only as a child of the databa
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as WorkerSettings;
 const files = new DatabaseFiles(settings.dataDir);
-const scrubber = new PathScrubber(files.root, homedir());
+const context: EngineContext = {
+  scrubber: new PathScrubber(files.root, homedir()),
+  pendingBoundBytes: bytesOf(settings.memoryLimit) + bytesOf(settings.spillLimit),
+};
 let closed = false;
 
 /**
@@ -77,7 +82,7 @@ async function serve(call: EngineCall): Promise<unknown> {
           lease,
           call.statements,
           { ...call.limits, storageBudget: budget },
-          scrubber,
+          context,
         ).run();
       } finally {
         lease.release();
