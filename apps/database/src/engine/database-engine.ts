@@ -101,10 +101,6 @@ export class DatabaseEngine {
     return this.worker.start();
   }
 
-  get workerPid(): number | undefined {
-    return this.worker.pid;
-  }
-
   /**
    * Makes the empty file of a new database (and keeps it open: it is usually queried next). Its
    * caller holds a transaction, so a worker being restarted is waited for only briefly.

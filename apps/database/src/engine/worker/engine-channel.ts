@@ -60,10 +60,6 @@ export class EngineChannel<
     private readonly onEvent: (event: EngineEvent) => void = () => undefined,
   ) {}
 
-  get pendingCalls(): number {
-    return this.pending.size;
-  }
-
   call<C extends Out>(call: C): Promise<Results[C['op']]> {
     if (this.closed) return Promise.reject(this.closed);
     const id = this.nextId++;

@@ -63,11 +63,6 @@ export class EngineProcess {
     await this.current;
   }
 
-  /** The worker's process id, for tests and the benchmark that watch its memory. */
-  get pid(): number | undefined {
-    return this.child?.pid;
-  }
-
   /** Sends a call once a worker is up, waiting for a restart at most until `waitUntil` (epoch ms). */
   async call<C extends EngineCall>(
     call: C,
