@@ -9,12 +9,8 @@
 import { FINAL_RUN_STATUSES, type RunChangedEvent, RunnerSubjects } from '#contracts';
 import { chainOf, connectAs, createOrganization, nodes, ScriptedModel, TestStack } from '#testing';
 
+import { argument } from './src/context.js';
 import { machineTicks } from './src/measure.js';
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
 
 const seconds = Number(argument('seconds', '10'));
 const levels = argument('clients', '1,10').split(',').map(Number);

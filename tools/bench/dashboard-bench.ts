@@ -10,12 +10,8 @@
 import { chainOf, createOrganization, databaseUrl, nodes, TestStack, waitFor } from '#testing';
 import pg from 'pg';
 
+import { argument } from './src/context.js';
 import { load, table } from './src/measure.js';
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
 
 const runCount = Number(argument('runs', '100000'));
 const seconds = Number(argument('seconds', '10'));

@@ -27,12 +27,8 @@ import {
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import autocannon from 'autocannon';
 
+import { argument } from './src/context.js';
 import { machineTicks } from './src/measure.js';
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
 
 const seconds = Number(argument('seconds', '10'));
 const levels = argument('connections', '1,10').split(',').map(Number);

@@ -11,43 +11,28 @@
  * with no schema, so every migration runs. The next ones find the build current and the schemas made.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createDatabase, databaseUrl, dropDatabase, freePort, TestStack, WORKSPACE_ROOT } from '#testing';
+import {
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  freePort,
+  commandOf,
+  processTreeOf,
+  TestStack,
+  WORKSPACE_ROOT,
+} from '#testing';
 
-import { benchContext, rssMiB } from './src/context.js';
+import { argument, benchContext, rssMiB } from './src/context.js';
 
-const argument = (name: string, fallback: string) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-};
 const starts = Number(argument('starts', '3'));
 const idleSeconds = Number(argument('idle', '10'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
-
-/** The pids of a process and all its descendants, from /proc. */
-function treeOf(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // gone
-    }
-  }
-  const tree = [root];
-  for (let index = 0; index < tree.length; index++) tree.push(...(children.get(tree[index] ?? -1) ?? []));
-  return tree;
-}
-
-const commandOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
 
 async function firstAnswer(url: string, child: ChildProcess, began: number): Promise<number> {
   for (;;) {
@@ -98,9 +83,11 @@ async function npmStart(env: Record<string, string>, port: number): Promise<Star
   await sleep(idleSeconds * 1000);
   let appMiB = 0;
   let wrapperMiB = 0;
-  for (const pid of treeOf(child.pid ?? -1)) {
-    // `npm` runs `sh -c "node tools/dev/start.mjs"`, and that node process is the all-in-one one.
-    if (/^\S*node\s+tools\/dev\/start\.mjs/.test(commandOf(pid))) appMiB += rssMiB(pid);
+  for (const pid of processTreeOf(child.pid ?? -1)) {
+    // `npm` runs `sh -c "node tools/dev/start.mjs"`, and that node process is the all-in-one one; the
+    // database service's engine worker is its child.
+    if (/^\S*node\s+(tools\/dev\/start\.mjs|\S*engine\.worker\.js)/.test(commandOf(pid)))
+      appMiB += rssMiB(pid);
     else wrapperMiB += rssMiB(pid);
   }
   await stopTree(child);
@@ -112,7 +99,9 @@ async function stackMiB(allInOne: boolean): Promise<{ miB: number; processes: nu
   try {
     await sleep(idleSeconds * 1000);
     const pids = [...stack.processes.values()].map((service) => service.child.pid ?? -1);
-    return { miB: pids.reduce((sum, pid) => sum + rssMiB(pid), 0), processes: pids.length };
+    // A process's children count with it: the database service's engine worker holds its databases.
+    const tree = pids.flatMap(processTreeOf);
+    return { miB: tree.reduce((sum, pid) => sum + rssMiB(pid), 0), processes: pids.length };
   } finally {
     await stack.stop();
   }

@@ -13,12 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { chainOf, createConnection, createOrganization, nodes, TestStack, waitFor } from '#testing';
 import { Webhook } from 'standardwebhooks';
 
+import { argument } from './src/context.js';
 import { load, type LoadResult } from './src/measure.js';
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
 
 const seconds = Number(argument('seconds', '10'));
 const levels = argument('connections', '1,10,50').split(',').map(Number);

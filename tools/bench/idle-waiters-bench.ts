@@ -12,10 +12,7 @@ import { request } from 'node:http';
 
 import { chainOf, createOrganization, nodes, TestStack, waitFor } from '#testing';
 
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
+import { argument } from './src/context.js';
 
 const streams = Number(argument('streams', '2000'));
 const seconds = Number(argument('seconds', '20'));

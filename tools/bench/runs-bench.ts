@@ -21,7 +21,7 @@ import { connectAs, createOrganization, TestStack } from '#testing';
 import pg from 'pg';
 
 import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
-import { benchContext } from './src/context.js';
+import { argument, benchContext } from './src/context.js';
 import { cpuSecondsOf, machineTicks, pidsNamed } from './src/measure.js';
 
 interface Options {
@@ -37,10 +37,6 @@ interface Options {
 }
 
 function options(): Options {
-  const argument = (name: string, fallback: string) => {
-    const index = process.argv.indexOf(`--${name}`);
-    return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-  };
   return {
     seconds: Number(argument('seconds', '20')),
     warmupSeconds: Number(argument('warmup', '3')),

@@ -18,12 +18,8 @@ import { createOrganization, InspectedProcess, TestStack } from '#testing';
 import pg from 'pg';
 
 import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
-import { benchContext, rssMiB, statusField } from './src/context.js';
+import { argument, benchContext, rssMiB, statusField } from './src/context.js';
 
-const argument = (name: string, fallback: string) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-};
 const minutes = Number(argument('minutes', '10'));
 const clients = Number(argument('clients', '10'));
 const everySeconds = Number(argument('every', '60'));

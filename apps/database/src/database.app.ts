@@ -17,12 +17,6 @@ const database = {
   async start({ standalone }) {
     const config = loadConfig(DatabaseConfig);
     refuseUnsafeProduction('database', config);
-    if (!process.env.UV_THREADPOOL_SIZE) {
-      // libuv sized its pool before this code ran, so only the environment can set it (deploy/Dockerfile).
-      createLogger('database').warn(
-        'UV_THREADPOOL_SIZE is not set: DuckDB shares 4 threads, so a fifth concurrent query waits. Set it to 16.',
-      );
-    }
     // Imported here, not above, so that migrating loads none of the service.
     const { DatabaseModule } = await import('./database.module.js');
     return bootstrapService(DatabaseModule.forRoot(config), {

@@ -1,4 +1,4 @@
-import { createLogger } from '#common';
+import { bytesOf, createLogger } from '#common';
 import {
   connectNats,
   HealthModule,
@@ -33,8 +33,9 @@ import { DatabaseRepository } from './databases/database.repository.js';
 import { DatabasesHandler } from './databases/databases.handler.js';
 import { DatabasesService } from './databases/databases.service.js';
 import { PlanClient } from './databases/plan.client.js';
+import { StorageService } from './databases/storage.service.js';
 import { DatabaseFiles } from './engine/database-files.js';
-import { OpenDatabases } from './engine/open-databases.js';
+import { DatabaseEngine } from './engine/database-engine.js';
 import { QueryHandler } from './query/query.handler.js';
 import { QueryStreamServer } from './query/query-stream.server.js';
 import { QueryService } from './query/query.service.js';
@@ -52,7 +53,7 @@ const SHUTDOWN_GRACE_MS = 30_000;
 @Module({})
 export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
-    private readonly engine: OpenDatabases,
+    private readonly engine: DatabaseEngine,
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
   ) {}
 
@@ -61,6 +62,8 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
       statementTimeoutMs: config.QUERY_TIMEOUT_MS,
       batchTimeoutMs: config.BATCH_TIMEOUT_MS,
       resultLimitBytes: config.RESULT_LIMIT_BYTES,
+      batchesPerOrganization: config.BATCHES_PER_ORGANIZATION,
+      batchesWaitingPerOrganization: config.BATCHES_WAITING_PER_ORGANIZATION,
     };
     return {
       module: DatabaseModule,
@@ -104,21 +107,30 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
           },
         },
         {
-          provide: OpenDatabases,
-          inject: [DatabaseFiles, LOGGER],
-          useFactory: (files: DatabaseFiles, logger: Logger) =>
-            new OpenDatabases(
-              files,
-              {
+          // The DuckDB engine runs in a worker process under DUCKDB_WORKER_MEMORY_LIMIT; it is
+          // started here, so the service does not come up without it.
+          provide: DatabaseEngine,
+          inject: [StorageService, LOGGER],
+          useFactory: async (storage: StorageService, logger: Logger) => {
+            const engine = new DatabaseEngine({
+              settings: {
+                dataDir: config.DATA_DIR,
                 threads: config.DUCKDB_THREADS,
                 memoryLimit: config.DUCKDB_MEMORY_LIMIT,
+                spillLimit: config.DUCKDB_SPILL_LIMIT,
                 maxOpen: config.MAX_OPEN_DATABASES,
                 idleCloseMs: config.IDLE_CLOSE_MS,
               },
+              dataLimitBytes: bytesOf(config.DUCKDB_WORKER_MEMORY_LIMIT),
               logger,
-            ),
+              onStorage: (databaseId, bytes) => void storage.record(databaseId, bytes, { always: true }),
+            });
+            await engine.start();
+            return engine;
+          },
         },
         DatabaseRepository,
+        StorageService,
         DatabasesService,
         QueryService,
         QueryStreamServer,

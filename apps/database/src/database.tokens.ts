@@ -11,4 +11,6 @@ export interface QuerySettings {
   statementTimeoutMs: number;
   batchTimeoutMs: number;
   resultLimitBytes: number;
+  batchesPerOrganization: number;
+  batchesWaitingPerOrganization: number;
 }

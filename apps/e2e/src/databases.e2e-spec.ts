@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createOrganization, type OrganizationFixture, runningStack } from '#testing';
+import { adminCli, createOrganization, type OrganizationFixture, runningStack } from '#testing';
 
 const stack = runningStack();
 const MiB = 1024 * 1024;
@@ -24,6 +24,31 @@ async function newDatabase(org: OrganizationFixture, name: string): Promise<stri
 
 function query(org: OrganizationFixture, id: string, statements: Statement[]) {
   return org.api.post(`/api/v1/databases/${id}/query`, { statements });
+}
+
+/**
+ * What each statement answered, run one after another on a database: its result, or the error of
+ * the batch it failed. Statements go a hundred at a time; a failure costs one more request, for the
+ * results of those before it (the batch rolled them back).
+ */
+async function answersOf(org: OrganizationFixture, id: string, sqls: string[]): Promise<string[]> {
+  const answers: string[] = [];
+  let rest = sqls;
+  while (rest.length > 0) {
+    const batch = rest.slice(0, 100).map((sql) => ({ sql }));
+    const response = await query(org, id, batch);
+    if (response.status === 200) {
+      answers.push(...(response.body.results as unknown[]).map((result) => JSON.stringify(result)));
+      rest = rest.slice(batch.length);
+      continue;
+    }
+    const failed = response.body.error?.details?.statementIndex;
+    if (typeof failed !== 'number') throw new Error(`${response.status} ${JSON.stringify(response.body)}`);
+    if (failed > 0) answers.push(...(await answersOf(org, id, rest.slice(0, failed))));
+    answers.push(JSON.stringify(response.body));
+    rest = rest.slice(failed + 1);
+  }
+  return answers;
 }
 
 /** The rows of a batch that must succeed. */
@@ -425,6 +450,102 @@ describe('databases', () => {
     });
   });
 
+  describe('storage', () => {
+    /** Four columns of hashes, which DuckDB cannot compress: about 34 bytes a row in the file. */
+    const fill = (rows: number) =>
+      `SELECT hash(range) a, hash(range + 1) b, hash(range + 2) c, hash(range + 3) d FROM range(${rows})`;
+    const MiB = 1024 * 1024;
+
+    async function storageLimits(
+      as: OrganizationFixture,
+    ): Promise<{ storage: number; databaseStorage: number }> {
+      return (await as.api.get('/api/v1/billing')).body.limits;
+    }
+
+    it("refuses a batch that would pass a database's limit, keeps nothing of it, and stops a statement that writes without end", async () => {
+      const free = await createOrganization(stack, { plan: 'free' });
+      const { databaseStorage } = await storageLimits(free);
+      const id = await newDatabase(free, 'filled');
+      const refused = await query(free, id, [
+        { sql: 'CREATE TABLE small (n INTEGER)' },
+        { sql: `CREATE TABLE big AS ${fill(Math.ceil((databaseStorage * 1.3) / 34))}` },
+      ]);
+      expect(refused.status).toBe(402);
+      expect(refused.body.error).toEqual({
+        code: 'plan_limit_reached',
+        message: expect.stringContaining(`${databaseStorage} bytes of storage per database`),
+        details: { resource: 'storage', limit: databaseStorage, scope: 'database' },
+      });
+      expect(await rowsOf(free, id, [{ sql: 'SELECT count(*) FROM information_schema.tables' }])).toEqual([
+        [['0']],
+      ]);
+
+      // Sixty billion bytes asked for: the statement is stopped once the file passes the limit,
+      // long before its 30 s are up.
+      const started = Date.now();
+      const endless = await query(free, id, [
+        { sql: 'CREATE TABLE endless (a UBIGINT, b UBIGINT)' },
+        { sql: 'INSERT INTO endless SELECT hash(range), hash(range + 1) FROM range(4000000000)' },
+      ]);
+      expect(endless.status).toBe(402);
+      expect(endless.body.error.details).toEqual({
+        resource: 'storage',
+        limit: databaseStorage,
+        scope: 'database',
+      });
+      expect(Date.now() - started).toBeLessThan(25_000);
+      expect(statSync(fileOf(free.organizationId, id)).size).toBeLessThan(databaseStorage + 128 * MiB);
+      const billing = (await free.api.get('/api/v1/billing')).body;
+      expect(billing.usage.storage).toBeLessThan(MiB);
+    });
+
+    it("adds an organization's databases up against its own limit, and billing shows the usage", async () => {
+      const free = await createOrganization(stack, { plan: 'free' });
+      const { storage, databaseStorage } = await storageLimits(free);
+      expect(storage).toBeLessThan(2 * databaseStorage);
+      const [first, second] = [await newDatabase(free, 'first'), await newDatabase(free, 'second')];
+      // Each under its own limit, both together past the organization's.
+      const rows = Math.floor((databaseStorage * 0.85) / 34);
+      await rowsOf(free, first, [{ sql: `CREATE TABLE t AS ${fill(rows)}` }]);
+      const billing = (await free.api.get('/api/v1/billing')).body;
+      expect(billing.usage.storage).toBeGreaterThan(databaseStorage * 0.6);
+      expect(billing.usage.databaseStorage).toBe(billing.usage.storage);
+      expect(billing.limits).toMatchObject({ storage, databaseStorage });
+
+      const refused = await query(free, second, [{ sql: `CREATE TABLE t AS ${fill(rows)}` }]);
+      expect(refused.status).toBe(402);
+      expect(refused.body.error.details).toEqual({
+        resource: 'storage',
+        limit: storage,
+        scope: 'organization',
+      });
+      expect(refused.body.error.message).toContain("all of an organization's databases together");
+      await rowsOf(free, second, [{ sql: `CREATE TABLE t AS ${fill(Math.floor(rows / 4))}` }]);
+      const after = (await free.api.get('/api/v1/billing')).body.usage;
+      expect(after.storage).toBeGreaterThan(billing.usage.storage);
+      expect(after.storage).toBeLessThanOrEqual(storage);
+      expect(after.databaseStorage).toBe(billing.usage.storage);
+    });
+
+    it('lets a database past its limit read and delete, and write again once under it', async () => {
+      const shrunk = await createOrganization(stack, { plan: 'pro' });
+      const id = await newDatabase(shrunk, 'shrunk');
+      await rowsOf(shrunk, id, [
+        { sql: `CREATE TABLE t AS ${fill(4_000_000)}` },
+        { sql: 'CREATE TABLE u (n INTEGER)' },
+      ]);
+      // The plan is lowered under what the database holds.
+      await adminCli(['org', 'set-plan', '--org', shrunk.organizationId, '--plan', 'free'], stack.env);
+      const write = await query(shrunk, id, [{ sql: 'INSERT INTO u VALUES (1)' }]);
+      expect(write.status).toBe(402);
+      expect(write.body.error.message).toMatch(/only batches that read or delete/);
+      expect(await rowsOf(shrunk, id, [{ sql: 'SELECT count(*) FROM t' }])).toEqual([[['4000000']]]);
+      await rowsOf(shrunk, id, [{ sql: 'DROP TABLE t' }]);
+      expect(await rowsOf(shrunk, id, [{ sql: 'INSERT INTO u VALUES (1)' }])).toEqual([[]]);
+      expect((await shrunk.api.get('/api/v1/billing')).body.usage.storage).toBeLessThan(MiB);
+    });
+  });
+
   describe('isolation', () => {
     let id: string;
     let othersId: string;
@@ -522,6 +643,48 @@ describe('databases', () => {
         { sql: 'SELECT query FROM searches' },
       ]);
       expect(rows).toEqual([['enable_logging()']]);
+    });
+
+    it("shows no server path nor the organization's id, whatever the engine is asked", async () => {
+      const hidden = [stack.env.DATA_DIR!, org.organizationId];
+      const probes = [
+        "SELECT current_setting('temp_directory')",
+        'SELECT name, value FROM duckdb_settings()',
+        'SELECT path FROM duckdb_databases()',
+        'PRAGMA database_list',
+        'SELECT * FROM duckdb_extensions()',
+        'PRAGMA extension_versions',
+        'SELECT path FROM duckdb_temporary_files()',
+      ];
+      for (const sql of probes) {
+        const response = await query(org, id, [{ sql }]);
+        expect({ sql, status: response.status, code: response.body.error?.code }).toEqual({
+          sql,
+          status: 400,
+          code: 'query_failed',
+        });
+        expect(response.body.error.message).toMatch(/^Permission Error: /);
+      }
+      // Every table function, pragma and scalar function the engine offers that takes no argument:
+      // a new DuckDB that adds one showing paths fails here.
+      const [functions] = await rowsOf(org, id, [
+        {
+          sql: `SELECT DISTINCT function_type, function_name FROM duckdb_functions()
+                 WHERE len(parameters) = 0 AND function_type IN ('table', 'pragma', 'scalar')
+                 ORDER BY ALL`,
+        },
+      ]);
+      expect(functions.length).toBeGreaterThan(50);
+      const sqls = (functions as Array<[string, string]>).map(([type, name]) =>
+        type === 'pragma'
+          ? `PRAGMA ${name}`
+          : type === 'table'
+            ? `SELECT * FROM ${name}()`
+            : `SELECT ${name}()`,
+      );
+      const answers = await answersOf(org, id, sqls);
+      const shown = sqls.filter((_sql, index) => hidden.some((text) => answers[index]!.includes(text)));
+      expect(shown).toEqual([]);
     });
 
     it('still runs reading pragmas and catalog queries of its own database', async () => {

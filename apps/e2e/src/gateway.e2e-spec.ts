@@ -87,8 +87,18 @@ describe('gateway', () => {
         agents: expect.any(Number),
         subscriptions: expect.any(Number),
         runs: expect.any(Number),
+        storage: expect.any(Number),
+        databaseStorage: expect.any(Number),
       },
-      usage: { projects: 0, databases: 0, agents: 0, subscriptions: 0, runs: 0 },
+      usage: {
+        projects: 0,
+        databases: 0,
+        agents: 0,
+        subscriptions: 0,
+        runs: 0,
+        storage: 0,
+        databaseStorage: 0,
+      },
       periodStart: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00.000Z$/),
     });
     const pro = await (await createOrganization(stack, { plan: 'pro' })).api.get('/api/v1/billing');
@@ -110,7 +120,16 @@ describe('gateway', () => {
     expect((await free.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {})).status).toBe(201);
 
     const billing = (await free.api.get('/api/v1/billing')).body;
-    expect(billing.usage).toEqual({ projects: 1, databases: 1, agents: 1, subscriptions: 1, runs: 1 });
+    expect(billing.usage).toEqual({
+      projects: 1,
+      databases: 1,
+      agents: 1,
+      subscriptions: 1,
+      runs: 1,
+      // An empty database holds next to nothing, but its shard measured it.
+      storage: expect.any(Number),
+      databaseStorage: expect.any(Number),
+    });
 
     // Fill the free plan's projects; the next create is refused until the plan changes.
     for (let index = 1; index < billing.limits.projects; index += 1) {

@@ -8,3 +8,4 @@ export * from './service.config.js';
 export * from './validation.util.js';
 export * from './validation-metadata.js';
 export * from './production.util.js';
+export * from './size.util.js';

@@ -22,3 +22,4 @@ export * from './side-effect-ledger.js';
 export * from './chaos-trials.js';
 export * from './inspector.js';
 export * from './smtp-sink.js';
+export * from './processes.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { ContractChecker, operationsOf, requestFor } from './openapi-fuzz.js';
+import { ContractChecker, operationsOf, requestFor, SQL_PROBES } from './openapi-fuzz.js';
 
 const error = { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDto' } } } };
 const document = {
@@ -91,5 +91,32 @@ describe('ContractChecker', () => {
     expect(gets.some((generated) => /^\/things\/\.*(\?|$)/.test(generated.path))).toBe(false);
     const patches = fc.sample(requestFor(patch!, known, options), { numRuns: 300, seed: 1 });
     expect(patches.some((generated) => generated.body !== undefined)).toBe(true);
+  });
+
+  it('sends the SQL probes as a batch wherever a body takes statements', () => {
+    const query = operationsOf({
+      paths: {
+        '/things/{id}/query': {
+          post: {
+            parameters: [{ name: 'id', in: 'path', schema: { type: 'string' } }],
+            requestBody: {
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Batch' } } },
+            },
+            responses: { '200': { description: '' } },
+          },
+        },
+      },
+      components: { schemas: { Batch: { type: 'object', properties: { statements: { type: 'array' } } } } },
+    })[0]!;
+    const options = { oversizeBytes: 10, components: { Batch: { properties: { statements: {} } } } };
+    const bodies = fc
+      .sample(requestFor(query, fc.constantFrom('thing-1'), options), { numRuns: 300, seed: 1 })
+      .map((generated) => JSON.stringify(generated.body));
+    for (const sql of SQL_PROBES) expect(bodies).toContain(JSON.stringify({ statements: [{ sql }] }));
+    const patches = fc.sample(requestFor(patch!, fc.constantFrom('thing-1'), options), {
+      numRuns: 300,
+      seed: 1,
+    });
+    expect(patches.some((generated) => JSON.stringify(generated.body).includes('statements'))).toBe(false);
   });
 });

@@ -121,6 +121,21 @@ const hostile = fc.constantFrom(
 );
 
 /**
+ * SQL that once made DuckDB show the server's paths (the data directory, which names the
+ * organization): sent as a query batch wherever a body takes `statements`, so a disclosure cannot
+ * come back unnoticed.
+ */
+export const SQL_PROBES = [
+  "SELECT current_setting('temp_directory')",
+  'SELECT * FROM duckdb_settings()',
+  'SELECT * FROM duckdb_databases()',
+  'PRAGMA database_list',
+  'SELECT * FROM duckdb_extensions()',
+  'SELECT * FROM duckdb_temporary_files()',
+  "SELECT * FROM read_csv('/etc/hostname')",
+] as const;
+
+/**
  * A lone surrogate cannot be percent-encoded as UTF-8; it goes as invalid UTF-8, itself a case worth
  * sending.
  */
@@ -185,6 +200,14 @@ export function requestFor(
           arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map((text) => ({ name: text })),
         },
         { weight: 1, arbitrary: fc.constant(`"${'x'.repeat(oversizeBytes)}"`) },
+        ...(propertiesOf(operation.bodySchema, components).includes('statements')
+          ? [
+              {
+                weight: 3,
+                arbitrary: fc.constantFrom(...SQL_PROBES).map((sql) => ({ statements: [{ sql }] })),
+              },
+            ]
+          : []),
       )
     : fc.constant(undefined);
   return fc.record({
@@ -194,11 +217,16 @@ export function requestFor(
   });
 }
 
-/** Objects with the schema's property names and values of any type: the validators' side of fuzzing. */
-function objectLike(schema: Schema, components: Record<string, Schema>): fc.Arbitrary<unknown> {
+/** The property names of a body schema, following its `$ref`. */
+function propertiesOf(schema: Schema, components: Record<string, Schema>): string[] {
   const ref = /^#\/components\/schemas\/(.+)$/.exec(String(schema.$ref ?? ''))?.[1];
   const resolved = ref ? (components[ref] ?? {}) : schema;
-  const names = Object.keys((resolved as { properties?: object }).properties ?? {});
+  return Object.keys((resolved as { properties?: object }).properties ?? {});
+}
+
+/** Objects with the schema's property names and values of any type: the validators' side of fuzzing. */
+function objectLike(schema: Schema, components: Record<string, Schema>): fc.Arbitrary<unknown> {
+  const names = propertiesOf(schema, components);
   const value = fc.oneof(
     fc.string({ unit: 'grapheme', maxLength: 120 }),
     fc.integer(),

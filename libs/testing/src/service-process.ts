@@ -10,9 +10,12 @@ export const WORKSPACE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../
   '',
 );
 
-/** The built entry point of an app: tests run what `npm start` runs, not the sources. */
-export function appEntry(app: string, entry = 'main'): string {
-  return join(WORKSPACE_ROOT, 'dist', 'apps', app, 'src', `${entry}.js`);
+/**
+ * The built entry point of an app: tests run what `npm start` runs, not the sources. `root` is the
+ * checkout whose build runs (a benchmark may compare another one's).
+ */
+export function appEntry(app: string, entry = 'main', root = WORKSPACE_ROOT): string {
+  return join(root, 'dist', 'apps', app, 'src', `${entry}.js`);
 }
 
 export function isBuilt(app: string): boolean {
@@ -35,12 +38,15 @@ export interface StartOptions {
   /** HTTP URL that answers 200 once the process is ready. */
   readyUrl: string;
   timeoutMs?: number;
+  /** The checkout whose build runs; this one by default. */
+  root?: string;
 }
 
 export async function startService(app: string, options: StartOptions): Promise<ServiceProcess> {
   const name = options.name ?? app;
-  const child = spawn(process.execPath, [appEntry(app)], {
-    cwd: WORKSPACE_ROOT,
+  const root = options.root ?? WORKSPACE_ROOT;
+  const child = spawn(process.execPath, [appEntry(app, 'main', root)], {
+    cwd: root,
     env: { ...process.env, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -94,7 +100,6 @@ export async function startService(app: string, options: StartOptions): Promise<
   return handle;
 }
 
-/** Runs an app's migration entry point to completion. */
 /** Migrates `apps` in one process, at once, as the deployment's migrate Job does. */
 export function runMigrations(apps: readonly string[], env: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -36,3 +36,9 @@ export function statusField(pid: number, field: string): number {
 export function rssMiB(pid: number): number {
   return statusField(pid, 'VmRSS') / 1024;
 }
+
+/** The value after `--<name>` on the command line, or `fallback`. */
+export function argument(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
+}

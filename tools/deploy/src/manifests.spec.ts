@@ -84,6 +84,19 @@ describe('deploy manifests', () => {
     );
   });
 
+  it("finds a database pod whose memory limit leaves no room above its engine worker's", () => {
+    const objects = production();
+    const database = container(objects, 'StatefulSet', 'database');
+    database.resources.limits.memory = '3584Mi';
+    expect(ruleProblems(objects, OPTIONS.production)).toEqual([
+      'StatefulSet/database database: memory limit 3584Mi leaves no 768Mi for the service above DUCKDB_WORKER_MEMORY_LIMIT 3GiB',
+    ]);
+    database.env = database.env.filter((variable: any) => variable.name !== 'DUCKDB_WORKER_MEMORY_LIMIT');
+    expect(ruleProblems(objects, OPTIONS.production)).toEqual([
+      'StatefulSet/database database: sets no DUCKDB_WORKER_MEMORY_LIMIT',
+    ]);
+  });
+
   it('finds selectors that select nothing and references to objects that are not there', () => {
     const objects = production();
     find(objects, 'Service', 'gateway').spec.selector = { app: 'nobody' };

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
+import { bytesOf } from '#common';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
@@ -243,7 +244,49 @@ export function ruleProblems(objects: readonly KubeObject[], options: RuleOption
   }
 
   problems.push(...natsProblems(objects, options.natsNodes));
+  problems.push(...databaseMemoryProblems(named('StatefulSet', 'database')));
   return problems;
+}
+
+/** Room the database pod needs beside its engine worker's limit: the service itself and the code both map. */
+const DATABASE_SERVICE_BYTES = 768 * 2 ** 20;
+
+const QUANTITY_UNITS: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
+
+/** Bytes in a Kubernetes memory quantity (`4Gi`, `512M`); NaN for a form not used here. */
+function quantityBytes(quantity: string | undefined): number {
+  const match = /^(\d+(?:\.\d+)?)([kMGT]i?)?$/.exec(quantity ?? '');
+  return match ? Number(match[1]) * (QUANTITY_UNITS[match[2] ?? ''] ?? Number.NaN) : Number.NaN;
+}
+
+/**
+ * The database service holds DuckDB in an engine worker limited to DUCKDB_WORKER_MEMORY_LIMIT
+ * (docs/databases.md, "Bounds"): the pod's memory limit must be above it with room for the service,
+ * or the kernel would kill the pod before DuckDB is refused memory.
+ */
+function databaseMemoryProblems(database: KubeObject | undefined): string[] {
+  const container = database && containersOf(database).find((candidate) => candidate.name === 'database');
+  if (!container) return [];
+  const where = `${nameOf(database)} database`;
+  const worker = envValue(container, 'DUCKDB_WORKER_MEMORY_LIMIT');
+  if (worker === undefined) return [`${where}: sets no DUCKDB_WORKER_MEMORY_LIMIT`];
+  const limit = quantityBytes(container.resources?.limits?.memory);
+  if (!(bytesOf(worker) + DATABASE_SERVICE_BYTES <= limit)) {
+    return [
+      `${where}: memory limit ${container.resources?.limits?.memory} leaves no 768Mi for the service above DUCKDB_WORKER_MEMORY_LIMIT ${worker}`,
+    ];
+  }
+  return [];
 }
 
 /** An app's container answers its probes on the port it listens on: readiness, liveness, start-up. */

@@ -264,7 +264,7 @@ export interface paths {
         put?: never;
         /**
          * Run a batch of SQL statements in one transaction
-         * @description Statements run in order; `?` placeholders take `params`. The first failure rolls the batch back and answers query_failed with `details.statementIndex` (0-based). Rows past 16 MiB serialized roll back with result_too_large and `details.bytesRead`. A statement past 30 s is stopped, the batch rolls back and the answer is 500 internal.
+         * @description Statements run in order; `?` placeholders take `params`. The first failure rolls the batch back and answers query_failed with `details.statementIndex` (0-based). Rows past 16 MiB serialized roll back with result_too_large and `details.bytesRead`. A statement past 30 s is stopped, the batch rolls back and the answer is 500 internal. A batch that would leave the database past the plan's storage limits rolls back with plan_limit_reached (`details.resource` storage).
          */
         post: operations["DatabasesController_query"];
         delete?: never;
@@ -721,6 +721,10 @@ export interface components {
             subscriptions: number;
             /** @description Runs started this calendar month (UTC). */
             runs: number;
+            /** @description Bytes the organization's databases hold together: the blocks their data uses and their write-ahead logs, as last measured. */
+            storage: number;
+            /** @description Bytes held by the largest of the organization's databases, which `limits.databaseStorage` bounds. */
+            databaseStorage: number;
         };
         BillingDto: {
             /** @enum {string} */
@@ -730,12 +734,15 @@ export interface components {
             /** @description The plan was granted for free rather than subscribed to. */
             complimentary: boolean;
             /**
+             * @description Each limit of the plan. `storage` (bytes of all databases together) and `databaseStorage` (bytes of each database) are beyond the contract.
              * @example {
              *       "projects": 3,
              *       "databases": 2,
              *       "agents": 3,
              *       "subscriptions": 5,
-             *       "runs": 1000
+             *       "runs": 1000,
+             *       "storage": 157286400,
+             *       "databaseStorage": 104857600
              *     }
              */
             limits: {
@@ -3422,6 +3429,15 @@ export interface operations {
             };
             /** @description error.code: unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: plan_limit_reached */
+            402: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,7 +10,24 @@ const LABELS: Record<string, string> = {
   subscriptions: 'Active app subscriptions',
   runs: 'Runs this month',
   runsPerMonth: 'Runs this month',
+  storage: 'Database storage',
+  databaseStorage: 'Largest database',
 };
+
+/** Limits counted in bytes. */
+const BYTES = new Set(['storage', 'databaseStorage']);
+
+function amount(resource: string, value: number): string {
+  if (!BYTES.has(resource)) return value.toLocaleString();
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let scaled = value;
+  let unit = 0;
+  while (scaled >= 1024 && unit < units.length - 1) {
+    scaled /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? scaled : scaled.toFixed(1)} ${units[unit]}`;
+}
 
 export function BillingPage() {
   const query = useQuery({ queryKey: ['billing'], queryFn: () => unwrap(api.GET('/api/v1/billing')) });
@@ -53,8 +70,8 @@ export function BillingPage() {
                         return (
                           <tr key={resource}>
                             <th scope="row">{LABELS[resource] ?? resource}</th>
-                            <td>{used === undefined ? '—' : used.toLocaleString()}</td>
-                            <td>{limit.toLocaleString()}</td>
+                            <td>{used === undefined ? '—' : amount(resource, used)}</td>
+                            <td>{amount(resource, limit)}</td>
                             <td>
                               {share === null ? null : (
                                 <meter

@@ -106,6 +106,34 @@ export class DatabaseRepository {
     return affected > 0;
   }
 
+  /** What the database holds now (docs/databases.md, "Storage"); not scoped: its shard measured it. */
+  async recordStorage(id: string, bytes: number): Promise<void> {
+    await this.dataSource.query(`UPDATE "database".databases SET storage_bytes = $2 WHERE id = $1`, [
+      id,
+      Math.max(0, Math.round(bytes)),
+    ]);
+  }
+
+  /** Bytes the organization's databases other than `id` hold, as last measured. */
+  async storageOfOthers(organizationId: string, id: string): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `SELECT coalesce(sum(storage_bytes), 0)::text AS bytes FROM "database".databases
+        WHERE organization_id = $1 AND id <> $2`,
+      [organizationId, id],
+    )) as Array<{ bytes: string }>;
+    return Number(row?.bytes ?? 0);
+  }
+
+  /** Bytes the organization's databases hold together, and its largest one. */
+  async storage(organizationId: string): Promise<{ total: number; largest: number }> {
+    const [row] = (await this.dataSource.query(
+      `SELECT coalesce(sum(storage_bytes), 0)::text AS total, coalesce(max(storage_bytes), 0)::text AS largest
+         FROM "database".databases WHERE organization_id = $1`,
+      [organizationId],
+    )) as Array<{ total: string; largest: string }>;
+    return { total: Number(row?.total ?? 0), largest: Number(row?.largest ?? 0) };
+  }
+
   /** The ids among `ids` of the organization's databases. */
   async existing(organizationId: string, ids: string[]): Promise<string[]> {
     const wanted = ids.filter(isId);

@@ -12,7 +12,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 
 import { LOGGER, RPC_TIMEOUT_MS, SHARD } from '../database.tokens.js';
-import { EngineStoppingError, OpenDatabases } from '../engine/open-databases.js';
+import { DatabaseEngine } from '../engine/database-engine.js';
+import { EngineStoppingError } from '../engine/engine.errors.js';
+import { EngineExitedError } from '../engine/worker/engine-process.js';
 import { leastLoaded } from '../shards/shard-assignment.util.js';
 import { ShardClient, ShardUnreachableError } from '../shards/shard.client.js';
 import { ShardRepository } from '../shards/shard.repository.js';
@@ -36,7 +38,7 @@ export class DatabasesService {
   constructor(
     private readonly databases: DatabaseRepository,
     private readonly plans: PlanClient,
-    private readonly engine: OpenDatabases,
+    private readonly engine: DatabaseEngine,
     private readonly shards: ShardRepository,
     private readonly peers: ShardClient,
     @Inject(SHARD) private readonly shard: number,
@@ -49,7 +51,11 @@ export class DatabasesService {
   }
 
   async overview(principal: Principal): Promise<DatabaseOverview> {
-    return { databases: await this.databases.count(principal.organizationId) };
+    const [databases, storage] = await Promise.all([
+      this.databases.count(principal.organizationId),
+      this.databases.storage(principal.organizationId),
+    ]);
+    return { databases, storageBytes: storage.total, largestDatabaseBytes: storage.largest };
   }
 
   async list(principal: Principal, query: PageQueryDto): Promise<Page<DatabaseDto>> {
@@ -86,7 +92,7 @@ export class DatabasesService {
    */
   async createHere(principal: Principal, input: CreateDatabaseDto): Promise<DatabaseDto> {
     const { organizationId } = principal;
-    const limit = await this.plans.databaseLimit(principal);
+    const limit = (await this.plans.limits(principal)).databases;
     let fileOf: string | undefined;
     try {
       const database = await this.nameChecked(input.name, () =>
@@ -106,7 +112,7 @@ export class DatabasesService {
       return toDatabaseDto(database);
     } catch (error) {
       if (fileOf !== undefined) await this.removeFiles(organizationId, fileOf);
-      if (error instanceof EngineStoppingError) {
+      if (error instanceof EngineStoppingError || error instanceof EngineExitedError) {
         throw new DomainException('service_unavailable', 'The database service is restarting. Try again.');
       }
       throw error;

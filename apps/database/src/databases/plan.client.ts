@@ -1,12 +1,11 @@
-import { CatalogSubjects, type Principal } from '#contracts';
+import { CatalogSubjects, type PlanResource, type Principal } from '#contracts';
 import type { RpcClient } from '#nats';
 
-/** Asks catalog, which owns plans, how many databases the organization's plan allows. */
+/** Asks catalog, which owns plans, what the organization's plan allows. */
 export class PlanClient {
   constructor(private readonly rpc: RpcClient) {}
 
-  async databaseLimit(principal: Principal): Promise<number> {
-    const { limits } = await this.rpc.request(CatalogSubjects.planLimits, principal, {});
-    return limits.databases;
+  async limits(principal: Principal): Promise<Record<PlanResource, number>> {
+    return (await this.rpc.request(CatalogSubjects.planLimits, principal, {})).limits;
   }
 }

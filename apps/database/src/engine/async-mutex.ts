@@ -5,15 +5,34 @@ export class LockTimeoutError extends Error {
   }
 }
 
-/** A first-come, first-served lock whose waiters can give up after a while. */
-export class AsyncMutex {
-  private held = false;
+/** A first-come, first-served semaphore whose waiters can give up after a while. */
+export class AsyncSemaphore {
+  private free: number;
   private readonly waiters: Array<() => void> = [];
 
-  /** Resolves with the function that releases the lock. */
+  constructor(private readonly permits: number) {
+    this.free = permits;
+  }
+
+  /** Permits nobody holds. */
+  get available(): number {
+    return this.free;
+  }
+
+  /** Callers waiting for a permit. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** No permit is taken and nobody waits. */
+  get idle(): boolean {
+    return this.free === this.permits && this.waiters.length === 0;
+  }
+
+  /** Resolves with the function that gives the permit back; rejects with LockTimeoutError. */
   acquire(timeoutMs = Number.POSITIVE_INFINITY): Promise<() => void> {
-    if (!this.held) {
-      this.held = true;
+    if (this.free > 0) {
+      this.free -= 1;
       return Promise.resolve(this.releaser());
     }
     return new Promise((resolve, reject) => {
@@ -35,7 +54,7 @@ export class AsyncMutex {
     });
   }
 
-  /** Runs `work` holding the lock. */
+  /** Runs `work` holding a permit. */
   async run<T>(work: () => Promise<T>): Promise<T> {
     const release = await this.acquire();
     try {
@@ -50,10 +69,18 @@ export class AsyncMutex {
     return () => {
       if (released) return;
       released = true;
+      // The permit passes straight to the first waiter, so nobody can overtake it.
       const next = this.waiters.shift();
       if (next) next();
-      else this.held = false;
+      else this.free += 1;
     };
+  }
+}
+
+/** A first-come, first-served lock whose waiters can give up after a while. */
+export class AsyncMutex extends AsyncSemaphore {
+  constructor() {
+    super(1);
   }
 }
 

@@ -13,8 +13,10 @@ import {
 import { LockTimeoutError } from './async-mutex.js';
 import { cellConverterFor, chunkRowSlices } from './cell.util.js';
 import type { DatabaseLease } from './open-databases.js';
+import type { PathScrubber } from './path-scrubber.js';
 import { bindParams } from './sql-params.util.js';
-import { isRead, refusal, textRefusal } from './statement-policy.js';
+import { freesSpace, isRead, refusal, textRefusal } from './statement-policy.js';
+import { diskBytes, storedBytes } from './storage-meter.js';
 
 export interface BatchStatement {
   sql: string;
@@ -33,6 +35,39 @@ export interface BatchLimits {
   replyLimitBytes: number;
   /** The caller may only read: a batch that is not all SELECTs fails (an agent's read-only grant). */
   onlyReads?: boolean;
+  /**
+   * How large the database may be when a writing batch commits, asked once the batch turns out to
+   * write (a read never waits for it).
+   */
+  storageBudget: () => Promise<StorageBudget>;
+}
+
+/** Room under the plan's storage limits for one database (docs/databases.md, "Storage"). */
+export interface StorageBudget {
+  /** Bytes the database may hold (storage-meter.ts): the smaller of the two limits' room. */
+  roomBytes: number;
+  /** The plan's limit that sets the room, for the answer's `details.limit`. */
+  limit: number;
+  /** `database`: the limit of each database; `organization`: of all its databases together. */
+  scope: 'database' | 'organization';
+}
+
+/** What the engine running the batch holds for all its batches. */
+export interface EngineContext {
+  scrubber: PathScrubber;
+  /**
+   * The most a write transaction can hold in memory before COMMIT: DuckDB's memory limit plus its
+   * spill cap. While a database's room is larger than that past what it holds, the batch cannot pass
+   * it and is not measured before COMMIT.
+   */
+  pendingBoundBytes: number;
+}
+
+export interface BatchOutcome {
+  /** The JSON text of `{results}`. */
+  body: string;
+  /** What the database holds after a writing batch committed; null for a batch that only read. */
+  storedBytes: number | null;
 }
 
 const READ_ONLY_GRANT = 'This database is granted read-only: only SELECT statements run.';
@@ -47,14 +82,29 @@ const DML = new Set<StatementType>([
 /** DuckDB's refusal when a read-only transaction meets a write (e.g. `SELECT nextval(...)`). */
 const READ_ONLY_VIOLATION = /launched in read-only mode/;
 
-function engineMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^Failed to extract statements: /, '');
-}
+/** How often a writing statement's growth on disk is checked against the storage limit. */
+const STORAGE_WATCH_MS = 200;
 
 function queryFailed(statementIndex: number, message: string): DomainException {
   return new DomainException('query_failed', message, { statementIndex });
 }
+
+function storageLimit(budget: StorageBudget, message: string): DomainException {
+  return new DomainException('plan_limit_reached', message, {
+    resource: 'storage',
+    limit: budget.limit,
+    scope: budget.scope,
+  });
+}
+
+function limitText(budget: StorageBudget): string {
+  return budget.scope === 'database'
+    ? `${budget.limit} bytes of storage per database`
+    : `${budget.limit} bytes of storage for all of an organization's databases together`;
+}
+
+/** Why a statement was stopped from outside: its time, the batch's time, or the storage limit. */
+type StopReason = 'statement' | 'batch' | 'storage';
 
 function resultJson(columns: string[], rowsJson: string, rowsRead: number, rowsWritten: number): string {
   return `{"columns":${JSON.stringify(columns)},"rows":[${rowsJson}],"meta":{"rowsRead":${rowsRead},"rowsWritten":${rowsWritten}}}`;
@@ -69,6 +119,10 @@ function resultJson(columns: string[], rowsJson: string, rowsRead: number, rowsW
  * batch takes the database's write lock before it begins, so writers never conflict; were a
  * "read-only" batch to write after all (a SELECT calling nextval), DuckDB refuses it in its
  * read-only transaction and the batch runs again as a writer.
+ *
+ * A writer is held to its storage budget: a database at its limit runs only batches that read or
+ * delete; a statement whose writes grow the file past the room is interrupted; and before COMMIT what
+ * the database would hold is measured, so a batch past the limit is rolled back whole.
  */
 export class BatchRunner {
   private connection!: DuckDBConnection;
@@ -76,14 +130,17 @@ export class BatchRunner {
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
   private rowBytes = 0;
   private inTransaction = false;
+  private stopped: StopReason | undefined;
+  private budget: StorageBudget | undefined;
 
   constructor(
     private readonly lease: DatabaseLease,
     private readonly statements: readonly BatchStatement[],
     private readonly limits: BatchLimits,
+    private readonly engine: EngineContext,
   ) {}
 
-  async run(): Promise<string> {
+  async run(): Promise<BatchOutcome> {
     this.connection = await this.lease.connect();
     try {
       const readOnly = await this.isReadOnly();
@@ -127,14 +184,16 @@ export class BatchRunner {
       try {
         statement = await this.prepare(index);
       } catch (error) {
-        throw queryFailed(index, engineMessage(error));
+        throw queryFailed(index, this.engineMessage(error));
       }
       if (!isRead(statement.statementType)) throw queryFailed(index, READ_ONLY_GRANT);
     }
     throw queryFailed(0, READ_ONLY_GRANT);
   }
 
-  private async execute(readOnly: boolean): Promise<string> {
+  private async execute(readOnly: boolean): Promise<BatchOutcome> {
+    // Asked before the write lock is taken: the service may ask catalog, and no lock is held meanwhile.
+    const budget = readOnly ? undefined : await this.storageBudget();
     let releaseWriteLock: (() => void) | undefined;
     if (!readOnly) {
       try {
@@ -148,15 +207,21 @@ export class BatchRunner {
       }
     }
     this.rowBytes = 0;
+    let watch: (() => void) | undefined;
     try {
       this.checkNotInterrupted(0);
+      const startBytes = this.lease.storedBytes;
+      if (budget && startBytes >= budget.roomBytes) await this.refuseGrowth(budget, startBytes);
+      const startDisk = budget ? await diskBytes(this.lease.path) : 0;
       await this.connection.run(readOnly ? 'BEGIN TRANSACTION READ ONLY' : 'BEGIN TRANSACTION');
       this.inTransaction = true;
+      if (budget) watch = this.watchStorage(budget, startBytes, startDisk);
       const results: string[] = [];
       for (let index = 0; index < this.statements.length; index += 1) {
         this.checkNotInterrupted(index);
         results.push(await this.runStatement(index));
       }
+      watch?.();
       const body = `{"results":[${results.join(',')}]}`;
       const bytes = Buffer.byteLength(body);
       if (bytes > this.limits.replyLimitBytes) {
@@ -166,14 +231,106 @@ export class BatchRunner {
           { bytesRead: bytes, limitBytes: this.limits.replyLimitBytes },
         );
       }
+      if (budget) await this.checkStorage(budget, startBytes, startDisk);
       await this.commit();
-      return body;
+      if (!budget) return { body, storedBytes: null };
+      this.lease.storedBytes = await this.storedAfterCommit(budget);
+      return { body, storedBytes: this.lease.storedBytes };
     } catch (error) {
+      watch?.();
       await this.rollback();
       throw error;
     } finally {
       releaseWriteLock?.();
     }
+  }
+
+  private async storageBudget(): Promise<StorageBudget> {
+    try {
+      this.budget = await this.limits.storageBudget();
+      return this.budget;
+    } catch (error) {
+      if (error instanceof DomainException) throw error;
+      throw new DomainException(
+        'service_unavailable',
+        "The plan's storage limit could not be read, so the batch did not run. Try again.",
+      );
+    }
+  }
+
+  /** A database at its limit runs only batches that read or make room. */
+  private async refuseGrowth(budget: StorageBudget, heldBytes: number): Promise<void> {
+    for (let index = 0; index < this.statements.length; index += 1) {
+      let type: StatementType | undefined;
+      try {
+        type = (await this.prepare(index)).statementType;
+      } catch {
+        // Prepared only after earlier statements run (a table they make): it would write.
+      }
+      if (type === undefined || !freesSpace(type)) {
+        throw storageLimit(
+          budget,
+          `This database holds ${heldBytes} bytes and the plan allows ${limitText(budget)}: until it holds less, only batches that read or delete (SELECT, DELETE, DROP) run. Statement ${index} would write.`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Interrupts the running statement once the file and its log have grown past the room left: large
+   * inserts are written into the file as they run, so one statement could otherwise fill the disk
+   * before COMMIT is reached. Answers the function that stops watching.
+   */
+  private watchStorage(budget: StorageBudget, startBytes: number, startDisk: number): () => void {
+    let watching = true;
+    const timer = setInterval(() => {
+      void diskBytes(this.lease.path).then((disk) => {
+        // A size read before watching stopped must not interrupt the COMMIT that follows.
+        if (!watching) return;
+        if (this.stopped === undefined && startBytes + disk - startDisk <= budget.roomBytes) return;
+        this.stopped ??= 'storage';
+        // Repeated while the statement runs: an interrupt that lands before it starts is forgotten.
+        if (this.stopped === 'storage') this.connection.interrupt();
+      });
+    }, STORAGE_WATCH_MS);
+    return () => {
+      watching = false;
+      clearInterval(timer);
+    };
+  }
+
+  /**
+   * Before COMMIT: what the database holds with this batch's writes, those still in memory included.
+   * A batch that does not grow it (a delete in a database over its limit) may commit. Measured only
+   * when it could matter: what the file grew by and all a transaction can hold in memory still fit.
+   */
+  private async checkStorage(budget: StorageBudget, startBytes: number, startDisk: number): Promise<void> {
+    const grown = (await diskBytes(this.lease.path)) - startDisk;
+    if (startBytes + grown + this.engine.pendingBoundBytes <= budget.roomBytes) return;
+    const bytes = await storedBytes(this.connection, this.lease.path, { pending: true });
+    if (bytes > budget.roomBytes && bytes > startBytes) {
+      throw storageLimit(
+        budget,
+        `This batch would leave the database holding ${bytes} bytes and the plan allows ${limitText(budget)}; the batch was rolled back. Delete data or upgrade the plan.`,
+      );
+    }
+  }
+
+  /**
+   * What the database holds now that the batch committed. Deleted rows give their space back only at
+   * a checkpoint, so a database still over its room is checkpointed at once: its owner, who just made
+   * room, can write again.
+   */
+  private async storedAfterCommit(budget: StorageBudget): Promise<number> {
+    const bytes = await storedBytes(this.connection, this.lease.path);
+    if (bytes <= budget.roomBytes) return bytes;
+    try {
+      await this.connection.run('CHECKPOINT');
+    } catch {
+      // The batch has committed either way; the next checkpoint gives the space back.
+      return bytes;
+    }
+    return storedBytes(this.connection, this.lease.path);
   }
 
   private async runStatement(index: number): Promise<string> {
@@ -191,7 +348,7 @@ export class BatchRunner {
       statement.clearBindings();
       bindParams(statement, params);
     } catch (error) {
-      throw queryFailed(index, engineMessage(error));
+      throw queryFailed(index, this.engineMessage(error));
     }
     return this.withTimeout(index, async () => {
       // A SELECT streams, so a result past the size limit stops early; anything else answers a
@@ -212,7 +369,7 @@ export class BatchRunner {
     try {
       extracted = await this.connection.extractStatements(sql);
     } catch (error) {
-      const message = engineMessage(error);
+      const message = this.engineMessage(error);
       // The binding has no message of its own for text that holds no statement at all.
       throw queryFailed(
         index,
@@ -229,7 +386,7 @@ export class BatchRunner {
     try {
       statement = await extracted.prepare(0);
     } catch (error) {
-      throw queryFailed(index, engineMessage(error));
+      throw queryFailed(index, this.engineMessage(error));
     }
     this.prepared.set(sql, statement);
     return statement;
@@ -262,7 +419,8 @@ export class BatchRunner {
     for (let chunkIndex = 0; ; chunkIndex += 1) {
       const chunk = await this.chunkOf(result, chunkIndex);
       if (!chunk || chunk.rowCount === 0) break;
-      for (const text of chunkRowSlices(chunk, converters)) {
+      for (const slice of chunkRowSlices(chunk, converters)) {
+        const text = this.engine.scrubber.rows(slice);
         this.rowBytes += Buffer.byteLength(text) + (parts.length > 0 ? 1 : 0);
         parts.push(text);
         if (this.rowBytes > this.limits.resultLimitBytes) {
@@ -296,26 +454,40 @@ export class BatchRunner {
   /**
    * Interrupts a statement that runs past its time (or past the batch's deadline). An interrupt that
    * reaches the engine before it starts the statement would be forgotten, so it repeats until the
-   * statement ends.
+   * statement ends. The storage watch interrupts the same way (watchStorage).
    */
   private async withTimeout<T>(index: number, work: () => Promise<T>): Promise<T> {
     const statementMs = this.limits.statementTimeoutMs;
     const budget = Math.min(statementMs, this.limits.deadline - Date.now());
     if (budget <= 0) throw this.timedOut(index, 'batch');
-    let expired: 'statement' | 'batch' | undefined;
     let repeat: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
-      expired = budget === statementMs ? 'statement' : 'batch';
+      this.stopped ??= budget === statementMs ? 'statement' : 'batch';
       this.connection.interrupt();
       repeat = setInterval(() => this.connection.interrupt(), 100);
     }, budget);
     try {
       return await work();
     } catch (error) {
-      if (expired) throw this.timedOut(index, expired);
+      switch (this.stopped) {
+        case 'statement':
+        case 'batch':
+          throw this.timedOut(index, this.stopped);
+        case 'storage':
+          // Only the storage watch stops a statement for storage, and it runs with a budget.
+          if (this.budget) {
+            throw storageLimit(
+              this.budget,
+              `Statement ${index} wrote past the plan's storage limit (${limitText(this.budget)}) and was stopped; the batch was rolled back. Delete data or upgrade the plan.`,
+            );
+          }
+          break;
+        case undefined:
+          break;
+      }
       this.checkNotInterrupted(index);
       if (error instanceof DomainException) throw error;
-      throw queryFailed(index, engineMessage(error));
+      throw queryFailed(index, this.engineMessage(error));
     } finally {
       clearTimeout(timer);
       if (repeat) clearInterval(repeat);
@@ -349,8 +521,14 @@ export class BatchRunner {
       await this.connection.run('COMMIT');
       this.inTransaction = false;
     } catch (error) {
-      throw queryFailed(this.statements.length - 1, engineMessage(error));
+      throw queryFailed(this.statements.length - 1, this.engineMessage(error));
     }
+  }
+
+  /** The engine's message, without the server's paths. */
+  private engineMessage(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    return this.engine.scrubber.message(message.replace(/^Failed to extract statements: /, ''));
   }
 
   private async rollback(): Promise<void> {

@@ -1,66 +1,48 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { Logger } from 'pino';
 
 import { AsyncMutex, KeyedMutex } from './async-mutex.js';
 import type { DatabaseFiles } from './database-files.js';
+import { DatabaseFileMissingError, EngineStoppingError } from './engine.errors.js';
+import { storedBytes } from './storage-meter.js';
 
 export interface EngineSettings {
   threads: number;
   memoryLimit: string;
+  /** DuckDB's `max_temp_directory_size`: what one database may spill to its own `.tmp` directory. */
+  spillLimit: string;
   maxOpen: number;
   idleCloseMs: number;
 }
 
-/** The metadata names a database whose file is not on this replica's volume. */
-export class DatabaseFileMissingError extends Error {
-  constructor(readonly path: string) {
-    super(`No database file at ${path}`);
-    this.name = 'DatabaseFileMissingError';
-  }
-}
+/** Told what a database holds (storage-meter.ts) when it opens and after its closing checkpoint. */
+export type StorageListener = (databaseId: string, bytes: number) => void;
 
-/** New batches are refused while the service stops. */
-export class EngineStoppingError extends Error {
-  constructor() {
-    super('The database service is stopping');
-    this.name = 'EngineStoppingError';
-  }
-}
-
-/** The database moved to another shard while the batch waited: send it to the new owner. */
-export class DatabaseMovedError extends Error {
-  constructor(readonly databaseId: string) {
-    super(`Database ${databaseId} moved to another shard`);
-    this.name = 'DatabaseMovedError';
-  }
-}
-
-/** A move kept the database closed past the batch's deadline. */
-export class MoveWaitTimeoutError extends Error {
-  constructor(readonly databaseId: string) {
-    super(`Database ${databaseId} was still moving at the batch's deadline`);
-    this.name = 'MoveWaitTimeoutError';
-  }
-}
-
-export type MoveOutcome = 'moved' | 'stayed';
-
-/** A database closed for a move: new batches wait until `finish` says where it ended up. */
-export interface MoveGate {
-  finish(outcome: MoveOutcome): void;
-}
+/** What the engine logs: the worker passes its lines to the service's logger. */
+export type EngineLog = (
+  level: 'warn' | 'error',
+  fields: { err: unknown; databaseId: string },
+  message: string,
+) => void;
 
 export type InterruptReason = 'dropped' | 'stopping';
 
 /** A batch's hold on an open database: the database stays open until every lease is released. */
 export interface DatabaseLease {
   readonly databaseId: string;
+  /** The database file, beside its write-ahead log (`.wal`). */
+  readonly path: string;
   /** Taken by batches that write, so two writers never conflict (docs/databases.md, "Concurrency"). */
   readonly writeLock: AsyncMutex;
   /** Why the engine interrupted this database's statements, if it did. */
   interruptReason(): InterruptReason | null;
+  /**
+   * What the database holds (storage-meter.ts) as last measured: when it opened, and after each batch
+   * that wrote. Only writers change it, one at a time, so a writer holding the write lock reads it
+   * current without asking DuckDB, and sets it after its COMMIT.
+   */
+  storedBytes: number;
   /** A fresh connection: its own interrupt, temporary objects and settings. */
   connect(): Promise<DuckDBConnection>;
   disconnect(connection: DuckDBConnection): void;
@@ -69,6 +51,7 @@ export interface DatabaseLease {
 
 interface Entry {
   databaseId: string;
+  path: string;
   instance: DuckDBInstance;
   leases: number;
   lastUsed: number;
@@ -76,27 +59,7 @@ interface Entry {
   connections: Set<DuckDBConnection>;
   state: 'open' | 'closing' | 'closed';
   interrupted: InterruptReason | null;
-}
-
-/** How the move ended, or MoveWaitTimeoutError at `deadline`. */
-async function settledBy(
-  move: Promise<MoveOutcome>,
-  deadline: number,
-  databaseId: string,
-): Promise<MoveOutcome> {
-  if (!Number.isFinite(deadline)) return move;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => reject(new MoveWaitTimeoutError(databaseId)),
-      Math.max(0, deadline - Date.now()),
-    );
-  });
-  try {
-    return await Promise.race([move, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  storedBytes: number;
 }
 
 /**
@@ -121,21 +84,21 @@ function instanceOptions(settings: EngineSettings): Record<string, string> {
  * The DuckDB instances this process holds open, one per database file (DuckDB lets one process open
  * a file). Recently used ones stay open; idle ones are checkpointed and closed after a while or when
  * more than `maxOpen` are open. Opening, closing and dropping a database are serialized per
- * database, so a file is never opened twice nor removed while open.
+ * database, so a file is never opened twice nor removed while open. It runs in the engine worker
+ * (engine-worker.ts); moves and the service's stop are coordinated by DatabaseEngine in the service.
  */
 export class OpenDatabases {
   /** In least recently used order. */
   private readonly entries = new Map<string, Entry>();
   private readonly lifecycle = new KeyedMutex();
-  /** Databases closed for a move, with how their move ended once it has. */
-  private readonly moving = new Map<string, Promise<MoveOutcome>>();
   private readonly sweeper: NodeJS.Timeout;
   private stopping = false;
 
   constructor(
     private readonly files: DatabaseFiles,
     private readonly settings: EngineSettings,
-    private readonly logger: Logger,
+    private readonly log: EngineLog,
+    private readonly onStorage: StorageListener = () => undefined,
   ) {
     this.sweeper = setInterval(() => this.closeIdle(), Math.max(250, settings.idleCloseMs / 4));
     this.sweeper.unref();
@@ -161,81 +124,45 @@ export class OpenDatabases {
     this.closeOverflow();
   }
 
-  /**
-   * A batch's hold on the database. While the database is moving, waits (until `deadline`) for the
-   * move to end: it then opens here again, or throws DatabaseMovedError for the caller to forward.
-   */
-  async lease(
-    organizationId: string,
-    databaseId: string,
-    deadline = Number.POSITIVE_INFINITY,
-  ): Promise<DatabaseLease> {
-    for (;;) {
-      if (this.stopping) throw new EngineStoppingError();
-      const move = this.moving.get(databaseId);
-      if (move) {
-        if ((await settledBy(move, deadline, databaseId)) === 'moved')
-          throw new DatabaseMovedError(databaseId);
-        continue;
-      }
-      const open = this.entries.get(databaseId);
-      if (open?.state === 'open') return this.leaseOf(open);
-      try {
-        const lease = await this.lifecycle.run(databaseId, async () => {
-          const existing = this.entries.get(databaseId);
-          if (existing?.state === 'open') return this.leaseOf(existing);
-          if (this.stopping) throw new EngineStoppingError();
-          // A move began while this waited its turn: wait for that instead.
-          if (this.moving.has(databaseId)) return null;
-          // Never let DuckDB create a file here: a missing file is a deleted database or a volume
-          // that is not this database's, and an empty stand-in would hide either.
-          if (!this.files.exists(organizationId, databaseId)) {
-            throw new DatabaseFileMissingError(this.files.pathOf(organizationId, databaseId));
-          }
-          return this.leaseOf(await this.open(organizationId, databaseId));
-        });
-        if (lease) return lease;
-      } finally {
-        this.closeOverflow();
-      }
+  /** A batch's hold on the database, opening it if it is not open. */
+  async lease(organizationId: string, databaseId: string): Promise<DatabaseLease> {
+    if (this.stopping) throw new EngineStoppingError();
+    const open = this.entries.get(databaseId);
+    if (open?.state === 'open') return this.leaseOf(open);
+    try {
+      return await this.lifecycle.run(databaseId, async () => {
+        const existing = this.entries.get(databaseId);
+        if (existing?.state === 'open') return this.leaseOf(existing);
+        if (this.stopping) throw new EngineStoppingError();
+        // Never let DuckDB create a file here: a missing file is a deleted database or a volume
+        // that is not this database's, and an empty stand-in would hide either.
+        if (!this.files.exists(organizationId, databaseId)) {
+          throw new DatabaseFileMissingError(this.files.pathOf(organizationId, databaseId));
+        }
+        return this.leaseOf(await this.open(organizationId, databaseId));
+      });
+    } finally {
+      this.closeOverflow();
     }
   }
 
   /**
-   * First step of moving a database away: new batches wait from now on, running ones get `drainMs`
-   * to finish, then the database is checkpointed and closed so its file is complete on its own. If
-   * batches are still running then, the move is given up (they are not interrupted).
+   * Checkpoints and closes the database so its file is complete on its own, once the batches running
+   * on it have ended (they get `drainMs`; past it nothing is closed and this fails). The service sends
+   * it no new batch meanwhile: it is being moved.
    */
-  async closeForMove(databaseId: string, drainMs: number): Promise<MoveGate> {
+  async close(databaseId: string, drainMs: number): Promise<void> {
     if (this.stopping) throw new EngineStoppingError();
-    if (this.moving.has(databaseId)) throw new Error(`Database ${databaseId} is already moving`);
-    let settle: (result: MoveOutcome) => void = () => undefined;
-    const outcome = new Promise<MoveOutcome>((resolve) => {
-      settle = resolve;
+    await this.lifecycle.run(databaseId, async () => {
+      const entry = this.entries.get(databaseId);
+      if (!entry) return;
+      const deadline = Date.now() + drainMs;
+      while (entry.leases > 0 && Date.now() < deadline) await sleep(20);
+      if (entry.leases > 0) throw new Error(`Batches on database ${databaseId} did not finish in time`);
+      this.entries.delete(databaseId);
+      entry.state = 'closing';
+      await this.checkpointAndClose(entry);
     });
-    this.moving.set(databaseId, outcome);
-    const gate: MoveGate = {
-      finish: (result) => {
-        if (this.moving.get(databaseId) === outcome) this.moving.delete(databaseId);
-        settle(result);
-      },
-    };
-    try {
-      await this.lifecycle.run(databaseId, async () => {
-        const entry = this.entries.get(databaseId);
-        if (!entry) return;
-        const deadline = Date.now() + drainMs;
-        while (entry.leases > 0 && Date.now() < deadline) await sleep(20);
-        if (entry.leases > 0) throw new Error(`Batches on database ${databaseId} did not finish in time`);
-        this.entries.delete(databaseId);
-        entry.state = 'closing';
-        await this.checkpointAndClose(entry);
-      });
-    } catch (error) {
-      gate.finish('stayed');
-      throw error;
-    }
-    return gate;
   }
 
   /** Interrupts the database's running statements, closes it and removes its files. */
@@ -280,12 +207,18 @@ export class OpenDatabases {
   private async open(organizationId: string, databaseId: string): Promise<Entry> {
     const path = this.files.pathOf(organizationId, databaseId);
     const instance = await DuckDBInstance.create(path, instanceOptions(this.settings));
+    let stored: number;
     try {
       const setup = await instance.connect();
       try {
         // Results are the same whatever the host's zone; then nothing may change the settings.
         await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
+        // The spill cap works only when set on the open database: given when it opens, DuckDB 1.5
+        // reports it but lets the spill grow to 90% of the free disk.
+        await setup.run(`SET GLOBAL max_temp_directory_size = '${this.settings.spillLimit}'`);
         await setup.run('SET GLOBAL lock_configuration = true');
+        stored = await storedBytes(setup, path);
+        this.onStorage(databaseId, stored);
       } finally {
         setup.closeSync();
       }
@@ -295,6 +228,7 @@ export class OpenDatabases {
     }
     const entry: Entry = {
       databaseId,
+      path,
       instance,
       leases: 0,
       lastUsed: Date.now(),
@@ -302,6 +236,7 @@ export class OpenDatabases {
       connections: new Set(),
       state: 'open',
       interrupted: null,
+      storedBytes: stored,
     };
     this.entries.set(databaseId, entry);
     return entry;
@@ -318,8 +253,15 @@ export class OpenDatabases {
     let released = false;
     return {
       databaseId: entry.databaseId,
+      path: entry.path,
       writeLock: entry.writeLock,
       interruptReason: () => entry.interrupted,
+      get storedBytes() {
+        return entry.storedBytes;
+      },
+      set storedBytes(bytes: number) {
+        entry.storedBytes = bytes;
+      },
       connect: async () => {
         const connection = await entry.instance.connect();
         entry.connections.add(connection);
@@ -370,7 +312,7 @@ export class OpenDatabases {
     void this.lifecycle
       .run(entry.databaseId, () => this.checkpointAndClose(entry))
       .catch((error: unknown) =>
-        this.logger.error({ err: error, databaseId: entry.databaseId }, 'closing a database failed'),
+        this.log('error', { err: error, databaseId: entry.databaseId }, 'closing a database failed'),
       );
   }
 
@@ -382,11 +324,12 @@ export class OpenDatabases {
       const connection = await entry.instance.connect();
       try {
         await connection.run('CHECKPOINT');
+        this.onStorage(entry.databaseId, await storedBytes(connection, entry.path));
       } finally {
         connection.closeSync();
       }
     } catch (error) {
-      this.logger.warn({ err: error, databaseId: entry.databaseId }, 'checkpoint before close failed');
+      this.log('warn', { err: error, databaseId: entry.databaseId }, 'checkpoint before close failed');
     }
     this.closeNow(entry);
   }

@@ -14,6 +14,15 @@ describe('textRefusal', () => {
     'SELECT * FROM query -- why not\n (?)',
     'SELECT * FROM query/* one /* nested */ comment */(?)',
     "CREATE MACRO m() AS TABLE SELECT * FROM query('SELECT 1')",
+    // They show the data directory's paths, which name the organization.
+    "SELECT current_setting('temp_directory')",
+    'SELECT name, value FROM duckdb_settings()',
+    'SELECT path FROM duckdb_databases()',
+    'PRAGMA database_list',
+    'SELECT * FROM pragma_database_list()',
+    'SELECT * FROM duckdb_extensions()',
+    'PRAGMA extension_versions',
+    'SELECT path FROM duckdb_temporary_files()',
   ])('refuses %p', (sql) => {
     expect(textRefusal(sql)).toMatch(/^Permission Error: /);
   });

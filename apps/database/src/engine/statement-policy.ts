@@ -31,24 +31,39 @@ export function refusal(type: StatementType): string | null {
 }
 
 /**
- * Table functions that change the engine itself and ignore `lock_configuration`: `enable_logging`
- * can send the instance's log to stdout or to a file it may not write, after which every query on
- * that database fails and closing it aborts the process; the others switch profiling output to
- * stdout or swap the SQL parser. `json_execute_serialized_sql`, like `query()`, runs SQL built from
- * strings, which no check on the text could see into.
+ * Table functions the settings do not cover, refused by name anywhere in the text, string literals
+ * included: a view or macro that calls them would be created by a statement that names them, and the
+ * engine has no way to name a function but in SQL text (it does not implement `U&` escapes). Data that
+ * spells one of these names can travel as a param.
  *
- * They are refused by name anywhere in the text, string literals included: a view or macro that
- * calls them would be created by a statement that names them, and the engine has no way to name a
- * function but in SQL text (it does not implement `U&` escapes). Data that spells one of these names
- * can travel as a param.
+ * - `enable_logging` can send the instance's log to stdout or to a file it may not write, after which
+ *   every query on that database fails and closing it aborts the process; `enable_profiling` and the
+ *   parser switches change the engine although its configuration is locked.
+ * - `json_execute_serialized_sql`, like `query()`, runs SQL built from strings, which no check on the
+ *   text could see into.
+ * - The catalog functions and pragmas that show the server's paths (the database file, its spill
+ *   directory, the extension and secret directories): their paths name the data directory and the
+ *   organization. Engine messages that carry a path anyway are scrubbed (path-scrubber.ts).
  */
-const REFUSED_NAMES = ['enable_logging', 'enable_profiling', 'peg_parser', 'json_execute_serialized_sql'];
+const REFUSED_NAMES: ReadonlyArray<[string, string]> = [
+  ['enable_logging', 'it changes the engine'],
+  ['enable_profiling', 'it changes the engine'],
+  ['peg_parser', 'it changes the engine'],
+  ['json_execute_serialized_sql', 'it runs SQL built from strings'],
+  ['current_setting', 'the settings show server paths'],
+  ['duckdb_settings', 'the settings show server paths'],
+  ['duckdb_databases', 'it shows server paths'],
+  ['database_list', 'it shows server paths'],
+  ['duckdb_extensions', 'it shows server paths'],
+  ['extension_versions', 'it shows server paths'],
+  ['duckdb_temporary_files', 'it shows server paths'],
+];
 
 /** Why the text of a statement may not run, or null when it may. */
 export function textRefusal(sql: string): string | null {
   const lower = sql.toLowerCase();
-  for (const name of REFUSED_NAMES) {
-    if (lower.includes(name)) return `Permission Error: ${name} is not allowed here.`;
+  for (const [name, why] of REFUSED_NAMES) {
+    if (lower.includes(name)) return `Permission Error: ${name} is not allowed here: ${why}.`;
   }
   if (callsQueryFunction(lower)) {
     return 'Permission Error: the query() table function is not allowed; send each statement as its own item.';
@@ -99,4 +114,14 @@ function skipSpaceAndComments(text: string, from: number): number {
 /** Only plain reads may run beside other batches without taking the database's write lock. */
 export function isRead(type: StatementType): boolean {
   return type === StatementType.SELECT;
+}
+
+/**
+ * Statements that never make a database larger: what a database at its storage limit may still run,
+ * so its owner can read and make room.
+ */
+const FREEING = new Set<StatementType>([StatementType.SELECT, StatementType.DELETE, StatementType.DROP]);
+
+export function freesSpace(type: StatementType): boolean {
+  return FREEING.has(type);
 }

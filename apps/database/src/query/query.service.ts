@@ -5,18 +5,15 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
 import { DatabasesService } from '../databases/databases.service.js';
-import { LOGGER, QUERY_SETTINGS, type QuerySettings } from '../database.tokens.js';
-import { type BatchStatement, BatchRunner } from '../engine/batch-runner.js';
-import {
-  type DatabaseLease,
-  DatabaseFileMissingError,
-  DatabaseMovedError,
-  EngineStoppingError,
-  MoveWaitTimeoutError,
-  OpenDatabases,
-} from '../engine/open-databases.js';
-import { NATS_CONNECTION, SHARD } from '../database.tokens.js';
+import { StorageService } from '../databases/storage.service.js';
+import { LOGGER, NATS_CONNECTION, QUERY_SETTINGS, type QuerySettings, SHARD } from '../database.tokens.js';
+import type { BatchStatement, StorageBudget } from '../engine/batch-runner.js';
+import { DatabaseEngine, DatabaseMovedError, MoveWaitTimeoutError } from '../engine/database-engine.js';
+import { DatabaseFileMissingError, EngineStoppingError } from '../engine/engine.errors.js';
+import { EngineExitedError } from '../engine/worker/engine-process.js';
 import { ShardClient } from '../shards/shard.client.js';
+import { BatchTurns } from './batch-turns.js';
+import { seemsToWrite } from './write-hint.util.js';
 
 /**
  * Sends the batch to the replica holding the database and answers that replica's JSON text of
@@ -33,15 +30,20 @@ const FORWARD_MARGIN_MS = 10_000;
 
 @Injectable()
 export class QueryService {
+  private readonly turns: BatchTurns;
+
   constructor(
     private readonly databases: DatabasesService,
-    private readonly engine: OpenDatabases,
+    private readonly engine: DatabaseEngine,
+    private readonly storage: StorageService,
     @Inject(QUERY_SETTINGS) private readonly settings: QuerySettings,
     @Inject(SHARD) private readonly shard: number,
     private readonly peers: ShardClient,
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.turns = new BatchTurns(settings.batchesPerOrganization, settings.batchesWaitingPerOrganization);
+  }
 
   /**
    * `DatabaseSubjects.query` (and its forwarded form, with the `deadline` of the replica that first
@@ -82,12 +84,11 @@ export class QueryService {
     if (!body || !Array.isArray(body.statements)) {
       throw DomainException.invalidRequest([{ path: 'statements', message: 'statements must be an array' }]);
     }
-    let lease: DatabaseLease | undefined;
-    for (let hop = 0; !lease; hop += 1) {
+    for (let hop = 0; ; hop += 1) {
       const database = await this.databases.findOwned(principal, id);
       if (database.shard !== this.shard) return forward(database.shard, deadline);
       try {
-        lease = await this.leaseOf(principal, database.id, deadline);
+        return await this.runHere(principal, database.id, body, replyLimitBytes, deadline);
       } catch (error) {
         // It moved while the batch waited: the row now names its new shard.
         if (!(error instanceof DatabaseMovedError)) throw error;
@@ -99,42 +100,63 @@ export class QueryService {
         }
       }
     }
+  }
+
+  /** On this replica, in the organization's turn; a writing batch's new size is written on its row. */
+  private async runHere(
+    principal: Principal,
+    id: string,
+    body: { statements: BatchStatement[]; readOnly?: boolean },
+    replyLimitBytes: number,
+    deadline: number,
+  ): Promise<string> {
+    const endTurn = await this.turns.take(principal.organizationId, deadline);
+    // Asked at most once, and at once for a batch that looks like a write: catalog and Postgres answer
+    // while the engine prepares the batch.
+    let budget: Promise<StorageBudget> | undefined;
+    const storageBudget = () => (budget ??= this.storage.budget(principal, id));
+    if (seemsToWrite(body.statements)) void storageBudget().catch(() => undefined);
     try {
-      return await new BatchRunner(lease, body.statements, {
+      const outcome = await this.engine.run(principal.organizationId, id, body.statements, {
         statementTimeoutMs: this.settings.statementTimeoutMs,
         deadline,
         resultLimitBytes: this.settings.resultLimitBytes,
         replyLimitBytes,
         onlyReads: body.readOnly === true,
-      }).run();
+        storageBudget,
+      });
+      if (outcome.storedBytes !== null) await this.storage.record(id, outcome.storedBytes);
+      return outcome.body;
+    } catch (error) {
+      throw await this.failure(principal, id, error);
     } finally {
-      lease.release();
+      endTurn();
     }
   }
 
-  private async leaseOf(principal: Principal, id: string, deadline: number): Promise<DatabaseLease> {
-    try {
-      return await this.engine.lease(principal.organizationId, id, deadline);
-    } catch (error) {
-      if (error instanceof MoveWaitTimeoutError) {
-        throw new DomainException(
-          'service_unavailable',
-          'The database was being moved between servers for longer than the batch may wait. Nothing was applied; try again.',
-        );
-      }
-      if (error instanceof EngineStoppingError) {
-        throw new DomainException('service_unavailable', 'The database service is restarting. Try again.');
-      }
-      if (error instanceof DatabaseFileMissingError) {
-        // Deleted since it was looked up: simply gone. Otherwise the volume does not hold it.
-        if (!(await this.databases.exists(principal, id))) throw DomainException.notFound('database', id);
-        this.logger.error(
-          { databaseId: id, path: error.path },
-          'the file of an existing database is missing',
-        );
-        throw new DomainException('internal', 'The data of this database is not available on this server.');
-      }
-      throw error;
+  private async failure(principal: Principal, id: string, error: unknown): Promise<unknown> {
+    if (error instanceof MoveWaitTimeoutError) {
+      return new DomainException(
+        'service_unavailable',
+        'The database was being moved between servers for longer than the batch may wait. Nothing was applied; try again.',
+      );
     }
+    if (error instanceof EngineStoppingError) {
+      return new DomainException('service_unavailable', 'The database service is restarting. Try again.');
+    }
+    if (error instanceof EngineExitedError) {
+      this.logger.warn({ databaseId: id, err: error }, 'a batch ended with the engine worker');
+      return new DomainException(
+        'service_unavailable',
+        'The database engine stopped while the batch ran (a query of this server may have needed more memory than it has) and was started again. A batch is applied completely or not at all: check which before you retry.',
+      );
+    }
+    if (error instanceof DatabaseFileMissingError) {
+      // Deleted since it was looked up: simply gone. Otherwise the volume does not hold it.
+      if (!(await this.databases.exists(principal, id))) return DomainException.notFound('database', id);
+      this.logger.error({ databaseId: id, path: error.path }, 'the file of an existing database is missing');
+      return new DomainException('internal', 'The data of this database is not available on this server.');
+    }
+    return error;
   }
 }

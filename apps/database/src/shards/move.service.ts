@@ -21,7 +21,7 @@ import {
 } from '../database.tokens.js';
 import { DatabaseRepository, type Placement } from '../databases/database.repository.js';
 import { DatabaseFiles } from '../engine/database-files.js';
-import { type MoveOutcome, OpenDatabases } from '../engine/open-databases.js';
+import { DatabaseEngine, type MoveOutcome } from '../engine/database-engine.js';
 import { type AdoptRequest, type MovedDto, MoveHeaders } from './move.messages.js';
 import { ShardClient } from './shard.client.js';
 
@@ -47,7 +47,7 @@ export class MoveService {
   constructor(
     private readonly databases: DatabaseRepository,
     private readonly files: DatabaseFiles,
-    private readonly engine: OpenDatabases,
+    private readonly engine: DatabaseEngine,
     private readonly peers: ShardClient,
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
     @Inject(SHARD) private readonly shard: number,

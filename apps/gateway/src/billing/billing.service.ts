@@ -29,6 +29,8 @@ export class BillingService {
       usage: {
         ...billing.usage,
         databases: databases.databases,
+        storage: databases.storageBytes,
+        databaseStorage: databases.largestDatabaseBytes,
         agents: agents.agents,
         subscriptions: events.subscriptions,
       },

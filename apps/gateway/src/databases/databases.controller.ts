@@ -78,13 +78,15 @@ export class DatabasesController {
       'Statements run in order; `?` placeholders take `params`. The first failure rolls the batch back ' +
       'and answers query_failed with `details.statementIndex` (0-based). Rows past 16 MiB serialized ' +
       'roll back with result_too_large and `details.bytesRead`. A statement past 30 s is stopped, the ' +
-      'batch rolls back and the answer is 500 internal.',
+      'batch rolls back and the answer is 500 internal. A batch that would leave the database past ' +
+      "the plan's storage limits rolls back with plan_limit_reached (`details.resource` storage).",
   })
   @ApiOkResponse({ type: QueryResponseDto })
   @ApiErrors(
     'invalid_request',
     'query_failed',
     'result_too_large',
+    'plan_limit_reached',
     'database_not_found',
     'service_unavailable',
   )

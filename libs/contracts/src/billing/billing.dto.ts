@@ -21,6 +21,20 @@ export class BillingUsageDto {
 
   @ApiProperty({ type: 'integer', description: 'Runs started this calendar month (UTC).' })
   runs!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description:
+      "Bytes the organization's databases hold together: the blocks their data uses and their write-ahead logs, as last measured.",
+  })
+  storage!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description:
+      "Bytes held by the largest of the organization's databases, which `limits.databaseStorage` bounds.",
+  })
+  databaseStorage!: number;
 }
 
 export class BillingDto {
@@ -36,7 +50,17 @@ export class BillingDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: { type: 'integer' },
-    example: { projects: 3, databases: 2, agents: 3, subscriptions: 5, runs: 1000 },
+    description:
+      'Each limit of the plan. `storage` (bytes of all databases together) and `databaseStorage` (bytes of each database) are beyond the contract.',
+    example: {
+      projects: 3,
+      databases: 2,
+      agents: 3,
+      subscriptions: 5,
+      runs: 1000,
+      storage: 157286400,
+      databaseStorage: 104857600,
+    },
   })
   limits!: Record<string, number>;
 

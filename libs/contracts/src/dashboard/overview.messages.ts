@@ -63,6 +63,10 @@ export interface AgentOverview {
 
 export interface DatabaseOverview {
   databases: number;
+  /** Bytes all the organization's databases hold, as last measured. */
+  storageBytes: number;
+  /** Bytes its largest database holds. */
+  largestDatabaseBytes: number;
 }
 
 /** The most ids a names lookup takes: more than one dashboard lists (10 runs, 20 failures, 500 triggers, 100 approvals). */
