@@ -8,7 +8,6 @@ import {
 } from '#common';
 import { REQUEST_ID_HEADER } from '#contracts';
 import { type AppStartOptions, nestLogger, readinessOf, type RunningApp } from '#nats';
-import helmet from '@fastify/helmet';
 import { NotFoundException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -27,7 +26,7 @@ import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
 import { isHookRoute, limitHookBodies, type RawBodyRequest } from './hooks/raw-body.js';
 import { nulCharacterPath } from './http/nul-text.js';
 import { RouteTable } from './http/route-table.js';
-import { referenceSecurityHeaders, securityHeaders } from './http/security-headers.js';
+import { securityHeadersFor } from './http/security-headers.js';
 
 /** Paths of the files the gateway serves itself (the console's, the reference's): public, body-less. */
 const SERVED_FILES = /^\/(assets|docs)(\/|$)/;
@@ -71,20 +70,23 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
     },
   });
   const fastify = adapter.getInstance();
-  const referenceHeaders = referenceSecurityHeaders(config.PUBLIC_URL);
   fastify.addHook('onRoute', (route) => {
     routes.add(route.method, route.url);
     route.config = withServedFilesPublic(route.url, route.config);
-    if (REFERENCE.test(route.url)) route.config = { ...route.config, helmet: referenceHeaders };
     route.bodyLimit = config.bodyLimitOf(edgeConfigOf(route.config).bodySize);
     limitHookBodies(route);
   });
-  // Before the gate's hook, so that its refusals carry the headers too.
-  await fastify.register(helmet, securityHeaders(config.PUBLIC_URL));
+  const securityHeaders = securityHeadersFor(config.PUBLIC_URL);
   // Set once Nest has made the gate, before the server listens.
   const edge: { gate?: RequestGate } = {};
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
+    // First, so that refusals carry them too.
+    const pageUrl = request.routeOptions.url;
+    (pageUrl !== undefined && REFERENCE.test(pageUrl) ? securityHeaders.reference : securityHeaders.api)(
+      request.raw,
+      reply.raw,
+    );
     requestContext.run({ requestId: request.id }, () => {
       const refuse = (error: unknown) => {
         if (hasBodyToCutOff(request)) void reply.header('connection', 'close');

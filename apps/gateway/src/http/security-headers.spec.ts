@@ -1,8 +1,28 @@
-import { referenceSecurityHeaders, securityHeaders } from './security-headers.js';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+
+import { referenceSecurityHeaders, securityHeaders, securityHeadersFor } from './security-headers.js';
 
 type Policy = { directives: Record<string, string[]> };
 
 describe('securityHeaders', () => {
+  it('sets its headers with helmet, the reference page with inline styles', () => {
+    const headers = (apply: (request: IncomingMessage, response: ServerResponse) => void) => {
+      const response = new ServerResponse(new IncomingMessage(new Socket()));
+      apply(response.req, response);
+      return response.getHeaders();
+    };
+    const { api, reference } = securityHeadersFor('http://localhost:3000');
+    expect(headers(api)).toMatchObject({
+      'content-security-policy': expect.stringContaining("frame-ancestors 'none'"),
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'same-origin',
+    });
+    expect(headers(api)['content-security-policy']).not.toContain('unsafe-inline');
+    expect(headers(reference)['content-security-policy']).toContain("style-src 'self' 'unsafe-inline'");
+  });
+
   it('sends HSTS and upgrades requests only when browsers reach the service over HTTPS', () => {
     const plain = securityHeaders('http://localhost:3000');
     expect(plain.strictTransportSecurity).toBe(false);

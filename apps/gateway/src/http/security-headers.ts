@@ -1,4 +1,6 @@
-import type { FastifyHelmetOptions } from '@fastify/helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import helmet, { type HelmetOptions } from 'helmet';
 
 type Directives = Record<string, string[]>;
 
@@ -23,10 +25,15 @@ const DIRECTIVES: Directives = {
 /** The reference page (Swagger UI, served by @nestjs/swagger) writes its own `<style>` elements. */
 const REFERENCE_DIRECTIVES: Directives = { ...DIRECTIVES, 'style-src': ["'self'", "'unsafe-inline'"] };
 
-function policy(directives: Directives, https: boolean): FastifyHelmetOptions['contentSecurityPolicy'] {
+function options(directives: Directives, https: boolean): HelmetOptions {
   return {
-    useDefaults: false,
-    directives: https ? { ...directives, 'upgrade-insecure-requests': [] } : directives,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: https ? { ...directives, 'upgrade-insecure-requests': [] } : directives,
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'same-origin' },
+    strictTransportSecurity: https ? { maxAge: 31_536_000 } : false,
   };
 }
 
@@ -35,18 +42,25 @@ function policy(directives: Directives, https: boolean): FastifyHelmetOptions['c
  * Policy, no framing, no MIME sniffing, no referrer across origins, and, when browsers reach the
  * service over HTTPS (`PUBLIC_URL`), HSTS.
  */
-export function securityHeaders(publicUrl: string): FastifyHelmetOptions {
-  const https = new URL(publicUrl).protocol === 'https:';
-  return {
-    global: true,
-    contentSecurityPolicy: policy(DIRECTIVES, https),
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'same-origin' },
-    strictTransportSecurity: https ? { maxAge: 31_536_000 } : false,
-  };
+export function securityHeaders(publicUrl: string): HelmetOptions {
+  return options(DIRECTIVES, new URL(publicUrl).protocol === 'https:');
 }
 
-/** The route-level helmet options of the reference's pages. */
-export function referenceSecurityHeaders(publicUrl: string): FastifyHelmetOptions {
-  return { contentSecurityPolicy: policy(REFERENCE_DIRECTIVES, new URL(publicUrl).protocol === 'https:') };
+/** The reference page's: the same, with inline styles. */
+export function referenceSecurityHeaders(publicUrl: string): HelmetOptions {
+  return options(REFERENCE_DIRECTIVES, new URL(publicUrl).protocol === 'https:');
+}
+
+type Apply = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * helmet's middlewares, built once: @fastify/helmet builds them again for every request (helmet's
+ * options parsed, the policy validated and joined), a sixth of the gateway's throughput on a GET.
+ */
+export function securityHeadersFor(publicUrl: string): { api: Apply; reference: Apply } {
+  const build = (settings: HelmetOptions): Apply => {
+    const middleware = helmet(settings);
+    return (request, response) => middleware(request, response, () => undefined);
+  };
+  return { api: build(securityHeaders(publicUrl)), reference: build(referenceSecurityHeaders(publicUrl)) };
 }
