@@ -480,9 +480,8 @@ describe('databases', () => {
         [['0']],
       ]);
 
-      // Sixty billion bytes asked for: the statement is stopped once the file passes the limit,
-      // long before its 30 s are up.
-      const started = Date.now();
+      // Sixty billion bytes asked for: the statement is stopped once the file passes the limit (were
+      // it stopped by its 30 s instead, the answer would be 500 internal).
       const endless = await query(free, id, [
         { sql: 'CREATE TABLE endless (a UBIGINT, b UBIGINT)' },
         { sql: 'INSERT INTO endless SELECT hash(range), hash(range + 1) FROM range(4000000000)' },
@@ -493,7 +492,6 @@ describe('databases', () => {
         limit: databaseStorage,
         scope: 'database',
       });
-      expect(Date.now() - started).toBeLessThan(25_000);
       expect(statSync(fileOf(free.organizationId, id)).size).toBeLessThan(databaseStorage + 128 * MiB);
       const billing = (await free.api.get('/api/v1/billing')).body;
       expect(billing.usage.storage).toBeLessThan(MiB);

@@ -191,14 +191,20 @@ describe('the edge: nothing heavy before authentication, limits for strangers an
         const address = nextAddress();
         const guess = (token: string) =>
           limited.withToken(token).get('/api/v1/projects', { 'x-forwarded-for': address });
+        const [colleague, unseen] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
+        expect((await guess(colleague.apiKey)).status).toBe(200);
         for (let index = 0; index < 3; index += 1) {
           expect((await guess(`fm_guess-${index}`)).body.error.code).toBe('unauthorized');
         }
         expect((await guess('fm_guess-again')).body.error.code).toBe('rate_limited');
+        // A key the gateway already knows to be valid is still served from that address; one it would
+        // have to ask catalog about is not.
+        expect((await guess(colleague.apiKey)).status).toBe(200);
+        expect((await guess(unseen.apiKey)).body.error.code).toBe('rate_limited');
         // Another address is not affected.
-        const other = await limited
-          .withToken((await createOrganization(stack)).apiKey)
-          .get('/api/v1/projects', { 'x-forwarded-for': nextAddress() });
+        const other = await limited.withToken(unseen.apiKey).get('/api/v1/projects', {
+          'x-forwarded-for': nextAddress(),
+        });
         expect(other.status).toBe(200);
       }));
 

@@ -3,6 +3,24 @@ import { looksLikePlaceholder, ServiceConfig } from '#common';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
+import { parseEncryptionKey } from './connections/credential-cipher.js';
+
+/**
+ * Whether a connections key is a secret one: set, and not a phrase anyone could read (the development
+ * overlay's key is `flowmesh-development-key-32bytes`, in hex or base64), judged on its bytes.
+ */
+function isSecretKey(value: string | undefined): boolean {
+  if (value === undefined || value.trim() === '') return false;
+  let key: Buffer;
+  try {
+    key = parseEncryptionKey(value);
+  } catch {
+    // Not 32 bytes: the service refuses it on its own, naming what it takes.
+    return true;
+  }
+  return !looksLikePlaceholder(value) && !looksLikePlaceholder(key.toString('latin1'));
+}
+
 export class EventsConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3105;
 
@@ -69,11 +87,7 @@ export class EventsConfig extends ServiceConfig {
 
   override productionProblems(): string[] {
     const problems = natsProductionProblems(this.natsEndpoint);
-    const key = this.CONNECTIONS_ENCRYPTION_KEY;
-    // A key spelled out in hex may still be a phrase, as the development overlay's is.
-    const spelled =
-      key !== undefined && /^[0-9a-f]+$/i.test(key) ? Buffer.from(key, 'hex').toString('latin1') : key;
-    if (key === undefined || looksLikePlaceholder(key) || looksLikePlaceholder(spelled ?? '')) {
+    if (!isSecretKey(this.CONNECTIONS_ENCRYPTION_KEY)) {
       problems.push(
         'set CONNECTIONS_ENCRYPTION_KEY to 32 random bytes (openssl rand -base64 32): without it, or with a known one, connection credentials are sealed with a key anyone can read',
       );

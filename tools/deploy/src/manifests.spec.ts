@@ -97,6 +97,17 @@ describe('deploy manifests', () => {
     ]);
   });
 
+  it('finds a gateway that would count its ingress as every client, and apps not in production mode', () => {
+    const objects = production();
+    const settings = find(objects, 'ConfigMap', 'flowmesh-config');
+    delete settings.data.TRUST_PROXY;
+    delete settings.data.NODE_ENV;
+    expect(ruleProblems(objects, OPTIONS.production)).toEqual([
+      'ConfigMap flowmesh-config: no TRUST_PROXY, so the gateway sees every client as its ingress',
+      'ConfigMap flowmesh-config: no NODE_ENV, so the apps do not refuse development settings',
+    ]);
+  });
+
   it('finds selectors that select nothing and references to objects that are not there', () => {
     const objects = production();
     find(objects, 'Service', 'gateway').spec.selector = { app: 'nobody' };

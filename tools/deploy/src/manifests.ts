@@ -245,6 +245,23 @@ export function ruleProblems(objects: readonly KubeObject[], options: RuleOption
 
   problems.push(...natsProblems(objects, options.natsNodes));
   problems.push(...databaseMemoryProblems(named('StatefulSet', 'database')));
+  problems.push(...edgeProblems(named('ConfigMap', 'flowmesh-config')));
+  return problems;
+}
+
+/**
+ * The gateway sits behind a Service, so clients reach it through a proxy: unless it is told how many
+ * (TRUST_PROXY), every per-address limit counts the proxy, and one stranger's wrong passwords lock
+ * everyone out of signing in. And in production mode the apps refuse development settings.
+ */
+function edgeProblems(settings: KubeObject | undefined): string[] {
+  const problems: string[] = [];
+  if (settings?.data?.TRUST_PROXY === undefined)
+    problems.push(
+      'ConfigMap flowmesh-config: no TRUST_PROXY, so the gateway sees every client as its ingress',
+    );
+  if (settings?.data?.NODE_ENV === undefined)
+    problems.push('ConfigMap flowmesh-config: no NODE_ENV, so the apps do not refuse development settings');
   return problems;
 }
 

@@ -82,8 +82,11 @@ const DML = new Set<StatementType>([
 /** DuckDB's refusal when a read-only transaction meets a write (e.g. `SELECT nextval(...)`). */
 const READ_ONLY_VIOLATION = /launched in read-only mode/;
 
-/** How often a writing statement's growth on disk is checked against the storage limit. */
-const STORAGE_WATCH_MS = 200;
+/**
+ * How often a writing statement's growth on disk is checked against the storage limit: what it can
+ * write past the limit is what DuckDB writes in this long (two `stat`s a time, only while it writes).
+ */
+const STORAGE_WATCH_MS = 50;
 
 function queryFailed(statementIndex: number, message: string): DomainException {
   return new DomainException('query_failed', message, { statementIndex });

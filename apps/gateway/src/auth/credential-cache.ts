@@ -12,6 +12,8 @@ const REFUSED_TTL_MS = 5_000;
  */
 export class CredentialCache {
   private readonly entries: LRUCache<string, Promise<ResolvedCredential>>;
+  /** What each lookup settled to, for `known`, which must not wait for one. */
+  private readonly settled = new WeakMap<Promise<ResolvedCredential>, ResolvedCredential>();
 
   constructor(
     private readonly ttlMs: number,
@@ -24,6 +26,10 @@ export class CredentialCache {
     const cached = this.entries.get(token);
     if (cached) return cached;
     const lookup = this.resolve(token);
+    lookup.then(
+      (resolved) => this.settled.set(lookup, resolved),
+      () => undefined,
+    );
     if (this.ttlMs > 0) {
       this.entries.set(token, lookup);
       lookup.then(
@@ -36,6 +42,12 @@ export class CredentialCache {
       );
     }
     return lookup;
+  }
+
+  /** Whether the credential is cached as a valid one: asked without waiting, and without a lookup. */
+  knownValid(token: string): boolean {
+    const cached = this.entries.peek(token);
+    return cached !== undefined && this.settled.get(cached)?.kind === 'principal';
   }
 
   clear(): void {

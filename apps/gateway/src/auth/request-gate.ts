@@ -73,7 +73,9 @@ export class RequestGate {
       );
     }
     const refusedBucket = `refused:${address}`;
-    if (this.limits.refused.exceeded(refusedBucket)) {
+    // An address past its refusals is not let to ask catalog again; a credential already known to be
+    // valid asks nothing, so colleagues behind one address are not locked out by one guesser.
+    if (!this.credentials.knownValid(credential) && this.limits.refused.exceeded(refusedBucket)) {
       throw rateLimited(await this.limits.refused.hit(refusedBucket), reply, 'This address');
     }
     const principal = await this.resolve(credential, refusedBucket, reply);
@@ -90,8 +92,11 @@ export class RequestGate {
   private async resolve(credential: string, refusedBucket: string, reply: FastifyReply): Promise<Principal> {
     const resolved = await this.credentials.get(credential);
     if (resolved.kind === 'principal') return resolved.principal;
-    const verdict = await this.limits.refused.hit(refusedBucket);
-    if (!verdict.allowed) throw rateLimited(verdict, reply, 'This address');
+    // Only an unknown credential is a guess; a valid one without an organization is not.
+    if (resolved.kind === 'unauthorized') {
+      const verdict = await this.limits.refused.hit(refusedBucket);
+      if (!verdict.allowed) throw rateLimited(verdict, reply, 'This address');
+    }
     switch (resolved.kind) {
       case 'unauthorized':
         throw new DomainException('unauthorized', 'The credential is missing, expired or revoked.');
@@ -106,20 +111,21 @@ export class RequestGate {
   }
 
   /**
-   * The credential's own budget and its organization's. The headers describe the credential's, the
-   * contract's limit, unless the organization's has less left.
+   * The credential's own budget, then its organization's: a credential past its own limit spends
+   * none of the organization's, so one runaway key cannot lock its colleagues out. The headers
+   * describe the credential's, the contract's limit, unless the organization's has less left.
    */
   private async limit(principal: Principal, reply: FastifyReply): Promise<void> {
-    const [own, organization] = await Promise.all([
-      this.limits.credential.hit(credentialBucket(principal)),
-      this.limits.organization.hit(`org:${principal.organizationId}`),
-    ]);
-    const binding = organization.remaining < own.remaining ? organization : own;
+    const own = await this.limits.credential.hit(credentialBucket(principal));
+    const organization = own.allowed
+      ? await this.limits.organization.hit(`org:${principal.organizationId}`)
+      : undefined;
+    const binding = organization && organization.remaining < own.remaining ? organization : own;
     reply.header('RateLimit-Limit', binding.limit);
     reply.header('RateLimit-Remaining', binding.remaining);
     reply.header('RateLimit-Reset', binding.resetSeconds);
     if (!own.allowed) throw rateLimited(own, reply, 'This credential');
-    if (!organization.allowed) throw rateLimited(organization, reply, 'This organization');
+    if (organization && !organization.allowed) throw rateLimited(organization, reply, 'This organization');
   }
 }
 
