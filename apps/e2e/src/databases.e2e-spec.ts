@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import { adminCli, createOrganization, type OrganizationFixture, runningStack } from '#testing';
@@ -644,7 +645,8 @@ describe('databases', () => {
     });
 
     it("shows no server path nor the organization's id, whatever the engine is asked", async () => {
-      const hidden = [stack.env.DATA_DIR!, org.organizationId];
+      // The service's home directory too: pg_settings showed the engine's secret directory under it.
+      const hidden = [stack.env.DATA_DIR!, org.organizationId, homedir()];
       const probes = [
         "SELECT current_setting('temp_directory')",
         'SELECT name, value FROM duckdb_settings()',
@@ -653,6 +655,7 @@ describe('databases', () => {
         'SELECT * FROM duckdb_extensions()',
         'PRAGMA extension_versions',
         'SELECT path FROM duckdb_temporary_files()',
+        'SELECT name, setting FROM pg_settings',
       ];
       for (const sql of probes) {
         const response = await query(org, id, [{ sql }]);
@@ -679,6 +682,14 @@ describe('databases', () => {
           : type === 'table'
             ? `SELECT * FROM ${name}()`
             : `SELECT ${name}()`,
+      );
+      // And every view the engine brings (pg_catalog's and information_schema's among them).
+      const [views] = await rowsOf(org, id, [
+        { sql: 'SELECT schema_name, view_name FROM duckdb_views() WHERE internal ORDER BY ALL' },
+      ]);
+      expect(views.length).toBeGreaterThan(20);
+      sqls.push(
+        ...(views as Array<[string, string]>).map(([schema, view]) => `SELECT * FROM ${schema}.${view}`),
       );
       const answers = await answersOf(org, id, sqls);
       const shown = sqls.filter((_sql, index) => hidden.some((text) => answers[index]!.includes(text)));

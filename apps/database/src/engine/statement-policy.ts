@@ -52,6 +52,7 @@ const REFUSED_NAMES: ReadonlyArray<[string, string]> = [
   ['json_execute_serialized_sql', 'it runs SQL built from strings'],
   ['current_setting', 'the settings show server paths'],
   ['duckdb_settings', 'the settings show server paths'],
+  ['pg_settings', 'the settings show server paths'],
   ['duckdb_databases', 'it shows server paths'],
   ['database_list', 'it shows server paths'],
   ['duckdb_extensions', 'it shows server paths'],
