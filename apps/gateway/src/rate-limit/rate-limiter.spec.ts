@@ -138,6 +138,33 @@ describe('RateLimiter', () => {
     expect(limiter.exceeded('refused:a')).toBe(false);
   });
 
+  it('shares the hits of a busy bucket at once, without waiting for the next flush', async () => {
+    const store = new SharedStore();
+    const limiter = make(100, store);
+    await limiter.hit('key:busy');
+    await limiter.hit('key:busy');
+    // The first hit went with its own request; one unsent hit is under a fiftieth of 100.
+    expect(store.calls).toBe(1);
+    await limiter.hit('key:busy');
+    // Two are not: the flush is sent with the hit, before any timer could.
+    expect(store.calls).toBe(2);
+    expect(store.totals.get(`${Math.floor(now / WINDOW_MS) * WINDOW_MS}:key:busy`)).toBe(3);
+  });
+
+  it('takes its unsent hits to the store with the first hit it decides there', async () => {
+    const store = new SharedStore();
+    const limiter = make(1_000, store);
+    // Every flush is one the test starts (the timer and the early flushes of a busy bucket stop too).
+    limiter.stop();
+    const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+    await limiter.hit('key:edge');
+    await store.consume({ windowStart, hits: [{ bucket: 'key:edge', count: 880 }] });
+    await limiter.flush();
+    // 881 known: 19 more are decided here and not sent; the 20th is in the last tenth, at the store.
+    for (let index = 0; index < 20; index += 1) await limiter.hit('key:edge');
+    expect(store.totals.get(`${windowStart}:key:edge`)).toBe(901);
+  });
+
   /** The limiter with its timer stopped, so every flush is one the test starts. */
   const heldLimiter = (limit: number, store: HeldStore) => {
     const limiter = new RateLimiter(limit, store.consume, clock);
@@ -205,7 +232,8 @@ describe('RateLimiter', () => {
 
   it('batches later hits into one store call per flush', async () => {
     const store = new SharedStore();
-    const limiter = make(100, store);
+    // 20 unsent hits are well under a fiftieth of the limit: they wait for the flush.
+    const limiter = make(10_000, store);
     await limiter.hit('key:a');
     for (let index = 0; index < 20; index += 1) await limiter.hit('key:a');
     expect(store.calls).toBe(1);

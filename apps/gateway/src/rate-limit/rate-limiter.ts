@@ -24,6 +24,8 @@ interface BucketState {
    * negative; the first hit is not among them while its own request carries it.
    */
   pending: number;
+  /** Of the pending hits, those a request to the store is carrying now: no other request sends them. */
+  sending: number;
   lastHitAt: number;
   /** The first hit's request to the store. Until it settles, a flush leaves the bucket alone. */
   firstSync: Promise<void>;
@@ -37,14 +39,19 @@ export type ConsumeHits = (request: RateLimitConsume) => Promise<RateLimitTotals
  * of a bucket in a window waits for the shared total, so a restarted or new replica starts from the
  * truth; later hits are decided locally and sent in batches every 200 ms, which keeps the store off
  * the request path, until the last tenth of the budget, whose hits the store decides one by one. Each
- * flush also brings back the shared totals, so replicas together overshoot the limit only when they
- * take more than a tenth of it within one flush interval.
+ * flush also brings back the shared totals. A bucket busy enough to count a fiftieth of its limit
+ * between two flushes is flushed at once rather than at the next tick, so what one replica has
+ * admitted and the others do not know of stays small however fast the hits come: replicas together
+ * overshoot the limit only when they take a tenth of it within one round trip to the store.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, BucketState>();
   private readonly timer: NodeJS.Timeout;
   private flushing = false;
+  private stopped = false;
   private readonly exactMargin: number;
+  /** Unsent hits of one bucket after which it is flushed without waiting for the timer. */
+  private readonly flushAfter: number;
   private readonly logger = createLogger('gateway');
 
   constructor(
@@ -54,11 +61,14 @@ export class RateLimiter {
     readonly windowMs: number = WINDOW_MS,
   ) {
     this.exactMargin = Math.ceil(limit / 10);
+    this.flushAfter = Math.ceil(limit / 50);
     this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
     this.timer.unref();
   }
 
+  /** No flush happens on its own after this; `flush()` still sends what is left. */
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 
@@ -74,6 +84,7 @@ export class RateLimiter {
       state.lastHitAt = now;
       if (this.nearTheEdge(state)) return this.hitAtStore(bucket, state, now);
       state.pending += 1;
+      if (state.pending >= this.flushAfter && !this.stopped) void this.flush();
     }
     state.lastHitAt = now;
     return this.verdict(state.known + state.pending, windowStart, now);
@@ -103,16 +114,29 @@ export class RateLimiter {
     return state.known <= this.limit && state.known + state.pending + 1 > this.limit - this.exactMargin;
   }
 
+  /**
+   * Takes the hit to the store with every hit of the bucket this replica has not sent yet: near the
+   * edge the store's total must be all that was admitted, or another replica deciding there would
+   * admit what this one already did.
+   */
   private async hitAtStore(bucket: string, state: BucketState, now: number): Promise<RateLimitVerdict> {
+    const unsent = state.pending - state.sending;
+    state.sending += unsent;
     try {
-      const { totals } = await this.consume({ windowStart: state.windowStart, hits: [{ bucket, count: 1 }] });
-      state.known = Math.max(state.known, totals[0]?.count ?? state.known + 1);
-      // Hits this replica counted and has not sent yet are not in the store's total.
+      const { totals } = await this.consume({
+        windowStart: state.windowStart,
+        hits: [{ bucket, count: 1 + unsent }],
+      });
+      state.pending -= unsent;
+      state.known = Math.max(state.known, totals[0]?.count ?? state.known + 1 + unsent);
+      // Hits counted here meanwhile, or on their way in a flush, may not be in the store's total.
       return this.verdict(state.known + state.pending, state.windowStart, now);
     } catch (error) {
       this.logger.warn({ err: error }, 'rate limit store unavailable; counting locally');
       state.pending += 1;
       return this.verdict(state.known + state.pending, state.windowStart, now);
+    } finally {
+      state.sending -= unsent;
     }
   }
 
@@ -131,6 +155,7 @@ export class RateLimiter {
       windowStart,
       known: 0,
       pending: 0,
+      sending: 0,
       lastHitAt: this.now(),
       firstSync: Promise.resolve(),
       syncing: true,
@@ -171,21 +196,27 @@ export class RateLimiter {
         if (state.windowStart !== currentWindow) {
           this.buckets.delete(bucket);
         } else if (!state.syncing && (state.pending > 0 || now - state.lastHitAt < ACTIVE_MS)) {
-          sending.set(bucket, { state, count: state.pending });
+          const count = state.pending - state.sending;
+          state.sending += count;
+          sending.set(bucket, { state, count });
         }
       }
       if (sending.size === 0) return;
-      const { totals } = await this.consume({
-        windowStart: currentWindow,
-        hits: [...sending].map(([bucket, { count }]) => ({ bucket, count })),
-      });
-      for (const { bucket, count } of totals) {
-        const sent = sending.get(bucket);
-        if (!sent) continue;
-        // Off the state the count was read from: hits counted since then stay pending.
-        sent.state.pending -= sent.count;
-        // A hit decided at the store meanwhile may have brought a newer total than this answer's.
-        sent.state.known = Math.max(sent.state.known, count);
+      try {
+        const { totals } = await this.consume({
+          windowStart: currentWindow,
+          hits: [...sending].map(([bucket, { count }]) => ({ bucket, count })),
+        });
+        for (const { bucket, count } of totals) {
+          const sent = sending.get(bucket);
+          if (!sent) continue;
+          // Off the state the count was read from: hits counted since then stay pending.
+          sent.state.pending -= sent.count;
+          // A hit decided at the store meanwhile may have brought a newer total than this answer's.
+          sent.state.known = Math.max(sent.state.known, count);
+        }
+      } finally {
+        for (const { state, count } of sending.values()) state.sending -= count;
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'rate limit flush failed; will retry');
