@@ -215,13 +215,13 @@ describe('who may join', () => {
 
     describe('telling gateways to forget cached credentials', () => {
       let nats: NatsConnection;
-      let invalidations = 0;
+      const notices: Array<{ userIds?: string[]; keyIds?: string[]; all?: boolean }> = [];
 
       beforeAll(async () => {
         nats = await connectAs(stack.description, 'gateway');
         nats.subscribe(`${stack.env.NATS_SUBJECT_PREFIX}${CatalogSubjects.authInvalidated.bare}`, {
-          callback: () => {
-            invalidations += 1;
+          callback: (_error, message) => {
+            notices.push(message.json());
           },
         });
         await nats.flush();
@@ -234,7 +234,7 @@ describe('who may join', () => {
       it('happens after a change to a credential, and never after a read or a refused call', async () => {
         const member = await createMember(stack.description, org.organizationId, 'member');
         expect((await member.api.get('/api/v1/projects')).status).toBe(200);
-        const before = invalidations;
+        const before = notices.length;
         for (let round = 0; round < 10; round += 1) {
           for (const read of [
             owner.api.get('/api/auth/get-session'),
@@ -256,6 +256,8 @@ describe('who may join', () => {
               { memberIdOrEmail: addressOf('nobody') },
               origin,
             ),
+            // A stranger's sign-out, answered 200 by better-auth with no session to end.
+            anonymous.post('/api/auth/sign-out', {}, origin),
           ]) {
             expect((await read).status).toBeLessThan(500);
           }
@@ -268,8 +270,12 @@ describe('who may join', () => {
         expect(removed.status).toBe(200);
         // Catalog publishes in order on one connection: once the removal's notice is here, any a read
         // had sent would be here too.
-        await waitFor(() => (invalidations > before ? true : undefined), { what: "the removal's notice" });
-        expect(invalidations - before).toBe(1);
+        await waitFor(() => (notices.length > before ? true : undefined), { what: "the removal's notice" });
+        expect(notices.slice(before)).toEqual([
+          // Whose credentials are stale: the owner who removed and the member removed, nobody else's.
+          { userIds: expect.arrayContaining([member.userId]), keyIds: [] },
+        ]);
+        expect(notices[before]!.all).toBeUndefined();
         const response = await member.api.get('/api/v1/projects');
         expect([response.status, response.body.error.code]).toEqual([403, 'forbidden']);
       });

@@ -94,7 +94,7 @@ export class GatewayModule implements OnApplicationShutdown {
                   : { token: credential },
               ),
             );
-            subscribeEvent(nats, CatalogSubjects.authInvalidated, () => cache.clear());
+            subscribeEvent(nats, CatalogSubjects.authInvalidated, (stale) => cache.forget(stale));
             return cache;
           },
         },

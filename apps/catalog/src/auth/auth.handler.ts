@@ -30,11 +30,11 @@ export class AuthHandler {
     return { emails: await this.auth.adminEmails(principal.organizationId) };
   }
 
-  /** Sign-out, key deletion and membership changes tell every gateway to drop its cached credentials. */
+  /** Sign-out, key deletion and membership changes tell every gateway to drop the credentials they made stale. */
   @Handles(CatalogSubjects.authHttp)
   async http(request: AuthHttpRequest): Promise<AuthHttpResponse> {
-    const { response, invalidates } = await this.auth.handleHttp(request);
-    if (invalidates) publishEvent(this.nats, CatalogSubjects.authInvalidated, {});
+    const { response, invalidated } = await this.auth.handleHttp(request);
+    if (invalidated) publishEvent(this.nats, CatalogSubjects.authInvalidated, invalidated);
     return response;
   }
 }

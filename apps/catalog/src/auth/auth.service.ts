@@ -1,6 +1,7 @@
 import type {
   AuthHttpRequest,
   AuthHttpResponse,
+  CredentialsInvalidated,
   MemberRole,
   Principal,
   ResolveCredential,
@@ -42,9 +43,16 @@ const INVALIDATING_CALLS = new Set([
   'POST /api/auth/organization/update-member-role',
 ]);
 
-export function invalidatesCredentials(method: string, pathname: string, status: number): boolean {
-  return status >= 200 && status < 300 && INVALIDATING_CALLS.has(`${method.toUpperCase()} ${pathname}`);
+function jsonBody(body: string | undefined): Record<string, unknown> {
+  try {
+    const parsed: unknown = body === undefined ? {} : JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
+
+const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 @Injectable()
 export class AuthService implements OnApplicationShutdown {
@@ -111,7 +119,12 @@ export class AuthService implements OnApplicationShutdown {
   }
 
   /** Answers a browser route under /api/auth exactly as better-auth would behind the gateway. */
-  async handleHttp(request: AuthHttpRequest): Promise<{ response: AuthHttpResponse; invalidates: boolean }> {
+  async handleHttp(
+    request: AuthHttpRequest,
+  ): Promise<{ response: AuthHttpResponse; invalidated: CredentialsInvalidated | null }> {
+    const call = `${request.method.toUpperCase()} ${new URL(request.url).pathname}`;
+    // Read before the call: after a sign-out or a removal there is no session or member to read.
+    const affected = INVALIDATING_CALLS.has(call) ? await this.affectedBy(call, request) : null;
     const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';
     const response = await this.auth.handler(
       new Request(request.url, {
@@ -126,8 +139,51 @@ export class AuthService implements OnApplicationShutdown {
         headers: [...response.headers.entries()],
         body: await response.text(),
       },
-      invalidates: invalidatesCredentials(request.method, new URL(request.url).pathname, response.status),
+      invalidated: response.ok ? affected : null,
     };
+  }
+
+  /**
+   * Whose cached credentials an invalidating call would make stale: the caller's own (the session's
+   * user), and the member or key it names. Only these are forgotten, so a call that changes nothing
+   * (a sign-out without a session, a switch to the organization already active) costs at most the
+   * caller's own cache entries, never every gateway's cache. Null when it names nobody.
+   */
+  private async affectedBy(call: string, request: AuthHttpRequest): Promise<CredentialsInvalidated | null> {
+    const session = await this.auth.api
+      .getSession({ headers: new Headers(request.headers) })
+      .catch(() => null);
+    const userIds = session ? [session.user.id] : [];
+    const keyIds: string[] = [];
+    const body = jsonBody(request.body);
+    switch (call) {
+      case 'POST /api/auth/organization/remove-member':
+      case 'POST /api/auth/organization/update-member-role': {
+        const member = textOf(body.memberIdOrEmail) ?? textOf(body.memberId);
+        if (member) userIds.push(...(await this.userIdsOfMember(member)));
+        break;
+      }
+      case 'POST /api/auth/api-key/delete':
+      case 'POST /api/auth/api-key/update': {
+        const keyId = textOf(body.keyId);
+        if (keyId) keyIds.push(keyId);
+        break;
+      }
+      case 'GET /api/auth/delete-user/callback':
+        // Confirmed by a token from an email, maybe without a session: whose is not known here.
+        return { all: true };
+    }
+    return userIds.length + keyIds.length === 0 ? null : { userIds, keyIds };
+  }
+
+  /** The user behind a member id, or behind an email address as better-auth's removal takes it. */
+  private async userIdsOfMember(memberIdOrEmail: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ userId: string }>(
+      `SELECT "userId" FROM member WHERE id = $1
+       UNION SELECT id FROM "user" WHERE email = lower($1)`,
+      [memberIdOrEmail],
+    );
+    return rows.map((row) => row.userId);
   }
 
   // The admin CLI's operations, for operators without a browser.

@@ -23,11 +23,11 @@ export class ApiKeysHandler {
     return this.keys.create(principal, name);
   }
 
-  /** A revoked key must stop working at once: every gateway forgets the credentials it cached. */
+  /** A revoked key must stop working at once: every gateway forgets it. */
   @Handles(CatalogSubjects.keysDelete)
   async delete({ id }: IdRequest, principal: Principal) {
     const deleted = await this.keys.delete(principal, id);
-    publishEvent(this.nats, CatalogSubjects.authInvalidated, {});
+    publishEvent(this.nats, CatalogSubjects.authInvalidated, { keyIds: [id] });
     return deleted;
   }
 }

@@ -1,4 +1,4 @@
-import type { ResolvedCredential } from '#contracts';
+import type { CredentialsInvalidated, ResolvedCredential } from '#contracts';
 import { LRUCache } from 'lru-cache';
 
 const MAX_ENTRIES = 50_000;
@@ -50,7 +50,23 @@ export class CredentialCache {
     return cached !== undefined && this.settled.get(cached)?.kind === 'principal';
   }
 
-  clear(): void {
-    this.entries.clear();
+  /**
+   * Forgets the credentials a change made stale: those of the users and keys named (or every one).
+   * Lookups still in flight may have read the state before the change, and refusals carry no owner:
+   * both go too, and cost a lookup each at most.
+   */
+  forget({ userIds = [], keyIds = [], all = false }: CredentialsInvalidated): void {
+    if (all) return this.entries.clear();
+    const users = new Set(userIds);
+    const keys = new Set(keyIds);
+    const stale = [...this.entries.entries()].filter(([, lookup]) => {
+      const resolved = this.settled.get(lookup);
+      return (
+        resolved?.kind !== 'principal' ||
+        (resolved.principal.userId !== null && users.has(resolved.principal.userId)) ||
+        (resolved.principal.keyId !== null && keys.has(resolved.principal.keyId))
+      );
+    });
+    for (const [token] of stale) this.entries.delete(token);
   }
 }

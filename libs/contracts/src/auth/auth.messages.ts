@@ -38,6 +38,16 @@ export type ResolvedCredential =
   | { kind: 'forbidden'; message: string }
   | { kind: 'unauthorized' };
 
+/**
+ * Whose cached credentials a change made stale: the sessions and keys of these users, these keys, or,
+ * when the change cannot say whose, every one.
+ */
+export interface CredentialsInvalidated {
+  userIds?: string[];
+  keyIds?: string[];
+  all?: boolean;
+}
+
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** A browser route under /api/auth, carried to catalog as-is so better-auth answers it. */

@@ -10,6 +10,7 @@ import {
 import {
   AuthHttpRequest,
   type AuthHttpResponse,
+  type CredentialsInvalidated,
   RateLimitConsume,
   type RateLimitTotals,
   ResolveCredential,
@@ -42,10 +43,10 @@ export const CatalogSubjects = {
     callers: ['gateway'],
     reply: returns<AuthHttpResponse>(),
   }),
-  /** Cached credentials may be stale (a sign-out, a key deleted): every gateway forgets them. */
+  /** Some cached credentials are stale (a sign-out, a key deleted): every gateway forgets those. */
   authInvalidated: event('catalog.auth.invalidated', {
     listeners: ['gateway'],
-    payload: returns<Record<string, never>>(),
+    payload: returns<CredentialsInvalidated>(),
   }),
   rateLimitConsume: systemRpc('catalog.ratelimit.consume', RateLimitConsume, {
     callers: ['gateway'],
