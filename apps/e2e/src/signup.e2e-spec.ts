@@ -377,4 +377,80 @@ describe('who may join', () => {
       expect((await early.get('/api/v1/projects')).status).toBe(200);
     });
   });
+
+  describe('SIGNUP=invite without a mail server', () => {
+    let ownerApi: ApiClient;
+
+    beforeAll(async () => {
+      await stack.processes.get('all-in-one')!.stop();
+      delete stack.description.env.SMTP_URL;
+      const gateway = await stack.startGateway(
+        { SERVICES: 'catalog,gateway', SIGNUP: 'invite' },
+        { app: 'all-in-one', timeoutMs: 60_000 },
+      );
+      stack.processes.set('all-in-one', gateway.process);
+      stack.description.baseUrl = gateway.baseUrl;
+      anonymous = new ApiClient(gateway.baseUrl);
+      origin = { origin: gateway.baseUrl };
+      ownerApi = anonymous.withToken(await signIn(stack.description, owner.email, owner.password));
+    }, 90_000);
+
+    it("lets a link an inviter handed over answer its own invitation, and no other organization's", async () => {
+      const email = addressOf('ceo');
+      // Another organization invites the address first, as an admin.
+      const other = await createOrganization(stack.description, { name: 'Other' });
+      const otherOwner = await createMember(stack.description, other.organizationId, 'owner');
+      const otherApi = anonymous.withToken(
+        await signIn(stack.description, otherOwner.email, otherOwner.password),
+      );
+      const theirs = await otherApi.post(
+        '/api/auth/organization/invite-member',
+        { email, role: 'admin' },
+        origin,
+      );
+      expect(theirs.status).toBe(200);
+      // Acme's owner invites it too and, with no mail server, is shown the link.
+      const ours = await ownerApi.post(
+        '/api/auth/organization/invite-member',
+        { email, role: 'member' },
+        origin,
+      );
+      const { link } = (await ownerApi.get(`/api/auth/invitation/link?invitationId=${ours.body.id}`)).body;
+      const token = new URL(link).searchParams.get('token')!;
+      // Whoever holds that link makes the account for the address, and is in Acme only.
+      const signUp = await anonymous.post(
+        '/api/auth/invitation/sign-up',
+        { invitationId: ours.body.id, token, name: 'Not the CEO', password: 'holder-password-1' },
+        origin,
+      );
+      expect(signUp.status).toBe(200);
+      const holder = anonymous.withToken(signUp.body.token);
+
+      // The link proves no address: the other organization's invitation stays closed to them.
+      const attempts = await Promise.all([
+        holder.post('/api/auth/invitation/confirm-email', { invitationId: ours.body.id, token }, origin),
+        holder.post('/api/auth/organization/accept-invitation', { invitationId: theirs.body.id }, origin),
+        holder.post(
+          '/api/auth/invitation/answer',
+          { invitationId: theirs.body.id, token, accept: true },
+          origin,
+        ),
+      ]);
+      expect(attempts.map((answer) => [answer.status, answer.body.code])).toEqual([
+        [403, 'LINK_NOT_EMAILED'],
+        [403, 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION'],
+        [400, 'INVITATION_NOT_FOUND'],
+      ]);
+      // It answers its own, and its holder is in Acme.
+      const joined = await holder.post(
+        '/api/auth/invitation/answer',
+        { invitationId: ours.body.id, token, accept: true },
+        origin,
+      );
+      expect(joined.body).toEqual({ status: 'accepted' });
+      expect((await holder.get('/api/v1/projects')).status).toBe(200);
+      const otherMembers = (await otherApi.get('/api/auth/organization/list-members')).body.members;
+      expect(otherMembers.map((row: { userId: string }) => row.userId)).not.toContain(signUp.body.user.id);
+    });
+  });
 });

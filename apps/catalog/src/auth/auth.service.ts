@@ -38,6 +38,7 @@ const INVALIDATING_CALLS = new Set([
   'POST /api/auth/api-key/update',
   'POST /api/auth/organization/set-active',
   'POST /api/auth/organization/accept-invitation',
+  'POST /api/auth/invitation/answer',
   'POST /api/auth/organization/leave',
   'POST /api/auth/organization/remove-member',
   'POST /api/auth/organization/update-member-role',

@@ -47,6 +47,78 @@ async function openInvitation(
   return invitation;
 }
 
+/** The open invitation of the link, for its recipient signed in. */
+async function recipientsInvitation(
+  ctx: GenericEndpointContext & { context: { session: { user: User } } },
+  secret: string,
+  link: z.infer<typeof byToken>,
+): Promise<Invitation> {
+  const invitation = await openInvitation(ctx, secret, link);
+  const { user } = ctx.context.session;
+  if (invitation.email.toLowerCase() !== user.email.toLowerCase())
+    throw new APIError('FORBIDDEN', {
+      code: 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION',
+      message: `This invitation is for ${invitation.email}; you are signed in as ${user.email}.`,
+    });
+  return invitation;
+}
+
+/** An emailed link reached the address: it is the signed-in user's. */
+async function proveAddress(ctx: GenericEndpointContext & { context: { session: { user: User } } }) {
+  const { user } = ctx.context.session;
+  if (!user.emailVerified) await ctx.context.internalAdapter.updateUser(user.id, { emailVerified: true });
+}
+
+/**
+ * Answers one invitation for its recipient, on the proof of its own link alone: no address is taken
+ * for proven by it, so it opens no other invitation. Accepting makes them a member with the invited
+ * role and switches their session to the organization.
+ */
+async function answer(
+  ctx: GenericEndpointContext & { context: { session: { user: User; session: { token: string } } } },
+  invitation: Invitation,
+  accept: boolean,
+): Promise<void> {
+  const { user, session } = ctx.context.session;
+  await runWithTransaction(ctx.context.adapter, async () => {
+    const answered = await ctx.context.adapter.update<Invitation>({
+      model: 'invitation',
+      where: [
+        { field: 'id', value: invitation.id },
+        { field: 'status', value: 'pending' },
+      ],
+      update: { status: accept ? 'accepted' : 'rejected' },
+    });
+    if (!answered)
+      throw new APIError('BAD_REQUEST', {
+        code: 'INVITATION_NOT_FOUND',
+        message: 'This invitation was answered or cancelled meanwhile.',
+      });
+    if (!accept) return;
+    const member = await ctx.context.adapter.findOne<Member>({
+      model: 'member',
+      where: [
+        { field: 'organizationId', value: invitation.organizationId },
+        { field: 'userId', value: user.id },
+      ],
+    });
+    if (!member)
+      await ctx.context.adapter.create({
+        model: 'member',
+        data: {
+          organizationId: invitation.organizationId,
+          userId: user.id,
+          role: invitation.role,
+          createdAt: new Date(),
+        },
+      });
+  });
+  if (accept)
+    await ctx.context.internalAdapter.updateSession(session.token, {
+      activeOrganizationId: invitation.organizationId,
+    });
+}
+
 /**
  * Makes a password account the way better-auth's sign-up does (its sign-up endpoint is off unless
  * `SIGNUP=open`): for the admin CLI and for someone who opened an invitation.
@@ -85,8 +157,10 @@ export async function createPasswordUser<Options extends BetterAuthOptions>(
 /**
  * What better-auth leaves to the application about who may join: the sign-up mode, for the console,
  * and around an invitation's link: who opened it (the token), making the invitee's account where `SIGNUP` allows, and the link itself for
- * owners and admins when there is no mail server. Accepting stays better-auth's
- * `/organization/accept-invitation`, which asks for a verified address: holding the link verifies it.
+ * owners and admins when there is no mail server. The link's holder answers through
+ * `/invitation/answer`, which takes the link for proof of that one invitation. Only an emailed link
+ * proves the address itself (better-auth's own `/organization/accept-invitation` asks for a verified
+ * one): a link the inviter handed over says nothing of who reads that mailbox.
  */
 export function invitationAccess(options: InvitationAccessOptions) {
   return {
@@ -136,11 +210,13 @@ export function invitationAccess(options: InvitationAccessOptions) {
               code: 'USER_ALREADY_EXISTS',
               message: `${invitation.email} already has an account: sign in to accept the invitation.`,
             });
+          // An emailed link proves the address; one the inviter handed over (no mail server) does not,
+          // or an admin could make the account of anyone invited anywhere and answer every invitation.
           const user = await createPasswordUser(ctx.context, {
             email: invitation.email,
             name: ctx.body.name,
             password: ctx.body.password,
-            emailVerified: true,
+            emailVerified: options.emailed,
           });
           const session = await ctx.context.internalAdapter.createSession(user.id);
           await setSessionCookie(ctx, { session, user });
@@ -155,16 +231,26 @@ export function invitationAccess(options: InvitationAccessOptions) {
         '/invitation/confirm-email',
         { method: 'POST', body: byToken, use: [sessionMiddleware] },
         async (ctx) => {
-          const invitation = await openInvitation(ctx, options.secret, ctx.body);
-          const { user } = ctx.context.session;
-          if (invitation.email.toLowerCase() !== user.email.toLowerCase())
+          const invitation = await recipientsInvitation(ctx, options.secret, ctx.body);
+          if (!options.emailed)
             throw new APIError('FORBIDDEN', {
-              code: 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION',
-              message: `This invitation is for ${invitation.email}; you are signed in as ${user.email}.`,
+              code: 'LINK_NOT_EMAILED',
+              message:
+                'Without a mail server the link was handed over by its inviter, so it proves no address: answer the invitation with /invitation/answer.',
             });
-          if (!user.emailVerified)
-            await ctx.context.internalAdapter.updateUser(user.id, { emailVerified: true });
-          return ctx.json({ emailVerified: true });
+          await proveAddress(ctx);
+          return ctx.json({ emailVerified: true, invitationId: invitation.id });
+        },
+      ),
+
+      answerInvitation: createAuthEndpoint(
+        '/invitation/answer',
+        { method: 'POST', body: byToken.extend({ accept: z.boolean() }), use: [sessionMiddleware] },
+        async (ctx) => {
+          const invitation = await recipientsInvitation(ctx, options.secret, ctx.body);
+          if (options.emailed) await proveAddress(ctx);
+          await answer(ctx, invitation, ctx.body.accept);
+          return ctx.json({ status: ctx.body.accept ? 'accepted' : 'rejected' });
         },
       ),
 

@@ -62,13 +62,11 @@ export const invitation = {
     ),
   signUp: (invitationId: string, token: string, name: string, password: string) =>
     post<{ token: string }>('/api/auth/invitation/sign-up', { invitationId, token, name, password }),
-  /** Accepting needs a verified address: holding the link proves it. */
+  /** The link's token is the proof: it answers this invitation and no other. */
   accept: async (invitationId: string, token: string) => {
-    await post<unknown>('/api/auth/invitation/confirm-email', { invitationId, token });
-    await post<unknown>('/api/auth/organization/accept-invitation', { invitationId });
+    await post<unknown>('/api/auth/invitation/answer', { invitationId, token, accept: true });
   },
   reject: async (invitationId: string, token: string) => {
-    await post<unknown>('/api/auth/invitation/confirm-email', { invitationId, token });
-    await post<unknown>('/api/auth/organization/reject-invitation', { invitationId });
+    await post<unknown>('/api/auth/invitation/answer', { invitationId, token, accept: false });
   },
 };
