@@ -54,6 +54,23 @@ describe('who may join', () => {
     await smtp?.stop();
   });
 
+  /**
+   * Starts the process again in another mode, on the same database and NATS; answers the owner signed
+   * in on it.
+   */
+  async function restartIn(signup: 'invite' | 'open'): Promise<ApiClient> {
+    await stack.processes.get('all-in-one')!.stop();
+    const gateway = await stack.startGateway(
+      { SERVICES: 'catalog,gateway', SIGNUP: signup },
+      { app: 'all-in-one', timeoutMs: 60_000 },
+    );
+    stack.processes.set('all-in-one', gateway.process);
+    stack.description.baseUrl = gateway.baseUrl;
+    anonymous = new ApiClient(gateway.baseUrl);
+    origin = { origin: gateway.baseUrl };
+    return anonymous.withToken(await signIn(stack.description, owner.email, owner.password));
+  }
+
   /** Organizations are the operator's in every mode. */
   async function expectNoOrganizationMadeBy(client: ApiClient) {
     const made = await client.post(
@@ -286,17 +303,7 @@ describe('who may join', () => {
     let ownerApi: ApiClient;
 
     beforeAll(async () => {
-      // The same database and NATS: the process starts again with the other mode.
-      await stack.processes.get('all-in-one')!.stop();
-      const gateway = await stack.startGateway(
-        { SERVICES: 'catalog,gateway', SIGNUP: 'open' },
-        { app: 'all-in-one', timeoutMs: 60_000 },
-      );
-      stack.processes.set('all-in-one', gateway.process);
-      stack.description.baseUrl = gateway.baseUrl;
-      anonymous = new ApiClient(gateway.baseUrl);
-      origin = { origin: gateway.baseUrl };
-      ownerApi = anonymous.withToken(await signIn(stack.description, owner.email, owner.password));
+      ownerApi = await restartIn('open');
     }, 90_000);
 
     it('lets a stranger sign up, into no organization, and make none', async () => {
@@ -382,17 +389,8 @@ describe('who may join', () => {
     let ownerApi: ApiClient;
 
     beforeAll(async () => {
-      await stack.processes.get('all-in-one')!.stop();
       delete stack.description.env.SMTP_URL;
-      const gateway = await stack.startGateway(
-        { SERVICES: 'catalog,gateway', SIGNUP: 'invite' },
-        { app: 'all-in-one', timeoutMs: 60_000 },
-      );
-      stack.processes.set('all-in-one', gateway.process);
-      stack.description.baseUrl = gateway.baseUrl;
-      anonymous = new ApiClient(gateway.baseUrl);
-      origin = { origin: gateway.baseUrl };
-      ownerApi = anonymous.withToken(await signIn(stack.description, owner.email, owner.password));
+      ownerApi = await restartIn('invite');
     }, 90_000);
 
     it("lets a link an inviter handed over answer its own invitation, and no other organization's", async () => {
