@@ -14,12 +14,7 @@ import { request } from 'node:http';
 
 import { TestStack } from '#testing';
 
-import { benchContext, rssMiB } from './src/context.js';
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
+import { argument, benchContext, rssMiB } from './src/context.js';
 
 const concurrent = Number(argument('requests', '20'));
 const mib = Number(argument('mib', '30'));

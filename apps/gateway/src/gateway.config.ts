@@ -1,4 +1,5 @@
 import type { ProductionChecked } from '#common';
+import { HOOK_BODY_MAX_BYTES } from '#contracts';
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
@@ -149,6 +150,9 @@ export class GatewayConfig implements ProductionChecked {
         return this.QUERY_BODY_LIMIT_BYTES;
       case 'diagram':
         return this.DIAGRAM_BODY_LIMIT_BYTES;
+      case 'hook':
+        // Deliveries are small; the events service refuses a larger one anyway.
+        return HOOK_BODY_MAX_BYTES;
     }
   }
 

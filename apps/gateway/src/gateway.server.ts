@@ -23,7 +23,7 @@ import { GatewayModule } from './gateway.module.js';
 import { HealthProbesController } from './health/health-probes.controller.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
 import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
-import { isHookRoute, limitHookBodies, type RawBodyRequest } from './hooks/raw-body.js';
+import { isHookRoute, type RawBodyRequest } from './hooks/raw-body.js';
 import { nulCharacterPath } from './http/nul-text.js';
 import { RouteTable } from './http/route-table.js';
 import { securityHeadersFor } from './http/security-headers.js';
@@ -32,9 +32,11 @@ import { securityHeadersFor } from './http/security-headers.js';
 const SERVED_FILES = /^\/(assets|docs)(\/|$)/;
 const REFERENCE = /^\/docs\/api(\/|$)/;
 
-function withServedFilesPublic(url: string, config: unknown): EdgeRouteConfig {
+/** What the edge must know of the routes registered outside Nest's controllers, read off their paths. */
+function withServedFiles(url: string, config: unknown): EdgeRouteConfig {
   const edge = edgeConfigOf(config);
-  return SERVED_FILES.test(url) && edge.access === undefined ? { ...edge, access: 'public' } : edge;
+  if (!SERVED_FILES.test(url) || edge.access !== undefined) return edge;
+  return { ...edge, access: 'public', ...(REFERENCE.test(url) ? { referencePage: true } : {}) };
 }
 
 /**
@@ -72,9 +74,8 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
   const fastify = adapter.getInstance();
   fastify.addHook('onRoute', (route) => {
     routes.add(route.method, route.url);
-    route.config = withServedFilesPublic(route.url, route.config);
+    route.config = withServedFiles(route.url, route.config);
     route.bodyLimit = config.bodyLimitOf(edgeConfigOf(route.config).bodySize);
-    limitHookBodies(route);
   });
   const securityHeaders = securityHeadersFor(config.PUBLIC_URL);
   // Set once Nest has made the gate, before the server listens.
@@ -82,11 +83,10 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     // First, so that refusals carry them too.
-    const pageUrl = request.routeOptions.url;
-    (pageUrl !== undefined && REFERENCE.test(pageUrl) ? securityHeaders.reference : securityHeaders.api)(
-      request.raw,
-      reply.raw,
-    );
+    const headers = edgeConfigOf(request.routeOptions.config).referencePage
+      ? securityHeaders.reference
+      : securityHeaders.api;
+    headers(request.raw, reply.raw);
     requestContext.run({ requestId: request.id }, () => {
       const refuse = (error: unknown) => {
         if (hasBodyToCutOff(request)) void reply.header('connection', 'close');

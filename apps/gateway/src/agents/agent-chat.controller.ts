@@ -9,7 +9,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { SessionOnly } from '../auth/session-only.decorator.js';
 import { AgentChatClient } from './agent-chat.client.js';
-import { LargeBody } from '../http/body-size.decorator.js';
+import { BodyLimit } from '../http/body-size.decorator.js';
 import { holdForStream, LiveHolds } from '../runs/live-holds.js';
 
 /** The AI SDK's UI message stream over SSE: one `data:` event per chunk, `[DONE]` at the end. */
@@ -33,7 +33,7 @@ export class AgentChatController {
 
   /** Refusals (unknown agent, invalid body) answer as errors before the stream starts. */
   @Post(':id/chat')
-  @LargeBody('diagram')
+  @BodyLimit('diagram')
   async chat(
     @CurrentPrincipal() principal: Principal,
     @Param('id') agentId: string,

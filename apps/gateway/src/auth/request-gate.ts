@@ -58,9 +58,9 @@ export class RequestGate {
       const refusal = crossSiteRefusal(request.method, request.headers, this.publicOrigin);
       if (refusal) throw new DomainException('forbidden', refusal);
     }
-    const address = addressBucketOf(request.ip);
     if (route.addressLimit) {
-      const verdict = await this.limits.address[route.addressLimit].hit(`${route.addressLimit}:${address}`);
+      const bucket = `${route.addressLimit}:${addressBucketOf(request.ip)}`;
+      const verdict = await this.limits.address[route.addressLimit].hit(bucket);
       if (!verdict.allowed) throw rateLimited(verdict, reply, 'This address');
     }
     if (route.access === 'public') return;
@@ -72,11 +72,12 @@ export class RequestGate {
         'Send an organization key or a session as "Authorization: Bearer <token>".',
       );
     }
-    const refusedBucket = `refused:${address}`;
+    // Only a credential that may be refused needs its address (most are cached valid ones).
+    const refusedBucket = () => `refused:${addressBucketOf(request.ip)}`;
     // An address past its refusals is not let to ask catalog again; a credential already known to be
     // valid asks nothing, so colleagues behind one address are not locked out by one guesser.
-    if (!this.credentials.knownValid(credential) && this.limits.refused.exceeded(refusedBucket)) {
-      throw rateLimited(await this.limits.refused.hit(refusedBucket), reply, 'This address');
+    if (!this.credentials.knownValid(credential) && this.limits.refused.exceeded(refusedBucket())) {
+      throw rateLimited(await this.limits.refused.hit(refusedBucket()), reply, 'This address');
     }
     const principal = await this.resolve(credential, refusedBucket, reply);
     if (principal.keyId !== null && route.access === 'session') {
@@ -89,12 +90,16 @@ export class RequestGate {
     request.principal = principal;
   }
 
-  private async resolve(credential: string, refusedBucket: string, reply: FastifyReply): Promise<Principal> {
+  private async resolve(
+    credential: string,
+    refusedBucket: () => string,
+    reply: FastifyReply,
+  ): Promise<Principal> {
     const resolved = await this.credentials.get(credential);
     if (resolved.kind === 'principal') return resolved.principal;
     // Only an unknown credential is a guess; a valid one without an organization is not.
     if (resolved.kind === 'unauthorized') {
-      const verdict = await this.limits.refused.hit(refusedBucket);
+      const verdict = await this.limits.refused.hit(refusedBucket());
       if (!verdict.allowed) throw rateLimited(verdict, reply, 'This address');
     }
     switch (resolved.kind) {

@@ -4,7 +4,7 @@ import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constant
 
 import { Public } from './public.decorator.js';
 import { SessionOnly } from './session-only.decorator.js';
-import { LargeBody } from '../http/body-size.decorator.js';
+import { BodyLimit } from '../http/body-size.decorator.js';
 
 const configOf = (method: unknown) => Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, method as object);
 
@@ -21,7 +21,7 @@ describe('edge route config', () => {
         return 'receive';
       }
 
-      @LargeBody('query')
+      @BodyLimit('query')
       query() {
         return 'query';
       }

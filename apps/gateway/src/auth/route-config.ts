@@ -6,8 +6,8 @@ export type RouteAccess = 'public' | 'credential' | 'session';
 /** A public route limited per client address, with the budget of that name (GatewayConfig). */
 export type AddressLimit = 'auth' | 'hooks';
 
-/** A route that takes a body larger than the default limit, with the limit of that name. */
-export type BodySize = 'query' | 'diagram';
+/** A route whose body limit is not the default, with the limit of that name. */
+export type BodySize = 'query' | 'diagram' | 'hook';
 
 /**
  * What the gateway's edge must know of a route before it reads the request's body: the route's
@@ -18,6 +18,8 @@ export interface EdgeRouteConfig {
   access?: RouteAccess;
   addressLimit?: AddressLimit;
   bodySize?: BodySize;
+  /** The reference page (Swagger UI), whose security headers allow its inline styles. */
+  referencePage?: boolean;
 }
 
 type Config = Partial<EdgeRouteConfig>;

@@ -17,7 +17,7 @@ import type { FastifyReply } from 'fastify';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
-import { LargeBody } from '../http/body-size.decorator.js';
+import { BodyLimit } from '../http/body-size.decorator.js';
 import { DatabaseQueryClient } from './database-query.client.js';
 
 @ApiTags('databases')
@@ -70,7 +70,7 @@ export class DatabasesController {
   }
 
   @Post(':id/query')
-  @LargeBody('query')
+  @BodyLimit('query')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Run a batch of SQL statements in one transaction',

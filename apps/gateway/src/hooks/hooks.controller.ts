@@ -4,6 +4,7 @@ import { Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common'
 import { ApiExcludeController } from '@nestjs/swagger';
 
 import { Public } from '../auth/public.decorator.js';
+import { BodyLimit } from '../http/body-size.decorator.js';
 import type { RawBodyRequest } from './raw-body.js';
 
 const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
@@ -15,6 +16,7 @@ const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature
  */
 @ApiExcludeController()
 @Public('hooks')
+@BodyLimit('hook')
 @Controller('hooks')
 export class HooksController {
   constructor(private readonly rpc: RpcClient) {}

@@ -1,4 +1,5 @@
 import { type BodySize, edgeRouteConfig } from '../auth/route-config.js';
 
-/** A route whose body may be larger than the default limit (GatewayConfig names each size). */
-export const LargeBody = (size: BodySize): MethodDecorator => edgeRouteConfig({ bodySize: size });
+/** A route whose body limit is not the default one (GatewayConfig names each size). */
+export const BodyLimit = (size: BodySize): MethodDecorator & ClassDecorator =>
+  edgeRouteConfig({ bodySize: size });

@@ -20,7 +20,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
-import { LargeBody } from '../http/body-size.decorator.js';
+import { BodyLimit } from '../http/body-size.decorator.js';
 
 @ApiTags('workflows')
 @Controller('api/v1')
@@ -40,7 +40,7 @@ export class WorkflowsController {
   }
 
   @Post('projects/:projectId/workflows')
-  @LargeBody('diagram')
+  @BodyLimit('diagram')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a workflow', description: 'Its diagram becomes the draft.' })
   @ApiCreatedResponse({ type: WorkflowDto })
@@ -62,7 +62,7 @@ export class WorkflowsController {
   }
 
   @Patch('workflows/:id')
-  @LargeBody('diagram')
+  @BodyLimit('diagram')
   @ApiOperation({
     summary: 'Update a workflow',
     description: 'Saves the draft; the live version changes only on publish.',
