@@ -129,7 +129,8 @@ describe('JetStreamQueue', () => {
         { write: (line: string) => warnings.push(JSON.parse(line).msg) },
       );
       const waiting = new JetStreamQueue(starting, logger);
-      await expect(waiting.ensure(testJob(), { withinMs: 1_000 })).rejects.toThrow(/not enabled/);
+      // Pauses of 250, 500, 1000 ms fit a 4 s budget with room for a slow first answer on a busy CI host.
+      await expect(waiting.ensure(testJob(), { withinMs: 4_000 })).rejects.toThrow(/not enabled/);
       // It asked again before giving up.
       expect(
         warnings.filter((message) => message === 'JetStream is not ready yet; trying again').length,
