@@ -1,5 +1,5 @@
-// `npm test`: builds, runs the quality gates (types, lint, format) and every Jest test, then prints
-// one line `N passed, N failed` in which each gate counts as one check beside the tests.
+// `npm test`: builds, runs the quality gates (types, lint, format, table types) and every Jest test,
+// then prints one line `N passed, N failed` in which each gate counts as one check beside the tests.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,11 +53,13 @@ async function gates(list) {
 const built = step('build', 'npm', ['run', '--silent', 'build']);
 count(built);
 if (jestArgs.length === 0) {
-  console.log('\n▶ typecheck, lint and format, at once');
+  console.log('\n▶ typecheck, lint, format and table types, at once');
   await gates([
     ['typecheck', 'npm', ['run', '--silent', 'typecheck']],
     ['lint', 'npm', ['run', '--silent', 'lint'], { NX_DAEMON: 'false', NX_NO_CLOUD: 'true' }],
     ['format', bin('prettier'), ['--check', '.', '--log-level=warn']],
+    // The committed table types against a database freshly migrated from the migrations in the tree.
+    ['table types', 'npm', ['run', '--silent', 'db:types:check']],
   ]);
 }
 

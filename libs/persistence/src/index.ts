@@ -5,3 +5,4 @@ export * from './query-rows.js';
 export * from './prepared-rows.js';
 export * from './service-database.module.js';
 export * from './batched-lookup.js';
+export * from './kysely.js';

@@ -1,0 +1,46 @@
+import { Inject } from '@nestjs/common';
+import { type Compilable, Kysely, PostgresDialect } from 'kysely';
+import type { Pool } from 'pg';
+import type { DataSource } from 'typeorm';
+
+/** The Nest token of a service's typed query builder (`Kysely<DB>` over the service's tables). */
+export const KYSELY = Symbol('Kysely');
+
+/** Injects the service's `Kysely<DB>`, typed by its generated `<service>.tables.ts`. */
+export const InjectKysely = (): ParameterDecorator => Inject(KYSELY);
+
+const pools = new WeakMap<Kysely<unknown>, () => Pool>();
+
+/** TypeORM's Postgres driver keeps its pg pool as `master`, typed `any`: the one place that reads it. */
+function poolOf(dataSource: DataSource): Pool {
+  return (dataSource.driver as unknown as { master: Pool }).master;
+}
+
+/**
+ * A typed query builder on the pool TypeORM's data source already manages: one pool per service, the
+ * migrations and the health check stay TypeORM's. Never `destroy()` it: that would end TypeORM's pool,
+ * which the data source ends on shutdown.
+ */
+export function kyselyOn<DB>(dataSource: DataSource): Kysely<DB> {
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: async () => poolOf(dataSource) }) });
+  pools.set(db as Kysely<unknown>, () => poolOf(dataSource));
+  return db;
+}
+
+/**
+ * The rows of a hot read, run as a named prepared statement: Postgres parses and plans it once per
+ * connection rather than on every call. The statement is still built and typed by Kysely; `name` must
+ * be unique per statement text across the service. Outside a transaction only (a transaction's
+ * `Kysely` has no pool of its own, and the statement then runs unprepared on it).
+ */
+export async function preparedQuery<O>(
+  db: Kysely<unknown>,
+  name: string,
+  query: Compilable<O>,
+): Promise<O[]> {
+  const compiled = query.compile();
+  const pool = pools.get(db);
+  if (!pool) return (await db.executeQuery(compiled)).rows;
+  const result = await pool().query({ name, text: compiled.sql, values: [...compiled.parameters] });
+  return result.rows as O[];
+}

@@ -1,0 +1,53 @@
+/**
+ * The Postgres schemas whose table types `npm run db:types` writes, one file per owning service.
+ *
+ * `columns` gives a column a narrower TypeScript type than its Postgres type says
+ * (`schema.table.column` → type), with the types it names imported from `imports`: a status column
+ * its union of statuses, a JSON column what the service writes there
+ * (`ColumnType<Diagram, string, string>`: read as a `Diagram`, written as its JSON text). Add a line
+ * here when a migration adds such a column.
+ */
+export interface SchemaTypes {
+  /** The service whose `migrate()` creates these schemas (`apps/<service>/src/<service>.app.ts`). */
+  service: string;
+  /** The schemas to describe: the service's own, and for the catalog, better-auth's. */
+  schemas: string[];
+  /** The generated file, from the repository root. */
+  outFile: string;
+  columns?: Record<string, string>;
+  /** Type name → module, as kysely-codegen's `customImports` spells them (`#` names an export). */
+  imports?: Record<string, string>;
+}
+
+export const SCHEMA_TYPES: SchemaTypes[] = [
+  {
+    service: 'catalog',
+    schemas: ['catalog', 'auth'],
+    outFile: 'apps/catalog/src/catalog.tables.ts',
+  },
+  {
+    service: 'workflow',
+    schemas: ['workflow'],
+    outFile: 'apps/workflow/src/workflow.tables.ts',
+  },
+  {
+    service: 'runner',
+    schemas: ['runner'],
+    outFile: 'apps/runner/src/runner.tables.ts',
+  },
+  {
+    service: 'events',
+    schemas: ['events'],
+    outFile: 'apps/events/src/events.tables.ts',
+  },
+  {
+    service: 'agent',
+    schemas: ['agent'],
+    outFile: 'apps/agent/src/agent.tables.ts',
+  },
+  {
+    service: 'database',
+    schemas: ['database'],
+    outFile: 'apps/database/src/database.tables.ts',
+  },
+];
