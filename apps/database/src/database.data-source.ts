@@ -1,6 +1,5 @@
 import type { ServiceDataSourceOptions } from '#persistence';
 
-import { DatabaseEntity } from './databases/database.entity.js';
 import { DatabaseInitial1764100000000 } from './migrations/1764100000000-database-initial.js';
 import { DatabaseShards1764200000000 } from './migrations/1764200000000-database-shards.js';
 import { DatabaseStorage1764600000000 } from './migrations/1764600000000-database-storage.js';
@@ -9,7 +8,7 @@ export function databaseDataSource(url: string): ServiceDataSourceOptions {
   return {
     url,
     schema: 'database',
-    entities: [DatabaseEntity],
+    entities: [],
     migrations: [DatabaseInitial1764100000000, DatabaseShards1764200000000, DatabaseStorage1764600000000],
   };
 }

@@ -3,15 +3,12 @@ import type { ServiceDataSourceOptions } from '#persistence';
 import { WorkflowInitial1763800000000 } from './migrations/1763800000000-workflow-initial.js';
 import { WorkflowDeletion1764400000000 } from './migrations/1764400000000-workflow-deletion.js';
 import { ScheduleClaims1764500000000 } from './migrations/1764500000000-schedule-claims.js';
-import { ScheduleEntity } from './schedules/schedule.entity.js';
-import { WorkflowVersionEntity } from './workflows/workflow-version.entity.js';
-import { WorkflowEntity } from './workflows/workflow.entity.js';
 
 export function workflowDataSource(url: string): ServiceDataSourceOptions {
   return {
     url,
     schema: 'workflow',
-    entities: [WorkflowEntity, WorkflowVersionEntity, ScheduleEntity],
+    entities: [],
     migrations: [WorkflowInitial1763800000000, WorkflowDeletion1764400000000, ScheduleClaims1764500000000],
   };
 }

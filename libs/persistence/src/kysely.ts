@@ -9,7 +9,7 @@ export const KYSELY = Symbol('Kysely');
 /** Injects the service's `Kysely<DB>`, typed by its generated `<service>.tables.ts`. */
 export const InjectKysely = (): ParameterDecorator => Inject(KYSELY);
 
-const pools = new WeakMap<Kysely<unknown>, () => Pool>();
+const pools = new WeakMap<object, () => Pool>();
 
 /** TypeORM's Postgres driver keeps its pg pool as `master`, typed `any`: the one place that reads it. */
 function poolOf(dataSource: DataSource): Pool {
@@ -23,7 +23,7 @@ function poolOf(dataSource: DataSource): Pool {
  */
 export function kyselyOn<DB>(dataSource: DataSource): Kysely<DB> {
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: async () => poolOf(dataSource) }) });
-  pools.set(db as Kysely<unknown>, () => poolOf(dataSource));
+  pools.set(db, () => poolOf(dataSource));
   return db;
 }
 
@@ -33,11 +33,7 @@ export function kyselyOn<DB>(dataSource: DataSource): Kysely<DB> {
  * be unique per statement text across the service. Outside a transaction only (a transaction's
  * `Kysely` has no pool of its own, and the statement then runs unprepared on it).
  */
-export async function preparedQuery<O>(
-  db: Kysely<unknown>,
-  name: string,
-  query: Compilable<O>,
-): Promise<O[]> {
+export async function preparedQuery<DB, O>(db: Kysely<DB>, name: string, query: Compilable<O>): Promise<O[]> {
   const compiled = query.compile();
   const pool = pools.get(db);
   if (!pool) return (await db.executeQuery(compiled)).rows;

@@ -57,6 +57,23 @@ export async function paginate<T extends ObjectLiteral & { id: string }>(
   return { data, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
 }
 
+/**
+ * Keyset pagination for a query the caller builds: `fetch` gets the id the page starts after (none on
+ * the first page) and how many rows to read (one more than the page holds, which says whether another
+ * page follows), and answers the rows in page order.
+ */
+export async function keysetPage<T extends { id: string }>(
+  request: PageRequest,
+  fetch: (window: { after: string | undefined; limit: number }) => Promise<T[]>,
+): Promise<Page<T>> {
+  const limit = request.limit ?? DEFAULT_PAGE_SIZE;
+  const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor);
+  const rows = await fetch({ after, limit: limit + 1 });
+  const data = rows.slice(0, limit);
+  const last = data.at(-1);
+  return { data, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+}
+
 export function mapPage<T, U>(page: Page<T>, map: (item: T) => U): Page<U> {
   return { data: page.data.map(map), nextCursor: page.nextCursor };
 }

@@ -29,6 +29,11 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
     service: 'workflow',
     schemas: ['workflow'],
     outFile: 'apps/workflow/src/workflow.tables.ts',
+    columns: {
+      'workflow.workflows.diagram': 'ColumnType<Diagram, string, string>',
+      'workflow.versions.diagram': 'ColumnType<Diagram, string, string>',
+    },
+    imports: { Diagram: '#contracts' },
   },
   {
     service: 'runner',
@@ -49,5 +54,7 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
     service: 'database',
     schemas: ['database'],
     outFile: 'apps/database/src/database.tables.ts',
+    columns: { 'database.shards.state': 'Generated<ShardState>' },
+    imports: { ShardState: './shards/shard-assignment.util.js' },
   },
 ];

@@ -1,21 +1,21 @@
 import type { Page } from '#common';
-import { isId, newId, paginate, type PageRequest } from '#persistence';
+import { InjectKysely, isId, keysetPage, mapPage, newId, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager, Repository } from 'typeorm';
+import { type Kysely, sql } from 'kysely';
 
-import { DatabaseEntity } from './database.entity.js';
+import type { DB } from '../database.tables.js';
 
-export type NewDatabase = Pick<DatabaseEntity, 'organizationId' | 'name' | 'description' | 'shard'>;
-
-/** Where a database's file is, for the replicas and their moves: not scoped by organization. */
-export interface Placement {
-  id: string;
-  organizationId: string;
-  shard: number;
-  moveId: string | null;
-}
-export type DatabaseChanges = Partial<Pick<DatabaseEntity, 'name' | 'description'>>;
+import {
+  type DatabaseChanges,
+  type DatabaseRecord,
+  type NewDatabase,
+  type Placement,
+  PLACEMENT_COLUMNS,
+  toDatabaseInsert,
+  toDatabaseUpdate,
+  toDatabaseRecord,
+  toPlacement,
+} from './database.mapper.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -23,40 +23,52 @@ export class DatabaseNameTakenError extends Error {}
 
 @Injectable()
 export class DatabaseRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(DatabaseEntity);
-  }
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
   /** Serializes database creation per organization so the plan limit cannot be overrun by a race. */
-  async transactionLockedFor<T>(
-    organizationId: string,
-    work: (manager: EntityManager) => Promise<T>,
-  ): Promise<T> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`databases:${organizationId}`]);
-      return work(manager);
+  transactionLockedFor<T>(organizationId: string, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .selectNoFrom((eb) =>
+          eb
+            .fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`databases:${organizationId}`)])])
+            .as('locked'),
+        )
+        .execute();
+      return work(trx);
     });
   }
 
-  count(organizationId: string, manager?: EntityManager): Promise<number> {
-    return this.repo(manager).countBy({ organizationId });
+  async count(organizationId: string, db: Kysely<DB> = this.db): Promise<number> {
+    const row = await db
+      .selectFrom('database.databases')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return row.count;
   }
 
-  insert(database: NewDatabase, manager?: EntityManager): Promise<DatabaseEntity> {
-    const repo = this.repo(manager);
-    return this.saveUnique(repo, repo.create({ id: newId(), moveId: null, ...database }));
+  insert(database: NewDatabase, db: Kysely<DB> = this.db): Promise<DatabaseRecord> {
+    return nameUnique(database.name, async () =>
+      toDatabaseRecord(
+        await db
+          .insertInto('database.databases')
+          .values(toDatabaseInsert(newId(), database))
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      ),
+    );
   }
 
   async placements(ids: string[]): Promise<Placement[]> {
     const wanted = ids.filter(isId);
     if (wanted.length === 0) return [];
-    return this.dataSource.query(
-      `SELECT id, organization_id AS "organizationId", shard, move_id AS "moveId"
-         FROM "database".databases WHERE id = ANY($1::uuid[])`,
-      [wanted],
-    );
+    const rows = await this.db
+      .selectFrom('database.databases')
+      .select(PLACEMENT_COLUMNS)
+      .where((eb) => eb('id', '=', eb.fn.any(sql<string[]>`${wanted}::uuid[]`)))
+      .execute();
+    return rows.map(toPlacement);
   }
 
   async placement(id: string): Promise<Placement | null> {
@@ -65,11 +77,14 @@ export class DatabaseRepository {
 
   /** The databases a shard holds, oldest first. */
   async onShard(shard: number): Promise<Placement[]> {
-    return this.dataSource.query(
-      `SELECT id, organization_id AS "organizationId", shard, move_id AS "moveId"
-         FROM "database".databases WHERE shard = $1 ORDER BY created_at, id`,
-      [shard],
-    );
+    const rows = await this.db
+      .selectFrom('database.databases')
+      .select(PLACEMENT_COLUMNS)
+      .where('shard', '=', shard)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toPlacement);
   }
 
   /**
@@ -77,60 +92,73 @@ export class DatabaseRepository {
    * Every step of a move is one such compare-and-set on the row, never a lock held while NATS carries
    * the file, so whichever side dies, the row alone says who holds the database.
    */
-  beginMove(id: string, shard: number, moveId: string): Promise<boolean> {
-    return this.changed(
-      `UPDATE "database".databases SET move_id = $3 WHERE id = $1 AND shard = $2 AND move_id IS NULL`,
-      [id, shard, moveId],
-    );
+  async beginMove(id: string, shard: number, moveId: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('database.databases')
+      .set({ move_id: moveId })
+      .where('id', '=', id)
+      .where('shard', '=', shard)
+      .where('move_id', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** The commit point of a move: only while the move is still the one the source began. */
-  commitMove(id: string, from: number, to: number, moveId: string): Promise<boolean> {
-    return this.changed(
-      `UPDATE "database".databases SET shard = $3, move_id = NULL
-        WHERE id = $1 AND shard = $2 AND move_id = $4`,
-      [id, from, to, moveId],
-    );
+  async commitMove(id: string, from: number, to: number, moveId: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('database.databases')
+      .set({ shard: to, move_id: null })
+      .where('id', '=', id)
+      .where('shard', '=', from)
+      .where('move_id', '=', moveId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** Gives up a move; once this succeeds the target can no longer commit it. */
-  abortMove(id: string, from: number, moveId: string): Promise<boolean> {
-    return this.changed(
-      `UPDATE "database".databases SET move_id = NULL WHERE id = $1 AND shard = $2 AND move_id = $3`,
-      [id, from, moveId],
-    );
-  }
-
-  private async changed(sql: string, params: unknown[]): Promise<boolean> {
-    const [, affected] = (await this.dataSource.query(sql, params)) as [unknown, number];
-    return affected > 0;
+  async abortMove(id: string, from: number, moveId: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('database.databases')
+      .set({ move_id: null })
+      .where('id', '=', id)
+      .where('shard', '=', from)
+      .where('move_id', '=', moveId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** What the database holds now (docs/databases.md, "Storage"); not scoped: its shard measured it. */
   async recordStorage(id: string, bytes: number): Promise<void> {
-    await this.dataSource.query(`UPDATE "database".databases SET storage_bytes = $2 WHERE id = $1`, [
-      id,
-      Math.max(0, Math.round(bytes)),
-    ]);
+    await this.db
+      .updateTable('database.databases')
+      .set({ storage_bytes: Math.max(0, Math.round(bytes)) })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Bytes the organization's databases other than `id` hold, as last measured. */
   async storageOfOthers(organizationId: string, id: string): Promise<number> {
-    const [row] = (await this.dataSource.query(
-      `SELECT coalesce(sum(storage_bytes), 0)::text AS bytes FROM "database".databases
-        WHERE organization_id = $1 AND id <> $2`,
-      [organizationId, id],
-    )) as Array<{ bytes: string }>;
+    const row = await this.db
+      .selectFrom('database.databases')
+      .select((eb) =>
+        eb.cast<string>(eb.fn.coalesce(eb.fn.sum('storage_bytes'), eb.lit(0)), 'text').as('bytes'),
+      )
+      .where('organization_id', '=', organizationId)
+      .where('id', '<>', id)
+      .executeTakeFirst();
     return Number(row?.bytes ?? 0);
   }
 
   /** Bytes the organization's databases hold together, and its largest one. */
   async storage(organizationId: string): Promise<{ total: number; largest: number }> {
-    const [row] = (await this.dataSource.query(
-      `SELECT coalesce(sum(storage_bytes), 0)::text AS total, coalesce(max(storage_bytes), 0)::text AS largest
-         FROM "database".databases WHERE organization_id = $1`,
-      [organizationId],
-    )) as Array<{ total: string; largest: string }>;
+    const row = await this.db
+      .selectFrom('database.databases')
+      .select((eb) => [
+        eb.cast<string>(eb.fn.coalesce(eb.fn.sum('storage_bytes'), eb.lit(0)), 'text').as('total'),
+        eb.cast<string>(eb.fn.coalesce(eb.fn.max('storage_bytes'), eb.lit(0)), 'text').as('largest'),
+      ])
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
     return { total: Number(row?.total ?? 0), largest: Number(row?.largest ?? 0) };
   }
 
@@ -138,45 +166,69 @@ export class DatabaseRepository {
   async existing(organizationId: string, ids: string[]): Promise<string[]> {
     const wanted = ids.filter(isId);
     if (wanted.length === 0) return [];
-    const rows: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT id FROM "database".databases WHERE organization_id = $1 AND id = ANY($2::uuid[])`,
-      [organizationId, wanted],
-    );
+    const rows = await this.db
+      .selectFrom('database.databases')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where((eb) => eb('id', '=', eb.fn.any(sql<string[]>`${wanted}::uuid[]`)))
+      .execute();
     return rows.map((row) => row.id);
   }
 
-  find(organizationId: string, id: string): Promise<DatabaseEntity | null> {
-    return this.repo().findOneBy({ organizationId, id });
+  async find(organizationId: string, id: string): Promise<DatabaseRecord | null> {
+    const row = await this.db
+      .selectFrom('database.databases')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toDatabaseRecord(row) : null;
   }
 
-  list(organizationId: string, page: PageRequest): Promise<Page<DatabaseEntity>> {
-    const query = this.repo()
-      .createQueryBuilder('database')
-      .where('database.organization_id = :organizationId', { organizationId });
-    return paginate(query, page);
+  async list(organizationId: string, page: PageRequest): Promise<Page<DatabaseRecord>> {
+    const rows = await keysetPage(page, ({ after, limit }) => {
+      let query = this.db
+        .selectFrom('database.databases')
+        .selectAll()
+        .where('organization_id', '=', organizationId);
+      if (after !== undefined) query = query.where('id', '<', after);
+      return query.orderBy('id', 'desc').limit(limit).execute();
+    });
+    return mapPage(rows, toDatabaseRecord);
   }
 
-  update(database: DatabaseEntity, changes: DatabaseChanges): Promise<DatabaseEntity> {
-    return this.saveUnique(this.repo(), Object.assign(database, changes));
+  /** The database as changed; null when it was deleted since it was read. */
+  update(database: DatabaseRecord, changes: DatabaseChanges): Promise<DatabaseRecord | null> {
+    return nameUnique(changes.name ?? database.name, async () => {
+      const row = await this.db
+        .updateTable('database.databases')
+        .set({ ...toDatabaseUpdate(changes), updated_at: sql<Date>`now()` })
+        .where('organization_id', '=', database.organizationId)
+        .where('id', '=', database.id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toDatabaseRecord(row) : null;
+    });
   }
 
   /** Deletes the row only while `shard` holds the database, so no other replica's file is orphaned. */
   async delete(organizationId: string, id: string, shard: number): Promise<boolean> {
-    const result = await this.repo().delete({ organizationId, id, shard });
-    return (result.affected ?? 0) > 0;
+    const result = await this.db
+      .deleteFrom('database.databases')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .where('shard', '=', shard)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
   }
+}
 
-  private async saveUnique(
-    repo: Repository<DatabaseEntity>,
-    database: DatabaseEntity,
-  ): Promise<DatabaseEntity> {
-    try {
-      return await repo.save(database);
-    } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) {
-        throw new DatabaseNameTakenError(database.name);
-      }
-      throw error;
-    }
+/** The organization's database names are unique (`databases_organization_name_key`). */
+async function nameUnique<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) throw new DatabaseNameTakenError(name);
+    throw error;
   }
 }

@@ -19,11 +19,11 @@ import { leastLoaded } from '../shards/shard-assignment.util.js';
 import { ShardClient, ShardUnreachableError } from '../shards/shard.client.js';
 import { ShardRepository } from '../shards/shard.repository.js';
 import { SHARD_LIVE_MS } from '../shards/shard-registry.service.js';
-import type { DatabaseEntity } from './database.entity.js';
+import type { DatabaseRecord } from './database.mapper.js';
 import { DatabaseNameTakenError, DatabaseRepository } from './database.repository.js';
 import { PlanClient } from './plan.client.js';
 
-export function toDatabaseDto(database: DatabaseEntity): DatabaseDto {
+export function toDatabaseDto(database: DatabaseRecord): DatabaseDto {
   return {
     id: database.id,
     name: database.name,
@@ -96,13 +96,13 @@ export class DatabasesService {
     let fileOf: string | undefined;
     try {
       const database = await this.nameChecked(input.name, () =>
-        this.databases.transactionLockedFor(organizationId, async (manager) => {
-          if ((await this.databases.count(organizationId, manager)) >= limit) {
+        this.databases.transactionLockedFor(organizationId, async (trx) => {
+          if ((await this.databases.count(organizationId, trx)) >= limit) {
             throw DomainException.planLimit('databases', limit);
           }
           const inserted = await this.databases.insert(
             { organizationId, name: input.name, description: input.description ?? '', shard: this.shard },
-            manager,
+            trx,
           );
           fileOf = inserted.id;
           await this.engine.create(organizationId, inserted.id);
@@ -133,7 +133,9 @@ export class DatabasesService {
       return toDatabaseDto(database);
     }
     const name = input.name ?? database.name;
-    return toDatabaseDto(await this.nameChecked(name, () => this.databases.update(database, changes)));
+    const updated = await this.nameChecked(name, () => this.databases.update(database, changes));
+    if (!updated) throw DomainException.notFound('database', id);
+    return toDatabaseDto(updated);
   }
 
   /** Deleting removes the file, so the replica holding the database does it. */
@@ -168,7 +170,7 @@ export class DatabasesService {
   }
 
   /** The caller's database, or database_not_found: another organization's database is never found. */
-  async findOwned(principal: Principal, id: string): Promise<DatabaseEntity> {
+  async findOwned(principal: Principal, id: string): Promise<DatabaseRecord> {
     const database = isId(id) ? await this.databases.find(principal.organizationId, id) : null;
     if (!database) throw DomainException.notFound('database', id);
     return database;
@@ -187,7 +189,7 @@ export class DatabasesService {
     }
   }
 
-  private async nameChecked(name: string, save: () => Promise<DatabaseEntity>): Promise<DatabaseEntity> {
+  private async nameChecked<T>(name: string, save: () => Promise<T>): Promise<T> {
     try {
       return await save();
     } catch (error) {

@@ -19,7 +19,8 @@ import {
   RPC_TIMEOUT_MS,
   SHARD,
 } from '../database.tokens.js';
-import { DatabaseRepository, type Placement } from '../databases/database.repository.js';
+import type { Placement } from '../databases/database.mapper.js';
+import { DatabaseRepository } from '../databases/database.repository.js';
 import { DatabaseFiles } from '../engine/database-files.js';
 import { DatabaseEngine, type MoveOutcome } from '../engine/database-engine.js';
 import { type AdoptRequest, type MovedDto, MoveHeaders } from './move.messages.js';

@@ -1,7 +1,10 @@
+/** Whether a registered replica may receive databases (`active`) or is being emptied (`leaving`). */
+export type ShardState = 'active' | 'leaving';
+
 /** A replica as the registry sees it, with the number of databases it holds. */
 export interface ShardLoad {
   shard: number;
-  state: 'active' | 'leaving';
+  state: ShardState;
   /** Its heartbeat is recent: it can take requests and files. */
   live: boolean;
   databases: number;

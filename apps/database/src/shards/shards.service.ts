@@ -8,13 +8,14 @@ import { DatabaseRepository } from '../databases/database.repository.js';
 import type { MovedDto } from './move.messages.js';
 import { type PlannedMove, planDrain, planRebalance } from './shard-assignment.util.js';
 import { ShardClient } from './shard.client.js';
-import { ShardRepository, type ShardRow } from './shard.repository.js';
+import type { ShardRecord } from './shard.mapper.js';
+import { ShardRepository } from './shard.repository.js';
 import { SHARD_LIVE_MS } from './shard-registry.service.js';
 
 /** Past the batches' deadline, what one move may take to copy and verify its file. */
 const MOVE_TRANSFER_MS = 300_000;
 
-function toShardDto(row: ShardRow): DatabaseShardDto {
+function toShardDto(row: ShardRecord): DatabaseShardDto {
   return {
     shard: row.shard,
     state: row.state,

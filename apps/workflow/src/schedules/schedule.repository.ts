@@ -1,43 +1,41 @@
+import { InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 
-import type { Transaction } from '../transaction.js';
+import type { DB } from '../workflow.tables.js';
 
-import { ScheduleEntity } from './schedule.entity.js';
+import { type ScheduleRecord, toScheduleRecord, toScheduleRow } from './schedule.mapper.js';
 
 @Injectable()
 export class ScheduleRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  private repo(manager?: Transaction) {
-    return (manager ?? this.dataSource.manager).getRepository(ScheduleEntity);
-  }
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
   /** Locks the workflow's rows, so a rebuild and a scheduler's claim of them take turns. */
-  findForWorkflowForUpdate(workflowId: string, manager: Transaction): Promise<ScheduleEntity[]> {
-    return this.repo(manager)
-      .createQueryBuilder('schedule')
-      .setLock('pessimistic_write')
-      .where('schedule.workflow_id = :workflowId', { workflowId })
-      .getMany();
+  async findForWorkflowForUpdate(workflowId: string, trx: Kysely<DB>): Promise<ScheduleRecord[]> {
+    const rows = await trx
+      .selectFrom('workflow.schedules')
+      .selectAll()
+      .where('workflow_id', '=', workflowId)
+      .forUpdate()
+      .execute();
+    return rows.map(toScheduleRecord);
   }
 
-  async replaceForWorkflow(workflowId: string, rows: ScheduleEntity[], manager: Transaction): Promise<void> {
-    await this.repo(manager).delete({ workflowId });
-    if (rows.length > 0) await this.repo(manager).insert(rows);
+  async replaceForWorkflow(workflowId: string, rows: ScheduleRecord[], trx: Kysely<DB>): Promise<void> {
+    await this.deleteForWorkflow(workflowId, trx);
+    if (rows.length > 0) await trx.insertInto('workflow.schedules').values(rows.map(toScheduleRow)).execute();
   }
 
-  async deleteForWorkflow(workflowId: string, manager?: Transaction): Promise<void> {
-    await this.repo(manager).delete({ workflowId });
+  async deleteForWorkflow(workflowId: string, db: Kysely<DB> = this.db): Promise<void> {
+    await db.deleteFrom('workflow.schedules').where('workflow_id', '=', workflowId).execute();
   }
 
   async nextRunAt(workflowId: string): Promise<Date | null> {
-    const row = await this.repo()
-      .createQueryBuilder('schedule')
-      .select('min(schedule.next_run_at)', 'next')
-      .where('schedule.workflow_id = :workflowId', { workflowId })
-      .getRawOne<{ next: Date | null }>();
+    const row = await this.db
+      .selectFrom('workflow.schedules')
+      .select((eb) => eb.fn.min<Date | null>('next_run_at').as('next'))
+      .where('workflow_id', '=', workflowId)
+      .executeTakeFirst();
     return row?.next ?? null;
   }
 
@@ -49,20 +47,37 @@ export class ScheduleRepository {
    * against a pause that raced a rebuild, and keeps a deleted workflow's rows, which go only when it
    * is purged, from firing.
    */
-  async claimDue(now: Date, limit: number, leaseMs: number): Promise<ScheduleEntity[]> {
-    const [rows] = (await this.dataSource.query(
-      `UPDATE workflow.schedules s SET claimed_until = now() + make_interval(secs => $3 / 1000.0)
-       FROM (SELECT s.workflow_id, s.trigger_node_id FROM workflow.schedules s
-             JOIN workflow.workflows w ON w.id = s.workflow_id
-             WHERE s.next_run_at <= $1 AND (s.claimed_until IS NULL OR s.claimed_until < now())
-               AND w.paused_at IS NULL AND w.deleted_at IS NULL
-             ORDER BY s.next_run_at LIMIT $2 FOR UPDATE OF s SKIP LOCKED) due
-       WHERE s.workflow_id = due.workflow_id AND s.trigger_node_id = due.trigger_node_id
-       RETURNING s.workflow_id, s.trigger_node_id, s.organization_id, s.version, s.cron, s.time_zone,
-         s.next_run_at, s.claimed_until`,
-      [now, limit, leaseMs],
-    )) as [ScheduleRow[], number];
-    return rows.map(toSchedule);
+  async claimDue(now: Date, limit: number, leaseMs: number): Promise<ScheduleRecord[]> {
+    const due = this.db
+      .selectFrom('workflow.schedules as s')
+      .innerJoin('workflow.workflows as w', 'w.id', 's.workflow_id')
+      .select(['s.workflow_id', 's.trigger_node_id'])
+      .where('s.next_run_at', '<=', now)
+      .where((eb) => eb.or([eb('s.claimed_until', 'is', null), eb('s.claimed_until', '<', sql<Date>`now()`)]))
+      .where('w.paused_at', 'is', null)
+      .where('w.deleted_at', 'is', null)
+      .orderBy('s.next_run_at')
+      .limit(limit)
+      .forUpdate('s')
+      .skipLocked();
+    const rows = await this.db
+      .updateTable('workflow.schedules as s')
+      .set({ claimed_until: sql<Date>`now() + make_interval(secs => ${leaseMs} / 1000.0)` })
+      .from(due.as('due'))
+      .whereRef('s.workflow_id', '=', 'due.workflow_id')
+      .whereRef('s.trigger_node_id', '=', 'due.trigger_node_id')
+      .returning([
+        's.workflow_id',
+        's.trigger_node_id',
+        's.organization_id',
+        's.version',
+        's.cron',
+        's.time_zone',
+        's.next_run_at',
+        's.claimed_until',
+      ])
+      .execute();
+    return rows.map(toScheduleRecord);
   }
 
   /**
@@ -70,58 +85,34 @@ export class ScheduleRepository {
    * claim ends. A row that no longer holds that due time (a publish rebuilt it, a pause or delete
    * removed it) is left as it is.
    */
-  async advance(row: ScheduleEntity, next: Date | null): Promise<void> {
+  async advance(row: ScheduleRecord, next: Date | null): Promise<void> {
     if (next === null) {
-      await this.dataSource.query(
-        `DELETE FROM workflow.schedules WHERE ${CLAIMED_DUE_TIME}`,
-        claimedDueTime(row),
-      );
+      await this.db.deleteFrom('workflow.schedules').where(holdsClaimedDueTime(row)).execute();
     } else {
-      await this.dataSource.query(
-        `UPDATE workflow.schedules SET next_run_at = $4, claimed_until = NULL WHERE ${CLAIMED_DUE_TIME}`,
-        [...claimedDueTime(row), next],
-      );
+      await this.db
+        .updateTable('workflow.schedules')
+        .set({ next_run_at: next, claimed_until: null })
+        .where(holdsClaimedDueTime(row))
+        .execute();
     }
   }
 
   /** The claimed due time could not be sent: it stays due, for the next claim. */
-  async release(row: ScheduleEntity): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE workflow.schedules SET claimed_until = NULL WHERE ${CLAIMED_DUE_TIME}`,
-      claimedDueTime(row),
-    );
+  async release(row: ScheduleRecord): Promise<void> {
+    await this.db
+      .updateTable('workflow.schedules')
+      .set({ claimed_until: null })
+      .where(holdsClaimedDueTime(row))
+      .execute();
   }
 }
 
 /** The row of a claimed due time, if it still holds it: compared as JavaScript reads it, to the millisecond. */
-const CLAIMED_DUE_TIME = `workflow_id = $1 AND trigger_node_id = $2
-  AND date_trunc('milliseconds', next_run_at) = $3`;
-
-function claimedDueTime(row: ScheduleEntity): unknown[] {
-  return [row.workflowId, row.triggerNodeId, row.nextRunAt];
-}
-
-/** A schedules row as `RETURNING` spells it. */
-interface ScheduleRow {
-  workflow_id: string;
-  trigger_node_id: string;
-  organization_id: string;
-  version: number;
-  cron: string;
-  time_zone: string;
-  next_run_at: Date;
-  claimed_until: Date | null;
-}
-
-function toSchedule(row: ScheduleRow): ScheduleEntity {
-  return {
-    workflowId: row.workflow_id,
-    triggerNodeId: row.trigger_node_id,
-    organizationId: row.organization_id,
-    version: row.version,
-    cron: row.cron,
-    timeZone: row.time_zone,
-    nextRunAt: row.next_run_at,
-    claimedUntil: row.claimed_until,
-  };
+function holdsClaimedDueTime(row: ScheduleRecord) {
+  return (eb: ExpressionBuilder<DB, 'workflow.schedules'>) =>
+    eb.and([
+      eb('workflow_id', '=', row.workflowId),
+      eb('trigger_node_id', '=', row.triggerNodeId),
+      eb(eb.fn('date_trunc', [sql.lit('milliseconds'), 'next_run_at']), '=', row.nextRunAt),
+    ]);
 }

@@ -5,7 +5,7 @@ import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap
 import { RunnerClient } from '../peers/runner.client.js';
 import { WorkflowConfig } from '../workflow.config.js';
 import { logger } from '../workflow.logger.js';
-import type { ScheduleEntity } from './schedule.entity.js';
+import type { ScheduleRecord } from './schedule.mapper.js';
 import { ScheduleRepository } from './schedule.repository.js';
 import { isStale, scheduleIdempotencyKey } from './schedule.util.js';
 
@@ -68,7 +68,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  private async fire(row: ScheduleEntity, now: Date): Promise<Outcome> {
+  private async fire(row: ScheduleRecord, now: Date): Promise<Outcome> {
     const context = {
       workflowId: row.workflowId,
       triggerNodeId: row.triggerNodeId,

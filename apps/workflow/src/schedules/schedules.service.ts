@@ -2,7 +2,7 @@ import { type Diagram, nextScheduleTime } from '#contracts';
 import { Injectable } from '@nestjs/common';
 
 import type { Transaction } from '../transaction.js';
-import type { ScheduleEntity } from './schedule.entity.js';
+import type { ScheduleRecord } from './schedule.mapper.js';
 import { ScheduleRepository } from './schedule.repository.js';
 import { scheduleTriggers } from './schedule.util.js';
 
@@ -26,7 +26,7 @@ export class SchedulesService {
    */
   async rebuild(live: LiveSchedule, manager: Transaction, now = new Date()): Promise<void> {
     const existing = await this.schedules.findForWorkflowForUpdate(live.workflowId, manager);
-    const rows = scheduleTriggers(live.diagram).flatMap((trigger): ScheduleEntity[] => {
+    const rows = scheduleTriggers(live.diagram).flatMap((trigger): ScheduleRecord[] => {
       const kept = existing.find(
         (row) =>
           row.triggerNodeId === trigger.nodeId && row.cron === trigger.cron && row.timeZone === live.timeZone,

@@ -1,38 +1,42 @@
-import type { Diagram } from '#contracts';
 import type { Page } from '#common';
-import { decodeCursor, encodeCursor, newId, type PageRequest } from '#persistence';
-import { DEFAULT_PAGE_SIZE } from '#common';
+import { InjectKysely, keysetPage, mapPage, newId, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { Kysely } from 'kysely';
 
-import type { Transaction } from '../transaction.js';
+import type { DB } from '../workflow.tables.js';
 
-import { WorkflowVersionEntity } from './workflow-version.entity.js';
-
-export interface NewWorkflowVersion {
-  workflowId: string;
-  number: number;
-  timeZone: string;
-  diagram: Diagram;
-  publishedBy: string | null;
-}
+import {
+  type NewWorkflowVersion,
+  toWorkflowVersionInsert,
+  toWorkflowVersionRecord,
+  type WorkflowVersionRecord,
+} from './workflow-version.mapper.js';
 
 @Injectable()
 export class WorkflowVersionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
-  private repo(manager?: Transaction) {
-    return (manager ?? this.dataSource.manager).getRepository(WorkflowVersionEntity);
+  async insert(version: NewWorkflowVersion, db: Kysely<DB> = this.db): Promise<WorkflowVersionRecord> {
+    const row = await db
+      .insertInto('workflow.versions')
+      .values(toWorkflowVersionInsert(newId(), new Date(), version))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toWorkflowVersionRecord(row);
   }
 
-  insert(version: NewWorkflowVersion, manager?: Transaction): Promise<WorkflowVersionEntity> {
-    const repo = this.repo(manager);
-    return repo.save(repo.create({ id: newId(), publishedAt: new Date(), ...version }));
-  }
-
-  find(workflowId: string, number: number, manager?: Transaction): Promise<WorkflowVersionEntity | null> {
-    return this.repo(manager).findOneBy({ workflowId, number });
+  async find(
+    workflowId: string,
+    number: number,
+    db: Kysely<DB> = this.db,
+  ): Promise<WorkflowVersionRecord | null> {
+    const row = await db
+      .selectFrom('workflow.versions')
+      .selectAll()
+      .where('workflow_id', '=', workflowId)
+      .where('number', '=', number)
+      .executeTakeFirst();
+    return row ? toWorkflowVersionRecord(row) : null;
   }
 
   /**
@@ -40,23 +44,23 @@ export class WorkflowVersionRepository {
    * time-ordered ids need not follow the order in which numbers were taken. The cursor still holds
    * an id, as every cursor of the API does.
    */
-  async list(workflowId: string, page: PageRequest): Promise<Page<WorkflowVersionEntity>> {
-    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
-    const query = this.repo()
-      .createQueryBuilder('version')
-      .where('version.workflow_id = :workflowId', { workflowId });
-    if (page.cursor !== undefined) {
-      query.andWhere(
-        'version.number < (SELECT after.number FROM workflow.versions after WHERE after.id = :after AND after.workflow_id = :workflowId)',
-        { after: decodeCursor(page.cursor) },
-      );
-    }
-    const rows = await query
-      .orderBy('version.number', 'DESC')
-      .limit(limit + 1)
-      .getMany();
-    const data = rows.slice(0, limit);
-    const last = data.at(-1);
-    return { data, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+  async list(workflowId: string, page: PageRequest): Promise<Page<WorkflowVersionRecord>> {
+    const rows = await keysetPage(page, ({ after, limit }) => {
+      let query = this.db
+        .selectFrom('workflow.versions as version')
+        .selectAll('version')
+        .where('version.workflow_id', '=', workflowId);
+      if (after !== undefined) {
+        query = query.where('version.number', '<', (eb) =>
+          eb
+            .selectFrom('workflow.versions as after')
+            .select('after.number')
+            .where('after.id', '=', after)
+            .where('after.workflow_id', '=', workflowId),
+        );
+      }
+      return query.orderBy('version.number', 'desc').limit(limit).execute();
+    });
+    return mapPage(rows, toWorkflowVersionRecord);
   }
 }

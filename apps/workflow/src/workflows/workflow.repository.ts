@@ -1,35 +1,28 @@
-import type { Diagram } from '#contracts';
-import { isId, newId, paginate, type PageRequest } from '#persistence';
 import type { Page } from '#common';
+import {
+  InjectKysely,
+  isId,
+  keysetPage,
+  mapPage,
+  newId,
+  type PageRequest,
+  preparedQuery,
+} from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, IsNull } from 'typeorm';
+import { type Kysely, sql } from 'kysely';
 
-import type { Transaction } from '../transaction.js';
+import type { DB } from '../workflow.tables.js';
 
-import { WorkflowEntity } from './workflow.entity.js';
-
-export interface NewWorkflow {
-  organizationId: string;
-  projectId: string;
-  name: string;
-  description: string | null;
-  diagram: Diagram;
-  createdBy: string | null;
-}
-
-/** What a run start needs of a workflow and its live version, read together. */
-export interface RunTargetRow {
-  id: string;
-  name: string;
-  projectId: string;
-  pausedAt: Date | null;
-  publishedVersion: number | null;
-  /** The live version's; null when the workflow was never published. */
-  timeZone: string | null;
-  /** The draft, the live version's diagram, or null when the caller said it holds that version. */
-  diagram: Diagram | null;
-}
+import {
+  type NewWorkflow,
+  type RunTargetRecord,
+  toRunTargetRecord,
+  toWorkflowInsert,
+  toWorkflowRecord,
+  toWorkflowUpdate,
+  type WorkflowChanges,
+  type WorkflowRecord,
+} from './workflow.mapper.js';
 
 /** A deleted workflow a purge sweep has taken. */
 export interface DeletedWorkflow {
@@ -37,20 +30,12 @@ export interface DeletedWorkflow {
   organizationId: string;
 }
 
-export type WorkflowChanges = Partial<
-  Pick<WorkflowEntity, 'name' | 'description' | 'diagram' | 'publishedVersion' | 'pausedAt'>
->;
-
 @Injectable()
 export class WorkflowRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
-  private repo(manager?: Transaction) {
-    return (manager ?? this.dataSource.manager).getRepository(WorkflowEntity);
-  }
-
-  transaction<T>(work: (manager: Transaction) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
   }
 
   /**
@@ -59,97 +44,131 @@ export class WorkflowRepository {
    * insert commits first and the deletion marks the workflow, or the deletion does and the look-up,
    * a statement after the lock, sees it.
    */
-  insert(workflow: NewWorkflow): Promise<WorkflowEntity | null> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT pg_advisory_xact_lock_shared(hashtext('project-workflows:' || $1))`, [
-        workflow.projectId,
-      ]);
-      const deleted: unknown[] = await manager.query(
-        'SELECT 1 FROM workflow.deleted_projects WHERE organization_id = $1 AND project_id = $2',
-        [workflow.organizationId, workflow.projectId],
-      );
-      if (deleted.length > 0) return null;
-      const repo = this.repo(manager);
-      return repo.save(
-        repo.create({
-          id: newId(),
-          publishedVersion: null,
-          pausedAt: null,
-          deletedAt: null,
-          purgeAfter: null,
-          ...workflow,
-        }),
-      );
+  insert(workflow: NewWorkflow): Promise<WorkflowRecord | null> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockProject(trx, workflow.projectId, 'shared');
+      const deleted = await trx
+        .selectFrom('workflow.deleted_projects')
+        .select((eb) => eb.lit(1).as('deleted'))
+        .where('organization_id', '=', workflow.organizationId)
+        .where('project_id', '=', workflow.projectId)
+        .executeTakeFirst();
+      if (deleted) return null;
+      const row = await trx
+        .insertInto('workflow.workflows')
+        .values(toWorkflowInsert(newId(), workflow))
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toWorkflowRecord(row);
     });
   }
 
-  find(organizationId: string, id: string, manager?: Transaction): Promise<WorkflowEntity | null> {
-    return this.repo(manager).findOneBy({ organizationId, id, deletedAt: IsNull() });
+  async find(organizationId: string, id: string, db: Kysely<DB> = this.db): Promise<WorkflowRecord | null> {
+    const row = await db
+      .selectFrom('workflow.workflows')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row ? toWorkflowRecord(row) : null;
   }
 
   /**
-   * The workflow with its live version in one round trip, the hot read of every run start. The
-   * diagram is the draft's with `draft`, else the live version's unless that is `knownVersion`.
+   * The workflow with its live version in one round trip, the hot read of every run start, prepared
+   * once per connection. The diagram is the draft's with `draft`, else the live version's unless that
+   * is `knownVersion`.
    */
   async findRunTarget(
     organizationId: string,
     id: string,
     draft: boolean,
     knownVersion: number | null,
-  ): Promise<RunTargetRow | null> {
-    const rows: RunTargetRow[] = await this.dataSource.query(
-      `SELECT w.id, w.name, w.project_id AS "projectId", w.paused_at AS "pausedAt",
-         w.published_version AS "publishedVersion", v.time_zone AS "timeZone",
-         CASE WHEN $3 THEN w.diagram
-              WHEN w.published_version IS DISTINCT FROM $4::int THEN v.diagram END AS diagram
-       FROM workflow.workflows w
-       LEFT JOIN workflow.versions v ON v.workflow_id = w.id AND v.number = w.published_version
-       WHERE w.organization_id = $1 AND w.id = $2 AND w.deleted_at IS NULL`,
-      [organizationId, id, draft, knownVersion],
-    );
-    return rows[0] ?? null;
+  ): Promise<RunTargetRecord | null> {
+    const query = this.db
+      .selectFrom('workflow.workflows as w')
+      .leftJoin('workflow.versions as v', (join) =>
+        join.onRef('v.workflow_id', '=', 'w.id').onRef('v.number', '=', 'w.published_version'),
+      )
+      .select((eb) => [
+        'w.id',
+        'w.name',
+        'w.project_id',
+        'w.paused_at',
+        'w.published_version',
+        'v.time_zone',
+        eb
+          .case()
+          .when(eb.val(draft))
+          .then(eb.ref('w.diagram'))
+          .when(
+            'w.published_version',
+            'is distinct from',
+            eb.cast<number | null>(eb.val(knownVersion), 'integer'),
+          )
+          .then(eb.ref('v.diagram'))
+          .end()
+          .as('diagram'),
+      ])
+      .where('w.organization_id', '=', organizationId)
+      .where('w.id', '=', id)
+      .where('w.deleted_at', 'is', null);
+    const [row] = await preparedQuery(this.db, 'workflow.workflows.run-target', query);
+    return row ? toRunTargetRecord(row) : null;
   }
 
   /** Reads the row and holds it until the transaction ends: publish, pause and resume take turns. */
-  findForUpdate(organizationId: string, id: string, manager: Transaction): Promise<WorkflowEntity | null> {
-    return this.repo(manager)
-      .createQueryBuilder('workflow')
-      .setLock('pessimistic_write')
-      .where('workflow.organization_id = :organizationId AND workflow.id = :id', { organizationId, id })
-      .andWhere('workflow.deleted_at IS NULL')
-      .getOne();
+  async findForUpdate(organizationId: string, id: string, trx: Kysely<DB>): Promise<WorkflowRecord | null> {
+    const row = await trx
+      .selectFrom('workflow.workflows')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    return row ? toWorkflowRecord(row) : null;
   }
 
-  list(organizationId: string, projectId: string, page: PageRequest): Promise<Page<WorkflowEntity>> {
-    const query = this.repo()
-      .createQueryBuilder('workflow')
-      .where('workflow.organization_id = :organizationId AND workflow.project_id = :projectId', {
-        organizationId,
-        projectId,
-      })
-      .andWhere('workflow.deleted_at IS NULL');
-    return paginate(query, page);
+  async list(organizationId: string, projectId: string, page: PageRequest): Promise<Page<WorkflowRecord>> {
+    const rows = await keysetPage(page, ({ after, limit }) => {
+      let query = this.db
+        .selectFrom('workflow.workflows')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('project_id', '=', projectId)
+        .where('deleted_at', 'is', null);
+      if (after !== undefined) query = query.where('id', '<', after);
+      return query.orderBy('id', 'desc').limit(limit).execute();
+    });
+    return mapPage(rows, toWorkflowRecord);
   }
 
   /** Workflows not deleted, and those of them with a live version, from the organization's index. */
   async counts(organizationId: string): Promise<{ workflows: number; published: number }> {
-    const rows: Array<{ workflows: number; published: number }> = await this.dataSource.query(
-      `SELECT count(*)::int AS workflows, count(published_version)::int AS published
-         FROM workflow.workflows WHERE organization_id = $1 AND deleted_at IS NULL`,
-      [organizationId],
-    );
-    return rows[0] ?? { workflows: 0, published: 0 };
+    const row = await this.db
+      .selectFrom('workflow.workflows')
+      .select((eb) => [
+        eb.cast<number>(eb.fn.countAll(), 'integer').as('workflows'),
+        eb.cast<number>(eb.fn.count('published_version'), 'integer').as('published'),
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row ?? { workflows: 0, published: 0 };
   }
 
   /** The current names of those of `ids` that exist and are not deleted. */
   async names(organizationId: string, ids: readonly string[]): Promise<Record<string, string>> {
     const valid = ids.filter(isId);
     if (valid.length === 0) return {};
-    const rows: Array<{ id: string; name: string }> = await this.dataSource.query(
-      `SELECT id, name FROM workflow.workflows
-        WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
-      [organizationId, valid],
-    );
+    const rows = await this.db
+      .selectFrom('workflow.workflows')
+      .select(['id', 'name'])
+      .where('organization_id', '=', organizationId)
+      .where((eb) => eb('id', '=', eb.fn.any(sql<string[]>`${valid}::uuid[]`)))
+      .where('deleted_at', 'is', null)
+      .execute();
     return Object.fromEntries(rows.map((row) => [row.id, row.name]));
   }
 
@@ -161,16 +180,19 @@ export class WorkflowRepository {
     organizationId: string,
     id: string,
     changes: WorkflowChanges,
-    manager?: Transaction,
-  ): Promise<WorkflowEntity | null> {
-    if (Object.keys(changes).length > 0) {
-      // TypeORM's deep-partial type cannot follow the diagram's open index signatures.
-      await this.repo(manager).update(
-        { organizationId, id, deletedAt: IsNull() },
-        changes as Record<string, unknown>,
-      );
-    }
-    return this.find(organizationId, id, manager);
+    db: Kysely<DB> = this.db,
+  ): Promise<WorkflowRecord | null> {
+    const columns = toWorkflowUpdate(changes);
+    if (Object.keys(columns).length === 0) return this.find(organizationId, id, db);
+    const row = await db
+      .updateTable('workflow.workflows')
+      .set({ ...columns, updated_at: sql<Date>`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toWorkflowRecord(row) : null;
   }
 
   /**
@@ -178,17 +200,17 @@ export class WorkflowRepository {
    * is no such workflow (or it is already deleted).
    */
   async markDeleted(organizationId: string, id: string, leaseMs: number): Promise<boolean> {
-    const result = await this.repo()
-      .createQueryBuilder()
-      .update()
-      .set({ deletedAt: () => 'now()', purgeAfter: () => 'now() + make_interval(secs => :leaseSeconds)' })
-      .where('organization_id = :organizationId AND id = :id AND deleted_at IS NULL', {
-        organizationId,
-        id,
-        leaseSeconds: leaseMs / 1000,
+    const result = await this.db
+      .updateTable('workflow.workflows')
+      .set({
+        deleted_at: sql<Date>`now()`,
+        purge_after: sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`,
       })
-      .execute();
-    return (result.affected ?? 0) > 0;
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /**
@@ -197,23 +219,21 @@ export class WorkflowRepository {
    * create of a workflow in it is half done (see `insert`).
    */
   markProjectDeleted(organizationId: string, projectId: string): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtext('project-workflows:' || $1))`, [projectId]);
-      await manager.query(
-        `INSERT INTO workflow.deleted_projects (organization_id, project_id) VALUES ($1, $2)
-         ON CONFLICT DO NOTHING`,
-        [organizationId, projectId],
-      );
-      const result = await this.repo(manager)
-        .createQueryBuilder()
-        .update()
-        .set({ deletedAt: () => 'now()', purgeAfter: () => 'now()' })
-        .where('organization_id = :organizationId AND project_id = :projectId AND deleted_at IS NULL', {
-          organizationId,
-          projectId,
-        })
+    return this.db.transaction().execute(async (trx) => {
+      await lockProject(trx, projectId, 'exclusive');
+      await trx
+        .insertInto('workflow.deleted_projects')
+        .values({ organization_id: organizationId, project_id: projectId })
+        .onConflict((conflict) => conflict.doNothing())
         .execute();
-      return result.affected ?? 0;
+      const result = await trx
+        .updateTable('workflow.workflows')
+        .set({ deleted_at: sql<Date>`now()`, purge_after: sql<Date>`now()` })
+        .where('organization_id', '=', organizationId)
+        .where('project_id', '=', projectId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     });
   }
 
@@ -223,23 +243,42 @@ export class WorkflowRepository {
    * SKIP LOCKED lets every replica's sweep take its own rows.
    */
   async claimDeleted(limit: number, leaseMs: number): Promise<DeletedWorkflow[]> {
-    const [rows] = (await this.dataSource.query(
-      `UPDATE workflow.workflows w SET purge_after = now() + make_interval(secs => $2 / 1000.0)
-       FROM (SELECT id FROM workflow.workflows WHERE deleted_at IS NOT NULL AND purge_after <= now()
-             ORDER BY purge_after LIMIT $1 FOR UPDATE SKIP LOCKED) due
-       WHERE w.id = due.id
-       RETURNING w.id, w.organization_id`,
-      [limit, leaseMs],
-    )) as [Array<{ id: string; organization_id: string }>, number];
+    const due = this.db
+      .selectFrom('workflow.workflows')
+      .select('id')
+      .where('deleted_at', 'is not', null)
+      .where('purge_after', '<=', sql<Date>`now()`)
+      .orderBy('purge_after')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked();
+    const rows = await this.db
+      .updateTable('workflow.workflows as w')
+      .set({ purge_after: sql<Date>`now() + make_interval(secs => ${leaseMs} / 1000.0)` })
+      .from(due.as('due'))
+      .whereRef('w.id', '=', 'due.id')
+      .returning(['w.id', 'w.organization_id'])
+      .execute();
     return rows.map((row) => ({ id: row.id, organizationId: row.organization_id }));
   }
 
   /** Removes deleted workflows with their versions and schedules (foreign keys cascade). */
   async purge(ids: readonly string[]): Promise<void> {
-    await this.repo()
-      .createQueryBuilder()
-      .delete()
-      .where('id IN (:...ids) AND deleted_at IS NOT NULL', { ids })
+    if (ids.length === 0) return;
+    await this.db
+      .deleteFrom('workflow.workflows')
+      .where('id', 'in', ids)
+      .where('deleted_at', 'is not', null)
       .execute();
   }
+}
+
+/** The lock a project's workflow creates share and its deletion takes alone, until the transaction ends. */
+async function lockProject(trx: Kysely<DB>, projectId: string, mode: 'shared' | 'exclusive'): Promise<void> {
+  const lock = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  await trx
+    .selectNoFrom((eb) =>
+      eb.fn(lock, [eb.fn('hashtext', [eb.val(`project-workflows:${projectId}`)])]).as('locked'),
+    )
+    .execute();
 }

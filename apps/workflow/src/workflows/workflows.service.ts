@@ -30,14 +30,15 @@ import { PUBLISH_CHECKS, type PublishCheck } from './publish-check.js';
 import { TriggerActivation } from './trigger-activation.js';
 import { WorkflowDeletion } from './workflow-deletion.service.js';
 import {
+  toRunTarget,
   toWorkflowDetailDto,
   toWorkflowDto,
   toWorkflowSummaryDto,
   toWorkflowVersionDto,
 } from './workflow-dto.util.js';
-import type { WorkflowVersionEntity } from './workflow-version.entity.js';
+import type { WorkflowVersionRecord } from './workflow-version.mapper.js';
 import { WorkflowVersionRepository } from './workflow-version.repository.js';
-import type { WorkflowEntity } from './workflow.entity.js';
+import type { WorkflowRecord } from './workflow.mapper.js';
 import { WorkflowRepository } from './workflow.repository.js';
 
 const EMPTY_DIAGRAM: Diagram = { nodes: [], edges: [] };
@@ -143,14 +144,14 @@ export class WorkflowsService {
     const diagram = workflow.diagram;
     await this.assertPublishable(principal, diagram);
     if (workflow.pausedAt === null) await this.triggers.activate(principal, { workflowId: id, diagram });
-    const version = await this.workflows.transaction(async (manager) => {
-      const locked = await this.lockOwned(principal, id, manager);
+    const version = await this.workflows.transaction(async (trx) => {
+      const locked = await this.lockOwned(principal, id, trx);
       const number = (locked.publishedVersion ?? 0) + 1;
       const created = await this.versions.insert(
         { workflowId: id, number, timeZone, diagram, publishedBy: principal.userId },
-        manager,
+        trx,
       );
-      await this.workflows.update(principal.organizationId, id, { publishedVersion: number }, manager);
+      await this.workflows.update(principal.organizationId, id, { publishedVersion: number }, trx);
       if (locked.pausedAt === null) {
         const live = {
           workflowId: id,
@@ -159,9 +160,9 @@ export class WorkflowsService {
           timeZone,
           diagram,
         };
-        await this.schedules.rebuild(live, manager);
+        await this.schedules.rebuild(live, trx);
       } else {
-        await this.schedules.clear(id, manager);
+        await this.schedules.clear(id, trx);
       }
       return created;
     });
@@ -170,15 +171,15 @@ export class WorkflowsService {
 
   /** Schedule and app event triggers stop; manual and API runs still work. Pausing twice changes nothing. */
   async pause(principal: Principal, id: string): Promise<WorkflowDto> {
-    const { workflow, paused } = await this.workflows.transaction(async (manager) => {
-      const locked = await this.lockOwned(principal, id, manager);
+    const { workflow, paused } = await this.workflows.transaction(async (trx) => {
+      const locked = await this.lockOwned(principal, id, trx);
       if (locked.pausedAt !== null) return { workflow: locked, paused: false };
-      await this.schedules.clear(id, manager);
+      await this.schedules.clear(id, trx);
       const updated = await this.workflows.update(
         principal.organizationId,
         id,
         { pausedAt: new Date() },
-        manager,
+        trx,
       );
       return { workflow: updated ?? locked, paused: true };
     });
@@ -192,11 +193,11 @@ export class WorkflowsService {
     if (workflow.pausedAt === null) return toWorkflowDto(workflow);
     const live = await this.liveVersion(workflow);
     if (live) await this.triggers.activate(principal, { workflowId: id, diagram: live.diagram });
-    const resumed = await this.workflows.transaction(async (manager) => {
-      const locked = await this.lockOwned(principal, id, manager);
+    const resumed = await this.workflows.transaction(async (trx) => {
+      const locked = await this.lockOwned(principal, id, trx);
       if (locked.pausedAt === null) return locked;
       // Read again under the lock: a publish may have made another version live meanwhile.
-      const current = await this.liveVersion(locked, manager);
+      const current = await this.liveVersion(locked, trx);
       if (current) {
         await this.schedules.rebuild(
           {
@@ -206,12 +207,10 @@ export class WorkflowsService {
             timeZone: current.timeZone,
             diagram: current.diagram,
           },
-          manager,
+          trx,
         );
       }
-      return (
-        (await this.workflows.update(principal.organizationId, id, { pausedAt: null }, manager)) ?? locked
-      );
+      return (await this.workflows.update(principal.organizationId, id, { pausedAt: null }, trx)) ?? locked;
     });
     return toWorkflowDto(resumed);
   }
@@ -248,32 +247,7 @@ export class WorkflowsService {
         )
       : null;
     if (!workflow) throw DomainException.notFound('workflow', id);
-    const common = {
-      workflowId: workflow.id,
-      workflowName: workflow.name,
-      projectId: workflow.projectId,
-      pausedAt: workflow.pausedAt?.toISOString() ?? null,
-    };
-    if (request.draft === true) {
-      return {
-        ...common,
-        version: null,
-        timeZone: workflow.timeZone ?? DEFAULT_TIME_ZONE,
-        diagram: workflow.diagram,
-      };
-    }
-    if (workflow.publishedVersion === null || workflow.timeZone === null) {
-      throw new DomainException(
-        'not_published',
-        'The workflow has never been published: publish it, or run the draft with draft: true.',
-      );
-    }
-    return {
-      ...common,
-      version: workflow.publishedVersion,
-      timeZone: workflow.timeZone,
-      diagram: workflow.diagram,
-    };
+    return toRunTarget(workflow, request.draft === true);
   }
 
   private async assertPublishable(principal: Principal, diagram: Diagram): Promise<void> {
@@ -293,24 +267,19 @@ export class WorkflowsService {
     }
   }
 
-  private liveVersion(
-    workflow: WorkflowEntity,
-    manager?: Transaction,
-  ): Promise<WorkflowVersionEntity | null> {
+  private liveVersion(workflow: WorkflowRecord, trx?: Transaction): Promise<WorkflowVersionRecord | null> {
     if (workflow.publishedVersion === null) return Promise.resolve(null);
-    return this.versions.find(workflow.id, workflow.publishedVersion, manager);
+    return this.versions.find(workflow.id, workflow.publishedVersion, trx);
   }
 
-  private async findOwned(principal: Principal, id: string): Promise<WorkflowEntity> {
+  private async findOwned(principal: Principal, id: string): Promise<WorkflowRecord> {
     const workflow = isId(id) ? await this.workflows.find(principal.organizationId, id) : null;
     if (!workflow) throw DomainException.notFound('workflow', id);
     return workflow;
   }
 
-  private async lockOwned(principal: Principal, id: string, manager: Transaction): Promise<WorkflowEntity> {
-    const workflow = isId(id)
-      ? await this.workflows.findForUpdate(principal.organizationId, id, manager)
-      : null;
+  private async lockOwned(principal: Principal, id: string, trx: Transaction): Promise<WorkflowRecord> {
+    const workflow = isId(id) ? await this.workflows.findForUpdate(principal.organizationId, id, trx) : null;
     if (!workflow) throw DomainException.notFound('workflow', id);
     return workflow;
   }

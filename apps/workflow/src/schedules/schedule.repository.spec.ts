@@ -1,0 +1,102 @@
+import { dataSourceOptions, kyselyOn, migrate, newId } from '#persistence';
+import { scratchDatabase } from '#testing';
+import type { Kysely } from 'kysely';
+import { DataSource } from 'typeorm';
+
+import { workflowDataSource } from '../workflow.database.js';
+import type { DB } from '../workflow.tables.js';
+import { WorkflowRepository } from '../workflows/workflow.repository.js';
+import type { ScheduleRecord } from './schedule.mapper.js';
+import { ScheduleRepository } from './schedule.repository.js';
+
+/** The claims every scheduler replica takes its due rows with, against a real Postgres database of its own. */
+const database = scratchDatabase('fm_workflow_schedules_spec');
+
+const LEASE_MS = 60_000;
+
+describe('ScheduleRepository', () => {
+  let dataSource: DataSource;
+  let db: Kysely<DB>;
+  let workflows: WorkflowRepository;
+  let schedules: ScheduleRepository;
+
+  beforeAll(async () => {
+    await database.create();
+    await migrate(workflowDataSource(database.url));
+    dataSource = new DataSource(dataSourceOptions({ ...workflowDataSource(database.url), poolSize: 2 }));
+    await dataSource.initialize();
+    db = kyselyOn<DB>(dataSource);
+    workflows = new WorkflowRepository(db);
+    schedules = new ScheduleRepository(db);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database.drop();
+  });
+
+  /** A workflow with one schedule row due at `nextRunAt`. */
+  async function scheduled(nextRunAt: Date): Promise<ScheduleRecord> {
+    const workflow = await workflows.insert({
+      organizationId: 'org-a',
+      projectId: newId(),
+      name: 'Scheduled',
+      description: null,
+      diagram: { nodes: [], edges: [] },
+      createdBy: null,
+    });
+    if (!workflow) throw new Error('the workflow was not created');
+    const row: ScheduleRecord = {
+      workflowId: workflow.id,
+      triggerNodeId: 'cron',
+      organizationId: 'org-a',
+      version: 1,
+      cron: '* * * * *',
+      timeZone: 'UTC',
+      nextRunAt,
+      claimedUntil: null,
+    };
+    await workflows.transaction(async (trx) => {
+      await schedules.findForWorkflowForUpdate(workflow.id, trx);
+      await schedules.replaceForWorkflow(workflow.id, [row], trx);
+    });
+    return row;
+  }
+
+  const claimedIds = (rows: ScheduleRecord[]) => rows.map((row) => row.workflowId);
+
+  it('claims each due row of a live workflow once, until its lease runs out', async () => {
+    const now = new Date();
+    const due = await scheduled(new Date(now.getTime() - 1_000));
+    const later = await scheduled(new Date(now.getTime() + 60_000));
+    const paused = await scheduled(new Date(now.getTime() - 1_000));
+    await workflows.update('org-a', paused.workflowId, { pausedAt: now });
+
+    const claimed = await schedules.claimDue(now, 100, LEASE_MS);
+    expect(claimedIds(claimed)).toEqual([due.workflowId]);
+    expect(claimed[0]).toMatchObject({ ...due, claimedUntil: expect.any(Date) });
+    expect(claimedIds(await schedules.claimDue(now, 100, LEASE_MS))).toEqual([]);
+    await expect(schedules.nextRunAt(later.workflowId)).resolves.toEqual(later.nextRunAt);
+
+    await schedules.release(due);
+    expect(claimedIds(await schedules.claimDue(now, 100, LEASE_MS))).toEqual([due.workflowId]);
+    await workflows.markDeleted('org-a', due.workflowId, LEASE_MS);
+    await schedules.release(due);
+    expect(claimedIds(await schedules.claimDue(now, 100, LEASE_MS))).toEqual([]);
+  });
+
+  it('moves a claimed row on only while it still holds the due time it was claimed at', async () => {
+    const now = new Date();
+    const row = await scheduled(new Date(now.getTime() - 1_000));
+    const [claimed] = await schedules.claimDue(now, 100, LEASE_MS);
+    if (!claimed) throw new Error('nothing was claimed');
+    const next = new Date(now.getTime() + 60_000);
+    await schedules.advance(claimed, next);
+    await expect(schedules.nextRunAt(row.workflowId)).resolves.toEqual(next);
+    // A second settle of the same claim finds the row moved on, and leaves it.
+    await schedules.advance(claimed, null);
+    await expect(schedules.nextRunAt(row.workflowId)).resolves.toEqual(next);
+    await schedules.advance({ ...claimed, nextRunAt: next }, null);
+    await expect(schedules.nextRunAt(row.workflowId)).resolves.toBeNull();
+  });
+});
