@@ -25,11 +25,13 @@ import { LiveHolds } from './runs/live-holds.js';
 import { LiveRuns } from './runs/live-runs.service.js';
 import { RunWatcher } from './runs/run-watcher.service.js';
 import { RunsController } from './runs/runs.controller.js';
+import { WorkflowRunsController } from './runs/workflow-runs.controller.js';
 import { SkillsController } from './skills/skills.controller.js';
 import { AgentChatClient } from './agents/agent-chat.client.js';
 import { AgentChatController } from './agents/agent-chat.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { AgentThreadsController } from './agents/agent-threads.controller.js';
+import { ProjectWorkflowsController } from './workflows/project-workflows.controller.js';
 import { WorkflowsController } from './workflows/workflows.controller.js';
 
 @Module({})
@@ -69,7 +71,9 @@ export class GatewayModule implements OnApplicationShutdown {
         EventsController,
         HooksController,
         DatabasesController,
+        WorkflowRunsController,
         RunsController,
+        ProjectWorkflowsController,
         WorkflowsController,
       ],
       providers: [
