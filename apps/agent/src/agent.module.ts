@@ -1,20 +1,11 @@
-import {
-  connectNats,
-  HealthModule,
-  NatsHealthIndicator,
-  ReadinessChecks,
-  RpcClient,
-  ServiceHealthController,
-} from '#nats';
+import { ServiceWiringModule } from '#nats';
 import { createLogger } from '#common';
 import { ServiceDatabaseModule } from '#persistence';
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { type DynamicModule, Module } from '@nestjs/common';
 
 import { AgentConfig } from './agent.config.js';
 import { agentDataSource } from './agent.data-source.js';
-import { LOGGER, NATS_CONNECTION } from './agent.tokens.js';
+import { LOGGER } from './agent.tokens.js';
 import { AgentRepository } from './agents/agent.repository.js';
 import { AgentsHandler } from './agents/agents.handler.js';
 import { AgentsService } from './agents/agents.service.js';
@@ -34,9 +25,7 @@ import { ThreadsHandler } from './threads/threads.handler.js';
 import { ThreadsService } from './threads/threads.service.js';
 
 @Module({})
-export class AgentModule implements OnApplicationShutdown {
-  constructor(@Inject(NATS_CONNECTION) private readonly nats: NatsConnection) {}
-
+export class AgentModule {
   static forRoot(config: AgentConfig): DynamicModule {
     return {
       module: AgentModule,
@@ -45,36 +34,16 @@ export class AgentModule implements OnApplicationShutdown {
           ...agentDataSource(config.DATABASE_URL),
           poolSize: config.DATABASE_POOL_SIZE,
         }),
-        HealthModule,
+        ServiceWiringModule.forService({
+          nats: config.natsEndpoint,
+          connection: { name: 'agent-client', check: 'nats_client' },
+          rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+        }),
       ],
-      controllers: [
-        ServiceHealthController,
-        AgentsHandler,
-        AgentStepsHandler,
-        ThreadsHandler,
-        ApprovalsHandler,
-      ],
+      controllers: [AgentsHandler, AgentStepsHandler, ThreadsHandler, ApprovalsHandler],
       providers: [
         { provide: AgentConfig, useValue: config },
         { provide: LOGGER, useValue: createLogger('agent') },
-        {
-          provide: NATS_CONNECTION,
-          useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'agent-client'),
-        },
-        {
-          provide: RpcClient,
-          inject: [NATS_CONNECTION],
-          useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
-        },
-        {
-          provide: ReadinessChecks,
-          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION],
-          useFactory: (postgres: TypeOrmHealthIndicator, nats: NatsHealthIndicator, client: NatsConnection) =>
-            new ReadinessChecks([
-              () => postgres.pingCheck('postgres'),
-              () => nats.pingCheck('nats_client', client),
-            ]),
-        },
         { provide: LanguageModels, useValue: new LanguageModels(config) },
         AgentRepository,
         ThreadRepository,
@@ -90,9 +59,5 @@ export class AgentModule implements OnApplicationShutdown {
         ChatStreamServer,
       ],
     };
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.nats.drain();
   }
 }

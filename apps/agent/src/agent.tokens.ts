@@ -1,3 +1,3 @@
 /** Injection tokens of values the module builds from its configuration. */
-export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
+export { NATS_CONNECTION } from '#nats';
 export const LOGGER = Symbol('LOGGER');

@@ -1,22 +1,13 @@
 import { createLogger } from '#common';
-import {
-  connectNats,
-  HealthModule,
-  NatsHealthIndicator,
-  ReadinessChecks,
-  RpcClient,
-  ServiceHealthController,
-} from '#nats';
+import { ServiceWiringModule } from '#nats';
 import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { NatsConnection } from '@nats-io/transport-node';
 
 import { AdminHandler } from './admin/admin.handler.js';
 import { AdminService } from './admin/admin.service.js';
 import { authSettings, createAuth, createAuthPool } from './auth/auth.factory.js';
-import { AuthHandler, NATS_CONNECTION } from './auth/auth.handler.js';
+import { AuthHandler } from './auth/auth.handler.js';
 import { AUTH, AUTH_POOL, AuthService } from './auth/auth.service.js';
 import { InvitationMailer } from './auth/invitation-mailer.js';
 import { BillingHandler } from './billing/billing.handler.js';
@@ -50,10 +41,13 @@ export class CatalogModule {
           poolSize: config.DATABASE_POOL_SIZE,
         }),
         ScheduleModule.forRoot(),
-        HealthModule,
+        ServiceWiringModule.forService({
+          nats: config.natsEndpoint,
+          // Catalog publishes events, and asks workflow to take over a deleted project's workflows.
+          connection: { name: 'catalog-publisher', check: 'nats_publisher' },
+        }),
       ],
       controllers: [
-        ServiceHealthController,
         AuthHandler,
         AdminHandler,
         ProjectsHandler,
@@ -74,29 +68,6 @@ export class CatalogModule {
           inject: [AUTH_POOL, InvitationMailer],
           useFactory: (pool: ReturnType<typeof createAuthPool>, mailer: InvitationMailer) =>
             createAuth(authSettings(config), pool, mailer),
-        },
-        {
-          provide: NATS_CONNECTION,
-          useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'catalog-publisher'),
-        },
-        // Catalog asks workflow to take over a deleted project's workflows.
-        {
-          provide: RpcClient,
-          inject: [NATS_CONNECTION],
-          useFactory: (nats: NatsConnection) => new RpcClient(nats),
-        },
-        {
-          provide: ReadinessChecks,
-          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION],
-          useFactory: (
-            postgres: TypeOrmHealthIndicator,
-            nats: NatsHealthIndicator,
-            publisher: NatsConnection,
-          ) =>
-            new ReadinessChecks([
-              () => postgres.pingCheck('postgres'),
-              () => nats.pingCheck('nats_publisher', publisher),
-            ]),
         },
         AuthService,
         AdminService,

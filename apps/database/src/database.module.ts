@@ -1,34 +1,17 @@
 import { bytesOf, createLogger } from '#common';
-import {
-  connectNats,
-  HealthModule,
-  NatsHealthIndicator,
-  ReadinessChecks,
-  RpcClient,
-  ServiceHealthController,
-} from '#nats';
+import { RpcClient, ServiceWiringModule } from '#nats';
 import { ServiceDatabaseModule } from '#persistence';
 import {
   type BeforeApplicationShutdown,
   type DynamicModule,
-  Inject,
   Module,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
 import type { DatabaseConfig } from './database.config.js';
 import { databaseDataSource } from './database.data-source.js';
-import {
-  LOGGER,
-  NATS_CONNECTION,
-  QUERY_SETTINGS,
-  type QuerySettings,
-  RPC_TIMEOUT_MS,
-  SHARD,
-} from './database.tokens.js';
+import { LOGGER, QUERY_SETTINGS, type QuerySettings, RPC_TIMEOUT_MS, SHARD } from './database.tokens.js';
 import { DatabaseRepository } from './databases/database.repository.js';
 import { DatabasesHandler } from './databases/databases.handler.js';
 import { DatabasesService } from './databases/databases.service.js';
@@ -52,10 +35,7 @@ const SHUTDOWN_GRACE_MS = 30_000;
 
 @Module({})
 export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationShutdown {
-  constructor(
-    private readonly engine: DatabaseEngine,
-    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
-  ) {}
+  constructor(private readonly engine: DatabaseEngine) {}
 
   static forRoot(config: DatabaseConfig): DynamicModule {
     const settings: QuerySettings = {
@@ -72,32 +52,19 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
           ...databaseDataSource(config.DATABASE_URL),
           poolSize: config.DATABASE_POOL_SIZE,
         }),
-        HealthModule,
+        ServiceWiringModule.forService({
+          nats: config.natsEndpoint,
+          connection: { name: 'database-client', check: 'nats_client' },
+          rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+        }),
       ],
-      controllers: [ServiceHealthController, DatabasesHandler, QueryHandler, ShardsHandler],
+      controllers: [DatabasesHandler, QueryHandler, ShardsHandler],
       providers: [
         { provide: LOGGER, useValue: createLogger('database') },
         { provide: QUERY_SETTINGS, useValue: settings },
         { provide: SHARD, useValue: config.shard },
         { provide: RPC_TIMEOUT_MS, useValue: config.RPC_TIMEOUT_MS },
-        {
-          provide: NATS_CONNECTION,
-          useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'database-client'),
-        },
-        {
-          provide: PlanClient,
-          inject: [NATS_CONNECTION],
-          useFactory: (nats: NatsConnection) => new PlanClient(new RpcClient(nats, config.RPC_TIMEOUT_MS)),
-        },
-        {
-          provide: ReadinessChecks,
-          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION],
-          useFactory: (postgres: TypeOrmHealthIndicator, nats: NatsHealthIndicator, client: NatsConnection) =>
-            new ReadinessChecks([
-              () => postgres.pingCheck('postgres'),
-              () => nats.pingCheck('nats_client', client),
-            ]),
-        },
+        { provide: PlanClient, inject: [RpcClient], useFactory: (rpc: RpcClient) => new PlanClient(rpc) },
         {
           provide: DatabaseFiles,
           useFactory: async () => {
@@ -151,6 +118,5 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
 
   async onApplicationShutdown(): Promise<void> {
     await this.engine.closeAll();
-    await this.nats.drain();
   }
 }

@@ -1,5 +1,5 @@
 /** Injection tokens of values the module builds from its configuration. */
-export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
+export { NATS_CONNECTION } from '#nats';
 export const LOGGER = Symbol('LOGGER');
 export const QUERY_SETTINGS = Symbol('QUERY_SETTINGS');
 /** This replica's shard number (docs/databases.md, "Scaling out"). */

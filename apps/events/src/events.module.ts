@@ -1,18 +1,7 @@
 import { createLogger } from '#common';
-import {
-  connectNats,
-  HealthModule,
-  JetStreamQueue,
-  NatsHealthIndicator,
-  ReadinessChecks,
-  RpcClient,
-  ServiceHealthController,
-} from '#nats';
+import { ServiceWiringModule } from '#nats';
 import { ServiceDatabaseModule } from '#persistence';
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from 'pino';
+import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
 
 import { ActionsHandler } from './actions/actions.handler.js';
 import { ActionsService } from './actions/actions.service.js';
@@ -26,7 +15,7 @@ import { EventJobs } from './delivery/event-jobs.service.js';
 import { EventUpkeep } from './delivery/event-upkeep.service.js';
 import { EventsConfig } from './events.config.js';
 import { eventsDataSource } from './events.data-source.js';
-import { LOGGER, NATS_CONNECTION } from './events.tokens.js';
+import { LOGGER } from './events.tokens.js';
 import { AppEventRepository } from './events/app-event.repository.js';
 import { EventsHandler } from './events/events.handler.js';
 import { EventsService } from './events/events.service.js';
@@ -40,63 +29,28 @@ import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 
 @Module({})
 export class EventsModule implements OnApplicationShutdown {
-  constructor(
-    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
-    private readonly http: OutboundHttp,
-  ) {}
+  constructor(private readonly http: OutboundHttp) {}
 
   static forRoot(config: EventsConfig): DynamicModule {
     const cipher = CredentialCipher.fromEnvironment(config.CONNECTIONS_ENCRYPTION_KEY);
+    const logger = createLogger('events');
     return {
       module: EventsModule,
       imports: [
         ServiceDatabaseModule.forRoot(
           eventsDataSource(config.DATABASE_URL, cipher, config.DATABASE_POOL_SIZE),
         ),
-        HealthModule,
+        ServiceWiringModule.forService({
+          nats: config.natsEndpoint,
+          connection: { name: 'events-client', check: 'nats_client' },
+          rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+          jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { events_stream: EventJobs } },
+        }),
       ],
-      controllers: [
-        ServiceHealthController,
-        ConnectionsHandler,
-        HooksHandler,
-        SubscriptionsHandler,
-        EventsHandler,
-        ActionsHandler,
-      ],
+      controllers: [ConnectionsHandler, HooksHandler, SubscriptionsHandler, EventsHandler, ActionsHandler],
       providers: [
         { provide: EventsConfig, useValue: config },
-        { provide: LOGGER, useValue: createLogger('events') },
-        {
-          provide: NATS_CONNECTION,
-          useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'events-client'),
-        },
-        {
-          provide: RpcClient,
-          inject: [NATS_CONNECTION],
-          useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
-        },
-        {
-          provide: JetStreamQueue,
-          inject: [NATS_CONNECTION, LOGGER],
-          useFactory: (nats: NatsConnection, logger: Logger) =>
-            new JetStreamQueue(nats, logger, config.NATS_STREAM_REPLICAS),
-        },
-        {
-          provide: ReadinessChecks,
-          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION, JetStreamQueue, EventJobs],
-          useFactory: (
-            postgres: TypeOrmHealthIndicator,
-            nats: NatsHealthIndicator,
-            client: NatsConnection,
-            queue: JetStreamQueue,
-            jobs: EventJobs,
-          ) =>
-            new ReadinessChecks([
-              () => postgres.pingCheck('postgres'),
-              () => nats.pingCheck('nats_client', client),
-              () => nats.streamCheck('events_stream', queue, jobs.definition),
-            ]),
-        },
+        { provide: LOGGER, useValue: logger },
         { provide: CredentialCipher, useValue: cipher },
         {
           provide: OutboundHttp,
@@ -125,6 +79,5 @@ export class EventsModule implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.http.close();
-    await this.nats.drain();
   }
 }

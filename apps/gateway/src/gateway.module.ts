@@ -1,14 +1,6 @@
 import { CatalogSubjects } from '#contracts';
-import {
-  connectNats,
-  HealthModule,
-  NatsHealthIndicator,
-  ReadinessChecks,
-  RpcClient,
-  type RunningApp,
-  subscribeEvent,
-} from '#nats';
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { NATS_CONNECTION, RpcClient, type RunningApp, ServiceWiringModule, subscribeEvent } from '#nats';
+import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { RequestGate } from './auth/request-gate.js';
@@ -33,27 +25,36 @@ import { LiveHolds } from './runs/live-holds.js';
 import { LiveRuns } from './runs/live-runs.service.js';
 import { RunWatcher } from './runs/run-watcher.service.js';
 import { RunsController } from './runs/runs.controller.js';
+import { WorkflowRunsController } from './runs/workflow-runs.controller.js';
 import { SkillsController } from './skills/skills.controller.js';
 import { AgentChatClient } from './agents/agent-chat.client.js';
 import { AgentChatController } from './agents/agent-chat.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { AgentThreadsController } from './agents/agent-threads.controller.js';
+import { ProjectWorkflowsController } from './workflows/project-workflows.controller.js';
 import { WorkflowsController } from './workflows/workflows.controller.js';
-
-const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 
 @Module({})
 export class GatewayModule implements OnApplicationShutdown {
-  constructor(
-    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
-    private readonly rateLimits: RateLimits,
-  ) {}
+  constructor(private readonly rateLimits: RateLimits) {}
 
   /** `companions`: the apps sharing this process (all-in-one), whose readiness is also the gateway's. */
   static forRoot(config: GatewayConfig, companions: readonly RunningApp[] = []): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [HealthModule],
+      imports: [
+        ServiceWiringModule.forGateway({
+          nats: config.natsEndpoint,
+          connection: { name: 'gateway', check: 'nats' },
+          rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+          connections: {
+            nats_databases: DatabaseQueryClient,
+            nats_chat: AgentChatClient,
+            nats_runs: RunWatcher,
+          },
+          checks: companions.map((companion) => () => companion.ready()),
+        }),
+      ],
       controllers: [
         HealthController,
         HealthProbesController,
@@ -70,17 +71,13 @@ export class GatewayModule implements OnApplicationShutdown {
         EventsController,
         HooksController,
         DatabasesController,
+        WorkflowRunsController,
         RunsController,
+        ProjectWorkflowsController,
         WorkflowsController,
       ],
       providers: [
         { provide: GatewayConfig, useValue: config },
-        { provide: NATS_CONNECTION, useFactory: () => connectNats(config.natsEndpoint, 'gateway') },
-        {
-          provide: RpcClient,
-          inject: [NATS_CONNECTION],
-          useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
-        },
         {
           provide: CredentialCache,
           inject: [RpcClient, NATS_CONNECTION],
@@ -115,24 +112,6 @@ export class GatewayModule implements OnApplicationShutdown {
         RunWatcher.provider(config.natsEndpoint),
         LiveRuns,
         LiveHolds,
-        {
-          provide: ReadinessChecks,
-          inject: [NatsHealthIndicator, NATS_CONNECTION, DatabaseQueryClient, AgentChatClient, RunWatcher],
-          useFactory: (
-            nats: NatsHealthIndicator,
-            connection: NatsConnection,
-            databases: DatabaseQueryClient,
-            chats: AgentChatClient,
-            runs: RunWatcher,
-          ) =>
-            new ReadinessChecks([
-              () => nats.pingCheck('nats', connection),
-              () => nats.pingCheck('nats_databases', databases.nats),
-              () => nats.pingCheck('nats_chat', chats.nats),
-              () => nats.pingCheck('nats_runs', runs.nats),
-              ...companions.map((companion) => () => companion.ready()),
-            ]),
-        },
         BillingService,
         DashboardService,
       ],
@@ -141,6 +120,5 @@ export class GatewayModule implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.rateLimits.stop();
-    await this.nats.drain();
   }
 }

@@ -1,19 +1,8 @@
 import { createLogger } from '#common';
-import {
-  connectNats,
-  ExecutionSlots,
-  HealthModule,
-  JetStreamQueue,
-  NatsHealthIndicator,
-  ReadinessChecks,
-  RpcClient,
-  ServiceHealthController,
-} from '#nats';
+import { ExecutionSlots, ServiceWiringModule } from '#nats';
 import { ServiceDatabaseModule } from '#persistence';
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
@@ -29,7 +18,7 @@ import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
 import { RunnerConfig } from './runner.config.js';
 import { runnerDataSource } from './runner.database.js';
-import { NATS_CONNECTION, RUNNER_LOGGER } from './runner.tokens.js';
+import { RUNNER_LOGGER } from './runner.tokens.js';
 import { RunChanges } from './runs/run-changes.service.js';
 import { RunRepository } from './runs/run.repository.js';
 import { RunsHandler } from './runs/runs.handler.js';
@@ -49,52 +38,25 @@ const NODE_EXECUTORS = [
 ];
 
 @Module({})
-export class RunnerModule implements OnApplicationShutdown {
-  constructor(@Inject(NATS_CONNECTION) private readonly nats: NatsConnection) {}
-
+export class RunnerModule {
   static forRoot(config: RunnerConfig): DynamicModule {
+    const logger = createLogger('runner');
     return {
       module: RunnerModule,
       imports: [
         ServiceDatabaseModule.forRoot(runnerDataSource(config.DATABASE_URL, config.DATABASE_POOL_SIZE)),
         DiscoveryModule,
-        HealthModule,
+        ServiceWiringModule.forService({
+          nats: config.natsEndpoint,
+          connection: { name: 'runner-engine', check: 'nats_engine' },
+          rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+          jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { runs_stream: RunJobs } },
+        }),
       ],
-      controllers: [ServiceHealthController, RunsHandler],
+      controllers: [RunsHandler],
       providers: [
         { provide: RunnerConfig, useValue: config },
-        { provide: RUNNER_LOGGER, useValue: createLogger('runner') },
-        {
-          provide: NATS_CONNECTION,
-          useFactory: (): Promise<NatsConnection> => connectNats(config.natsEndpoint, 'runner-engine'),
-        },
-        {
-          provide: RpcClient,
-          inject: [NATS_CONNECTION],
-          useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
-        },
-        {
-          provide: JetStreamQueue,
-          inject: [NATS_CONNECTION, RUNNER_LOGGER],
-          useFactory: (nats: NatsConnection, logger: Logger) =>
-            new JetStreamQueue(nats, logger, config.NATS_STREAM_REPLICAS),
-        },
-        {
-          provide: ReadinessChecks,
-          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION, JetStreamQueue, RunJobs],
-          useFactory: (
-            postgres: TypeOrmHealthIndicator,
-            nats: NatsHealthIndicator,
-            engine: NatsConnection,
-            queue: JetStreamQueue,
-            jobs: RunJobs,
-          ) =>
-            new ReadinessChecks([
-              () => postgres.pingCheck('postgres'),
-              () => nats.pingCheck('nats_engine', engine),
-              () => nats.streamCheck('runs_stream', queue, jobs.definition),
-            ]),
-        },
+        { provide: RUNNER_LOGGER, useValue: logger },
         {
           provide: ENGINE_RESOURCES,
           inject: [RunRepository, NodeExecutorRegistry, RunChanges, RUNNER_LOGGER],
@@ -130,9 +92,5 @@ export class RunnerModule implements OnApplicationShutdown {
         RunsService,
       ],
     };
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.nats.drain();
   }
 }

@@ -1,15 +1,6 @@
-import {
-  connectNats,
-  HealthModule,
-  NatsHealthIndicator,
-  ReadinessChecks,
-  RpcClient,
-  ServiceHealthController,
-} from '#nats';
+import { ServiceWiringModule } from '#nats';
 import { ServiceDatabaseModule } from '#persistence';
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { type DynamicModule, Module } from '@nestjs/common';
 
 import { CatalogClient } from './peers/catalog.client.js';
 import { AgentsClient } from './peers/agents.client.js';
@@ -31,13 +22,8 @@ import { WorkflowRepository } from './workflows/workflow.repository.js';
 import { WorkflowsHandler } from './workflows/workflows.handler.js';
 import { WorkflowsService } from './workflows/workflows.service.js';
 
-/** The connection this service's own requests (to catalog and the runner) go out on. */
-const NATS_CONNECTION = Symbol('NATS_CONNECTION');
-
 @Module({})
-export class WorkflowModule implements OnApplicationShutdown {
-  constructor(@Inject(NATS_CONNECTION) private readonly nats: NatsConnection) {}
-
+export class WorkflowModule {
   static forRoot(config: WorkflowConfig): DynamicModule {
     return {
       module: WorkflowModule,
@@ -46,26 +32,16 @@ export class WorkflowModule implements OnApplicationShutdown {
           ...workflowDataSource(config.DATABASE_URL),
           poolSize: config.DATABASE_POOL_SIZE,
         }),
-        HealthModule,
+        ServiceWiringModule.forService({
+          nats: config.natsEndpoint,
+          // This service's own requests (to catalog and the runner) go out on it.
+          connection: { name: 'workflow-client', check: 'nats_client' },
+          rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+        }),
       ],
-      controllers: [ServiceHealthController, WorkflowsHandler],
+      controllers: [WorkflowsHandler],
       providers: [
         { provide: WorkflowConfig, useValue: config },
-        { provide: NATS_CONNECTION, useFactory: () => connectNats(config.natsEndpoint, 'workflow-client') },
-        {
-          provide: RpcClient,
-          inject: [NATS_CONNECTION],
-          useFactory: (nats: NatsConnection) => new RpcClient(nats, config.RPC_TIMEOUT_MS),
-        },
-        {
-          provide: ReadinessChecks,
-          inject: [TypeOrmHealthIndicator, NatsHealthIndicator, NATS_CONNECTION],
-          useFactory: (postgres: TypeOrmHealthIndicator, nats: NatsHealthIndicator, client: NatsConnection) =>
-            new ReadinessChecks([
-              () => postgres.pingCheck('postgres'),
-              () => nats.pingCheck('nats_client', client),
-            ]),
-        },
         {
           provide: PUBLISH_CHECKS,
           inject: [ActionConnectionsCheck, AgentNodesCheck],
@@ -90,9 +66,5 @@ export class WorkflowModule implements OnApplicationShutdown {
         SchedulerService,
       ],
     };
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.nats.drain();
   }
 }

@@ -10,3 +10,4 @@ export * from './query-stream.client.js';
 export * from './rpc.server.js';
 export * from './rpc.client.js';
 export * from './service-bootstrap.js';
+export * from './service-wiring.module.js';

@@ -120,7 +120,7 @@ describe('catalog subjects over NATS request/reply', () => {
   let nats: NatsConnection;
   let client: RpcClient;
 
-  /** Sends a message as any peer could, bypassing the typed client. */
+  /** Sends a message the way an untyped peer could, bypassing the typed client. */
   async function raw(subject: string, message: unknown): Promise<unknown> {
     const payload = typeof message === 'string' ? message : JSON.stringify(message);
     return (await nats.request(subject, payload, { timeout: 2_000 })).json();

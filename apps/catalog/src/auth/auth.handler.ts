@@ -5,13 +5,11 @@ import {
   type Principal,
   type ResolveCredential,
 } from '#contracts';
-import { Handles, publishEvent } from '#nats';
+import { Handles, NATS_CONNECTION, publishEvent } from '#nats';
 import { Controller, Inject } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { AuthService } from './auth.service.js';
-
-export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 
 @Controller()
 export class AuthHandler {

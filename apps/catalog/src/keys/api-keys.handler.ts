@@ -1,9 +1,8 @@
 import { CatalogSubjects, type CreateApiKeyDto, type IdRequest, type Principal } from '#contracts';
-import { Handles, publishEvent } from '#nats';
+import { Handles, NATS_CONNECTION, publishEvent } from '#nats';
 import { Controller, Inject } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 
-import { NATS_CONNECTION } from '../auth/auth.handler.js';
 import { ApiKeysService } from './api-keys.service.js';
 
 @Controller()

@@ -24,7 +24,7 @@ async function* serverSentEvents(chunks: AsyncIterable<string>): AsyncGenerator<
  */
 @ApiExcludeController()
 @SessionOnly()
-@Controller('app/agents')
+@Controller('app/agents/:id/chat')
 export class AgentChatController {
   constructor(
     private readonly chats: AgentChatClient,
@@ -32,7 +32,7 @@ export class AgentChatController {
   ) {}
 
   /** Refusals (unknown agent, invalid body) answer as errors before the stream starts. */
-  @Post(':id/chat')
+  @Post()
   @BodyLimit('diagram')
   async chat(
     @CurrentPrincipal() principal: Principal,

@@ -12,16 +12,16 @@ import { SessionOnly } from '../auth/session-only.decorator.js';
  */
 @ApiExcludeController()
 @SessionOnly()
-@Controller('app/agents')
+@Controller('app/agents/:id/threads')
 export class AgentThreadsController {
   constructor(private readonly rpc: RpcClient) {}
 
-  @Get(':id/threads')
+  @Get()
   list(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: PageQueryDto) {
     return this.rpc.request(AgentSubjects.threadsList, principal, { id, query });
   }
 
-  @Get(':id/threads/:threadId')
+  @Get(':threadId')
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') agentId: string,

@@ -16,11 +16,11 @@ import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
 
 @ApiTags('workflows')
-@Controller('api/v1/workflows')
+@Controller('api/v1/workflows/:id/events')
 export class EventsController {
   constructor(private readonly rpc: RpcClient) {}
 
-  @Get(':id/events')
+  @Get()
   @ApiOperation({
     summary: "List a workflow's app events",
     description: "Newest first, kept 30 days, each with what every one of the workflow's triggers did.",
@@ -36,7 +36,7 @@ export class EventsController {
     return this.rpc.request(EventsSubjects.eventsList, principal, { workflowId, query });
   }
 
-  @Post(':id/events/:eventId/replay')
+  @Post(':eventId/replay')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Replay an app event for one trigger',

@@ -1,6 +1,5 @@
 import { DomainException } from '#common';
 import {
-  CreateWorkflowDto,
   DeletedDto,
   PageOf,
   PageQueryDto,
@@ -10,7 +9,6 @@ import {
   WorkflowDetailDto,
   WorkflowDto,
   WorkflowSubjects,
-  WorkflowSummaryDto,
   WorkflowVersionDetailDto,
   WorkflowVersionDto,
 } from '#contracts';
@@ -23,37 +21,11 @@ import { ApiErrors } from '../http/api-errors.decorator.js';
 import { BodyLimit } from '../http/body-size.decorator.js';
 
 @ApiTags('workflows')
-@Controller('api/v1')
+@Controller('api/v1/workflows')
 export class WorkflowsController {
   constructor(private readonly rpc: RpcClient) {}
 
-  @Get('projects/:projectId/workflows')
-  @ApiOperation({ summary: "List a project's workflows" })
-  @ApiOkResponse({ type: PageOf(WorkflowSummaryDto) })
-  @ApiErrors('invalid_request', 'project_not_found')
-  list(
-    @CurrentPrincipal() principal: Principal,
-    @Param('projectId') projectId: string,
-    @Query() query: PageQueryDto,
-  ) {
-    return this.rpc.request(WorkflowSubjects.list, principal, { projectId, query });
-  }
-
-  @Post('projects/:projectId/workflows')
-  @BodyLimit('diagram')
-  @HttpCode(201)
-  @ApiOperation({ summary: 'Create a workflow', description: 'Its diagram becomes the draft.' })
-  @ApiCreatedResponse({ type: WorkflowDto })
-  @ApiErrors('invalid_request', 'project_not_found')
-  create(
-    @CurrentPrincipal() principal: Principal,
-    @Param('projectId') projectId: string,
-    @Body() body: CreateWorkflowDto,
-  ) {
-    return this.rpc.request(WorkflowSubjects.create, principal, { projectId, body });
-  }
-
-  @Get('workflows/:id')
+  @Get(':id')
   @ApiOperation({ summary: 'Get a workflow with its draft' })
   @ApiOkResponse({ type: WorkflowDetailDto })
   @ApiErrors('invalid_request', 'workflow_not_found')
@@ -61,7 +33,7 @@ export class WorkflowsController {
     return this.rpc.request(WorkflowSubjects.get, principal, { id });
   }
 
-  @Patch('workflows/:id')
+  @Patch(':id')
   @BodyLimit('diagram')
   @ApiOperation({
     summary: 'Update a workflow',
@@ -73,7 +45,7 @@ export class WorkflowsController {
     return this.rpc.request(WorkflowSubjects.update, principal, { id, body });
   }
 
-  @Delete('workflows/:id')
+  @Delete(':id')
   @ApiOperation({
     summary: 'Delete a workflow',
     description: 'Deletes its draft and versions; its unfinished runs are terminated.',
@@ -84,7 +56,7 @@ export class WorkflowsController {
     return this.rpc.request(WorkflowSubjects.delete, principal, { id });
   }
 
-  @Post('workflows/:id/publish')
+  @Post(':id/publish')
   @HttpCode(201)
   @ApiOperation({
     summary: 'Publish the draft',
@@ -107,7 +79,7 @@ export class WorkflowsController {
     return this.rpc.request(WorkflowSubjects.publish, principal, { id, body });
   }
 
-  @Post('workflows/:id/pause')
+  @Post(':id/pause')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Pause a workflow',
@@ -119,7 +91,7 @@ export class WorkflowsController {
     return this.rpc.request(WorkflowSubjects.pause, principal, { id });
   }
 
-  @Post('workflows/:id/resume')
+  @Post(':id/resume')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Resume a workflow',
@@ -131,7 +103,7 @@ export class WorkflowsController {
     return this.rpc.request(WorkflowSubjects.resume, principal, { id });
   }
 
-  @Get('workflows/:id/versions')
+  @Get(':id/versions')
   @ApiOperation({ summary: "List a workflow's versions", description: 'Newest (the live one) first.' })
   @ApiOkResponse({ type: PageOf(WorkflowVersionDto) })
   @ApiErrors('invalid_request', 'workflow_not_found')
@@ -143,7 +115,7 @@ export class WorkflowsController {
     return this.rpc.request(WorkflowSubjects.versionsList, principal, { id, query });
   }
 
-  @Get('workflows/:id/versions/:number')
+  @Get(':id/versions/:number')
   @ApiOperation({
     summary: 'Get a version with its diagram',
     description:

@@ -55,7 +55,7 @@ describe('a service health port', () => {
     dependency.reachable = true;
   });
 
-  async function get(path: string): Promise<{ status: number; body: any; cacheControl: string | null }> {
+  async function get(path: string): Promise<{ status: number; body: unknown; cacheControl: string | null }> {
     const response = await fetch(`${baseUrl}${path}`);
     return {
       status: response.status,

@@ -126,7 +126,7 @@ describe('JetStreamQueue', () => {
       const warnings: string[] = [];
       const logger = pino(
         { level: 'warn' },
-        { write: (line: string) => warnings.push(JSON.parse(line).msg) },
+        { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) },
       );
       const waiting = new JetStreamQueue(starting, logger);
       // Pauses of 250, 500, 1000 ms fit a 4 s budget with room for a slow first answer on a busy CI host.
