@@ -1,5 +1,5 @@
 /**
- * The node types of a diagram and the shape of each one's `data.properties` (the node-type design).
+ * The node types of a diagram and the shape of each one's `data.properties`.
  * String values are templates unless noted. The JSON schemas that enforce these shapes are in
  * `node-type-schemas.ts`.
  */
