@@ -16,7 +16,7 @@ import { Injectable } from '@nestjs/common';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunChanges } from './run-changes.service.js';
 import { visibleStatus } from './run-status.util.js';
-import { toRunSummaryDto, toWorkflowRunDto } from './run.mapper.js';
+import { toRunSummaryDto, toWorkflowRunDto } from './run-dto.util.js';
 import { RunRepository } from './run.repository.js';
 
 const RECENT_RUNS = 10;

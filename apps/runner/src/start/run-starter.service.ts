@@ -19,7 +19,7 @@ import { TriggerExecutor } from '../executors/trigger.executor.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
-import { toWorkflowRunDto } from '../runs/run.mapper.js';
+import { toWorkflowRunDto } from '../runs/run-dto.util.js';
 import { type KeyHolder, type NewRun, queuedRunOf, RunRepository } from '../runs/run.repository.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { type ResolvedTarget, RunTargets } from './run-targets.service.js';
