@@ -33,13 +33,9 @@ export function kyselyOn<DB>(dataSource: DataSource): Kysely<DB> {
  * be unique per statement text across the service. Outside a transaction only (a transaction's
  * `Kysely` has no pool of its own, and the statement then runs unprepared on it).
  */
-export async function preparedQuery<O>(
-  db: Kysely<unknown>,
-  name: string,
-  query: Compilable<O>,
-): Promise<O[]> {
+export async function preparedQuery<DB, O>(db: Kysely<DB>, name: string, query: Compilable<O>): Promise<O[]> {
   const compiled = query.compile();
-  const pool = pools.get(db);
+  const pool = pools.get(db as Kysely<unknown>);
   if (!pool) return (await db.executeQuery(compiled)).rows;
   const result = await pool().query({ name, text: compiled.sql, values: [...compiled.parameters] });
   return result.rows as O[];
