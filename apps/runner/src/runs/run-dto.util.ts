@@ -1,14 +1,10 @@
 import type { RunStepDto, WorkflowRunDto, WorkflowRunSummaryDto } from '#contracts';
 
-import type { RunRecord, RunWithSteps, StepRecord } from '../engine/run-state.js';
+import type { RunWithSteps, StepRecord } from '../engine/run-state.js';
+import type { RunSummaryRecord } from './run-list.repository.js';
 import { visibleStatus } from './run-status.util.js';
 
-type SummarySource = Pick<
-  RunRecord,
-  'id' | 'workflowId' | 'version' | 'trigger' | 'triggerNodeId' | 'status' | 'createdBy' | 'createdAt'
->;
-
-export function toRunSummaryDto(run: SummarySource, now = new Date()): WorkflowRunSummaryDto {
+export function toRunSummaryDto(run: RunSummaryRecord, now = new Date()): WorkflowRunSummaryDto {
   return {
     id: run.id,
     workflowId: run.workflowId,
