@@ -46,11 +46,11 @@ function stepRows(runId: string, steps: readonly StepRecord[]) {
 /**
  * A run with its steps: writing it when it starts, taking it, its checkpoints and its lease, and
  * reading it. The hot path (start, claim, checkpoint) is one statement each, so a run costs a
- * handful of round trips however many steps it has. Its statements, and the read of a run, run as
- * named prepared statements: Postgres plans each once per connection, which more than pays for
- * building them with Kysely (median, interleaved, against the hand-written statements they replaced:
- * a run recorded complete in one statement 643 → 572 µs; queued, claimed and checkpointed twice
- * 6,199 → 4,889 µs; a run read 349 → 280 µs; a lease renewed 203 → 131 µs).
+ * handful of round trips however many steps it has. These statements, and the read of a run, run as
+ * named prepared statements: Postgres plans each once per connection. Built by Kysely but unprepared
+ * they cost more than the hand-written statements they replaced (a run recorded in one statement
+ * +39%, a run read +25%); prepared they cost less (-12 to -16%, -18%; a queued run's claim and two
+ * checkpoints -23%, a lease renewal -36%: medians of calls interleaved on one database).
  */
 @Injectable()
 export class RunRepository {
