@@ -4,14 +4,12 @@ import { RunnerInitial1764000000000 } from './migrations/1764000000000-runner-in
 import { IdempotencyFingerprint1764300000000 } from './migrations/1764300000000-idempotency-fingerprint.js';
 import { TerminatedWorkflows1764400000000 } from './migrations/1764400000000-terminated-workflows.js';
 import { DashboardIndexes1764900000000 } from './migrations/1764900000000-dashboard-indexes.js';
-import { RunStepEntity } from './runs/run-step.entity.js';
-import { RunEntity } from './runs/run.entity.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
     url,
     schema: 'runner',
-    entities: [RunEntity, RunStepEntity],
+    entities: [],
     migrations: [
       RunnerInitial1764000000000,
       IdempotencyFingerprint1764300000000,

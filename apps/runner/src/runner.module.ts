@@ -20,6 +20,8 @@ import { RunnerConfig } from './runner.config.js';
 import { runnerDataSource } from './runner.database.js';
 import { RUNNER_LOGGER } from './runner.tokens.js';
 import { RunChanges } from './runs/run-changes.service.js';
+import { RunControlRepository } from './runs/run-control.repository.js';
+import { RunListRepository } from './runs/run-list.repository.js';
 import { RunRepository } from './runs/run.repository.js';
 import { RunsHandler } from './runs/runs.handler.js';
 import { RunsService } from './runs/runs.service.js';
@@ -82,6 +84,8 @@ export class RunnerModule {
         NodeExecutorRegistry,
         ...NODE_EXECUTORS,
         RunRepository,
+        RunListRepository,
+        RunControlRepository,
         RunChanges,
         RunEngine,
         RunJobs,

@@ -35,7 +35,7 @@ export function kyselyOn<DB>(dataSource: DataSource): Kysely<DB> {
  */
 export async function preparedQuery<DB, O>(db: Kysely<DB>, name: string, query: Compilable<O>): Promise<O[]> {
   const compiled = query.compile();
-  const pool = pools.get(db);
+  const pool = pools.get(db as Kysely<unknown>);
   if (!pool) return (await db.executeQuery(compiled)).rows;
   const result = await pool().query({ name, text: compiled.sql, values: [...compiled.parameters] });
   return result.rows as O[];

@@ -39,6 +39,22 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
     service: 'runner',
     schemas: ['runner'],
     outFile: 'apps/runner/src/runner.tables.ts',
+    columns: {
+      'runner.runs.status': 'StoredRunStatus',
+      'runner.runs.trigger': 'RunTrigger',
+      'runner.runs.principal': 'ColumnType<Principal, string, string>',
+      'runner.runs.diagram': 'ColumnType<Diagram, string, string>',
+      'runner.run_steps.status': 'StepStatus',
+      'runner.run_steps.output': 'ColumnType<Record<string, string>, string, string> | null',
+      'runner.run_steps.state': 'ColumnType<unknown, string | null, string | null>',
+    },
+    imports: {
+      StoredRunStatus: './engine/run-state.js',
+      RunTrigger: '#contracts',
+      Principal: '#contracts',
+      Diagram: '#contracts',
+      StepStatus: '#contracts',
+    },
   },
   {
     service: 'events',

@@ -7,7 +7,7 @@ import type { RunJob } from '../queue/run-job.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine-resources.js';
-import { type NewRun, runRecordOf, triggerStepOf } from '../runs/run.repository.js';
+import { type NewRun, runRecordOf, triggerStepOf } from '../runs/new-run.js';
 import { type ExecutionEnd, RunExecution } from './run-execution.js';
 import type { RunWithSteps } from './run-state.js';
 

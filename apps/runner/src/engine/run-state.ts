@@ -1,6 +1,7 @@
 import type { Diagram, Principal, RunTrigger, StepStatus } from '#contracts';
 
-import type { StoredRunStatus } from '../runs/run.entity.js';
+/** The stored status: a subset of the contract's, since `unknown` is computed when read. */
+export type StoredRunStatus = 'queued' | 'running' | 'waiting' | 'complete' | 'errored' | 'terminated';
 
 /** A run as the engine and the readers see it (the row minus bookkeeping nobody reads). */
 export interface RunRecord {

@@ -8,7 +8,7 @@ import { NATS_CONNECTION, RUNNER_LOGGER } from '../runner.tokens.js';
 
 /**
  * Tells listeners (the gateway's waits and streams) that a run or its steps changed, once the write
- * is committed. Every write of `RunRepository` that changes what `runs.get` answers is followed by
+ * is committed. Every write of a run repository that changes what `runs.get` answers is followed by
  * one notice: a run's first write, claims, checkpoints, wakes, sweeps that wake a run, terminations.
  * Inserting a queued run sends none: nobody knows its id before the start answers, and whoever
  * watches it afterwards reads it first.

@@ -1,46 +1,144 @@
-import type { RunStepDto, WorkflowRunDto, WorkflowRunSummaryDto } from '#contracts';
+import { type Expression, type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 
-import type { RunRecord, RunWithSteps, StepRecord } from '../engine/run-state.js';
-import { visibleStatus } from './run-status.util.js';
+import type { RunRecord, RunSettlement, RunWithSteps, StepRecord } from '../engine/run-state.js';
+import type { RunnerRuns, RunnerRunSteps } from '../runner.tables.js';
+import type { NewRun } from './new-run.js';
 
-type SummarySource = Pick<
-  RunRecord,
-  'id' | 'workflowId' | 'version' | 'trigger' | 'triggerNodeId' | 'status' | 'createdBy' | 'createdAt'
->;
+/**
+ * The `runner.runs` columns a `RunRecord` is read from (the table as `r`), each named as its field:
+ * the row a query answers is the record. A column the record gains is one line here.
+ */
+export const RUN_RECORD_COLUMNS = [
+  'r.id',
+  'r.organization_id as organizationId',
+  'r.workflow_id as workflowId',
+  'r.workflow_name as workflowName',
+  'r.project_id as projectId',
+  'r.version',
+  'r.trigger',
+  'r.trigger_node_id as triggerNodeId',
+  'r.status',
+  'r.created_by as createdBy',
+  'r.principal',
+  'r.input',
+  'r.reply',
+  'r.error',
+  'r.diagram',
+  'r.time_zone as timeZone',
+  'r.lease_token as leaseToken',
+  'r.claims',
+  'r.created_at as createdAt',
+] as const;
 
-export function toRunSummaryDto(run: SummarySource, now = new Date()): WorkflowRunSummaryDto {
+/**
+ * The columns a run's start writes from what it accepted; each write adds the columns of its own
+ * (status, lease). A column the start writes is one line here.
+ */
+export function newRunRow(run: NewRun): Omit<Insertable<RunnerRuns>, 'status'> {
   return {
     id: run.id,
-    workflowId: run.workflowId,
+    organization_id: run.organizationId,
+    workflow_id: run.workflowId,
+    workflow_name: run.workflowName,
+    project_id: run.projectId,
     version: run.version,
     trigger: run.trigger,
-    triggerNodeId: run.triggerNodeId,
-    status: visibleStatus(run.status, run.createdAt, now),
-    createdBy: run.createdBy,
-    createdAt: run.createdAt.toISOString(),
+    trigger_node_id: run.triggerNodeId,
+    created_by: run.createdBy,
+    principal: JSON.stringify(run.principal),
+    input: run.input,
+    diagram: JSON.stringify(run.diagram),
+    time_zone: run.timeZone,
+    idempotency_key: run.idempotencyKey,
+    idempotency_fingerprint: run.idempotencyFingerprint,
+    created_at: run.createdAt,
   };
 }
 
-export function toRunStepDto(step: StepRecord): RunStepDto {
+/** Each column's value, or an SQL expression of it (`now()`). */
+export type Written<T> = { [C in keyof T]: T[C] | Expression<Exclude<T[C], undefined>> };
+
+/** The columns of `runner.runs` a write sets; the status as a value. */
+export type RunColumns = Written<Omit<Updateable<RunnerRuns>, 'status'>> & { status?: RunRecord['status'] };
+
+export const now = () => sql<Date>`now()`;
+
+/** When a lease taken or renewed now runs out, by the database's clock (every runner shares it). */
+export const leaseEnd = (leaseMs: number) => sql<Date>`now() + make_interval(secs => ${leaseMs} / 1000.0)`;
+
+/**
+ * The run's columns as a write by its holder leaves them: still held, its lease renewed, or settled
+ * by `settlement`, which ends the hold.
+ */
+export function heldOrSettled(settlement: RunSettlement | undefined, leaseMs: number): RunColumns {
+  switch (settlement?.status) {
+    case undefined:
+      return { lease_expires_at: leaseEnd(leaseMs), wake_at: null };
+    case 'complete':
+      return {
+        status: 'complete',
+        reply: settlement.reply,
+        lease_expires_at: null,
+        wake_at: null,
+        finished_at: now(),
+      };
+    case 'errored':
+      return {
+        status: 'errored',
+        error: settlement.error,
+        lease_expires_at: null,
+        wake_at: null,
+        finished_at: now(),
+      };
+    case 'waiting':
+      return { status: 'waiting', lease_expires_at: null, wake_at: settlement.wakeAt };
+  }
+}
+
+/** A value as JSON spells it: a timestamp is its ISO text. */
+type JsonOf<T> = T extends Date ? string : T;
+
+/** A `runner.run_steps` row as JSON: what `json_agg` answers and what a checkpoint sends. */
+export type StepJson = { [C in keyof Selectable<RunnerRunSteps>]: JsonOf<Selectable<RunnerRunSteps>[C]> };
+
+export function toStepRecord(json: StepJson): StepRecord {
   return {
-    nodeId: step.nodeId,
+    nodeId: json.node_id,
+    position: json.position,
+    status: json.status,
+    via: json.via,
+    input: json.input,
+    output: json.output,
+    error: json.error,
+    ms: json.ms,
+    startedAt: new Date(json.started_at),
+    attempt: json.attempt,
+    route: json.route,
+    state: json.state,
+    wakeAt: json.wake_at === null ? null : new Date(json.wake_at),
+  };
+}
+
+export function toStepJson(runId: string, step: StepRecord): StepJson {
+  return {
+    run_id: runId,
+    node_id: step.nodeId,
+    position: step.position,
     status: step.status,
     via: step.via,
     input: step.input,
     output: step.output,
     error: step.error,
     ms: step.ms,
-    startedAt: step.startedAt.toISOString(),
+    started_at: step.startedAt.toISOString(),
+    attempt: step.attempt,
+    route: step.route,
+    state: step.state ?? null,
+    wake_at: step.wakeAt?.toISOString() ?? null,
   };
 }
 
-export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date()): WorkflowRunDto {
-  return {
-    ...toRunSummaryDto(run, now),
-    input: run.input,
-    reply: run.reply,
-    error: run.error,
-    steps: [...steps].sort((a, b) => a.position - b.position).map(toRunStepDto),
-    diagram: run.diagram,
-  };
+/** A run read with `RUN_RECORD_COLUMNS` and its steps as one JSON value. */
+export function toRunWithSteps({ steps, ...run }: RunRecord & { steps: StepJson[] }): RunWithSteps {
+  return { run, steps: steps.map(toStepRecord) };
 }

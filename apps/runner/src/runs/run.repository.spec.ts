@@ -1,11 +1,15 @@
-import { dataSourceOptions, migrate, newId } from '#persistence';
-import pg from 'pg';
+import { dataSourceOptions, kyselyOn, migrate, newId } from '#persistence';
 import { scratchDatabase } from '#testing';
+import { type ControlledTransaction, type Kysely, sql, type UpdateObject } from 'kysely';
 import { DataSource } from 'typeorm';
 
 import type { StepRecord } from '../engine/run-state.js';
 import { runnerDataSource } from '../runner.database.js';
-import { type NewRun, RunRepository, triggerStepOf } from './run.repository.js';
+import type { DB } from '../runner.tables.js';
+import { type NewRun, triggerStepOf } from './new-run.js';
+import { RunControlRepository } from './run-control.repository.js';
+import { RunListRepository } from './run-list.repository.js';
+import { RunRepository } from './run.repository.js';
 
 /**
  * The claims and fences every reliability rule rests on, against a real Postgres database of its own.
@@ -59,16 +63,22 @@ function step(nodeId: string, overrides: Partial<StepRecord> = {}): StepRecord {
   };
 }
 
-describe('RunRepository', () => {
+describe('the run repositories', () => {
   let dataSource: DataSource;
+  let db: Kysely<DB>;
   let runs: RunRepository;
+  let lists: RunListRepository;
+  let control: RunControlRepository;
 
   beforeAll(async () => {
     await database.create();
     await migrate(runnerDataSource(database.url));
     dataSource = new DataSource(dataSourceOptions(runnerDataSource(database.url, 4)));
     await dataSource.initialize();
-    runs = new RunRepository(dataSource);
+    db = kyselyOn<DB>(dataSource);
+    runs = new RunRepository(db);
+    lists = new RunListRepository(db);
+    control = new RunControlRepository(db);
   });
 
   afterAll(async () => {
@@ -76,7 +86,10 @@ describe('RunRepository', () => {
     await database.drop();
   });
 
-  const sql = (text: string, params: unknown[] = []) => dataSource.query(text, params);
+  /** Sets columns of a run by hand, to stage what time or a crash would leave. */
+  const setRun = (id: string, columns: UpdateObject<DB, 'runner.runs'>) =>
+    db.updateTable('runner.runs').set(columns).where('id', '=', id).execute();
+  const ago = (interval: string) => sql<Date>`now() - ${interval}::interval`;
 
   it('writes a run with its trigger step and reads it back with the diagram unchanged', async () => {
     const run = newRun();
@@ -105,7 +118,7 @@ describe('RunRepository', () => {
       fingerprint: 'f1',
     });
 
-    await sql(`UPDATE runner.runs SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.id]);
+    await setRun(first.id, { created_at: ago('25 hours') });
     expect(await runs.findByIdempotencyKey('org-1', 'k1', 24)).toBeNull();
     expect(await runs.insert(newRun({ idempotencyKey: 'k1' }))).toBe('recorded');
   });
@@ -159,9 +172,7 @@ describe('RunRepository', () => {
     expect(await runs.checkpoint(run.id, 7, LEASE_MS, [step('d')])).toBe(false);
 
     // The holder went silent: once its lease has run out the run can be taken over.
-    await sql(`UPDATE runner.runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [
-      run.id,
-    ]);
+    await setRun(run.id, { lease_expires_at: ago('1 second') });
     const second = await runs.claim(run.id, LEASE_MS);
     expect(second?.run).toMatchObject({ leaseToken: 2, claims: 2 });
     expect(second?.steps.map((one) => [one.nodeId, one.status, one.route])).toEqual([
@@ -221,7 +232,11 @@ describe('RunRepository', () => {
       state: { until: 'x' },
       wakeAt,
     });
-    const [row] = await sql('SELECT wake_at, lease_expires_at FROM runner.runs WHERE id = $1', [run.id]);
+    const row = await db
+      .selectFrom('runner.runs')
+      .select(['wake_at', 'lease_expires_at'])
+      .where('id', '=', run.id)
+      .executeTakeFirst();
     expect(row).toEqual({ wake_at: wakeAt, lease_expires_at: null });
   });
 
@@ -231,19 +246,16 @@ describe('RunRepository', () => {
     const orphaned = newRun();
     const fresh = newRun();
     for (const run of [waiting, lost, orphaned, fresh]) await runs.insert(run);
-    await sql(
-      `UPDATE runner.runs SET status = 'waiting', wake_at = now() - interval '1 second' WHERE id = $1`,
-      [waiting.id],
-    );
-    await sql(`UPDATE runner.runs SET dispatched_at = now() - interval '1 minute' WHERE id = $1`, [lost.id]);
+    await setRun(waiting.id, { status: 'waiting', wake_at: ago('1 second') });
+    await setRun(lost.id, { dispatched_at: ago('1 minute') });
     await runs.claim(orphaned.id, LEASE_MS);
-    await sql(
-      `UPDATE runner.runs SET lease_expires_at = now() - interval '2 minutes', dispatched_at = NULL WHERE id = $1`,
-      [orphaned.id],
-    );
+    await setRun(orphaned.id, { lease_expires_at: ago('2 minutes'), dispatched_at: null });
 
     // Two sweepers at once: SKIP LOCKED splits the rows, and a moved row is no longer due.
-    const [a, b] = await Promise.all([runs.sweep(100, 30_000, 60_000), runs.sweep(100, 30_000, 60_000)]);
+    const [a, b] = await Promise.all([
+      control.sweep(100, 30_000, 60_000),
+      control.sweep(100, 30_000, 60_000),
+    ]);
     const moved = [...a, ...b].filter((job) =>
       [waiting.id, lost.id, orphaned.id, fresh.id].includes(job.runId),
     );
@@ -253,7 +265,7 @@ describe('RunRepository', () => {
     expect(moved.filter((job) => job.woken).map((job) => job.runId)).toEqual([waiting.id]);
     expect((await runs.find('org-1', waiting.id))?.run.status).toBe('queued');
     expect((await runs.find('org-1', orphaned.id))?.run.status).toBe('running');
-    expect(await runs.sweep(100, 30_000, 60_000)).toEqual([]);
+    expect(await control.sweep(100, 30_000, 60_000)).toEqual([]);
     // The woken run is claimable at once; the orphan is, since its lease ran out.
     expect(await runs.claim(waiting.id, LEASE_MS)).not.toBeNull();
     expect(await runs.claim(orphaned.id, LEASE_MS)).not.toBeNull();
@@ -270,7 +282,7 @@ describe('RunRepository', () => {
     await runs.claim(finished.id, LEASE_MS);
     await runs.checkpoint(finished.id, 1, LEASE_MS, [], { status: 'complete', reply: '' });
 
-    expect((await runs.terminateForWorkflows('org-1', ['wf-gone', 'wf-other'])).sort()).toEqual(
+    expect((await control.terminateForWorkflows('org-1', ['wf-gone', 'wf-other'])).sort()).toEqual(
       [running.id, queued.id].sort(),
     );
     const terminated = await runs.find('org-1', running.id);
@@ -293,28 +305,32 @@ describe('RunRepository', () => {
     expect(await runs.insertStarted(late, LEASE_MS, [triggerStepOf(late)])).toBe('workflow_deleted');
     expect(await runs.find('org-1', late.id)).toBeNull();
     expect(await runs.insert(newRun({ workflowId: 'wf-gone', organizationId: 'org-2' }))).toBe('recorded');
-    expect(await runs.terminateForWorkflows('org-1', ['wf-gone'])).toEqual([]);
+    expect(await control.terminateForWorkflows('org-1', ['wf-gone'])).toEqual([]);
   });
 
   describe('a run recorded while its workflow is being terminated', () => {
-    let other: pg.Client;
+    /** The other side of the race, in a transaction of its own on a connection of its own. */
+    let other: ControlledTransaction<DB>;
 
     beforeEach(async () => {
-      other = new pg.Client({ connectionString: database.url });
-      await other.connect();
+      other = await db.startTransaction().execute();
     });
 
     afterEach(async () => {
-      await other.end();
+      if (!other.isCommitted) await other.rollback().execute();
     });
 
     /** Resolves once some session waits for an advisory lock. */
     async function someoneWaitsForTheLock(): Promise<void> {
       for (let attempt = 0; attempt < 200; attempt += 1) {
-        const [row] = await sql(
-          `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
-        );
-        if (row.waiting > 0) return;
+        const { waiting } = await db
+          .withTables<{ pg_locks: { locktype: string; granted: boolean } }>()
+          .selectFrom('pg_locks')
+          .select(sql<number>`count(*)::int`.as('waiting'))
+          .where('locktype', '=', 'advisory')
+          .where('granted', '=', false)
+          .executeTakeFirstOrThrow();
+        if (waiting > 0) return;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       throw new Error('nobody waited for the workflow lock');
@@ -322,15 +338,17 @@ describe('RunRepository', () => {
 
     it('is refused when the termination commits while the insert waits', async () => {
       // The termination's side, by hand: the lock taken, the workflow not yet remembered.
-      await other.query('BEGIN');
-      await other.query(`SELECT pg_advisory_xact_lock(hashtext('workflow-runs:wf-race-1'))`);
+      await other
+        .selectNoFrom(sql`pg_advisory_xact_lock(hashtext('workflow-runs:wf-race-1'))`.as('locked'))
+        .execute();
       const run = newRun({ workflowId: 'wf-race-1' });
       const inserting = runs.insert(run);
       await someoneWaitsForTheLock();
-      await other.query(
-        `INSERT INTO runner.terminated_workflows (organization_id, workflow_id) VALUES ('org-1', 'wf-race-1')`,
-      );
-      await other.query('COMMIT');
+      await other
+        .insertInto('runner.terminated_workflows')
+        .values({ organization_id: 'org-1', workflow_id: 'wf-race-1' })
+        .execute();
+      await other.commit().execute();
       // The look-up ran after the lock was granted: a look-up in the insert's own snapshot, taken
       // before the termination committed, would have let the run in.
       expect(await inserting).toBe('workflow_deleted');
@@ -340,17 +358,26 @@ describe('RunRepository', () => {
     it('is terminated when the insert commits while the termination waits', async () => {
       // The insert's side, by hand: the shared lock taken and the run written, not yet committed.
       const run = newRun({ workflowId: 'wf-race-2' });
-      await other.query('BEGIN');
-      await other.query(`SELECT runner.workflow_takes_runs('org-1', 'wf-race-2')`);
-      await other.query(
-        `INSERT INTO runner.runs (id, organization_id, workflow_id, workflow_name, project_id, trigger,
-           status, principal, input, diagram, time_zone)
-         VALUES ($1, 'org-1', 'wf-race-2', 'Workflow', 'project-1', 'api', 'queued', '{}', '', '{}', 'UTC')`,
-        [run.id],
-      );
-      const terminating = runs.terminateForWorkflows('org-1', ['wf-race-2']);
+      await other.selectNoFrom(sql`runner.workflow_takes_runs('org-1', 'wf-race-2')`.as('open')).execute();
+      await other
+        .insertInto('runner.runs')
+        .values({
+          id: run.id,
+          organization_id: 'org-1',
+          workflow_id: 'wf-race-2',
+          workflow_name: 'Workflow',
+          project_id: 'project-1',
+          trigger: 'api',
+          status: 'queued',
+          principal: '{}',
+          input: '',
+          diagram: '{}',
+          time_zone: 'UTC',
+        })
+        .execute();
+      const terminating = control.terminateForWorkflows('org-1', ['wf-race-2']);
       await someoneWaitsForTheLock();
-      await other.query('COMMIT');
+      await other.commit().execute();
       expect(await terminating).toEqual([run.id]);
       expect((await runs.find('org-1', run.id))?.run.status).toBe('terminated');
     });
@@ -374,19 +401,24 @@ describe('RunRepository', () => {
       [made[1], at(59_999), at(70_000)],
       [made[2], since, at(70_000)],
     ] as const) {
-      await sql(`UPDATE runner.runs SET status = 'errored', finished_at = $2 WHERE id = $1`, [
-        runId,
-        finishedAt,
-      ]);
-      await sql(
-        `INSERT INTO runner.run_steps (run_id, node_id, position, status, via, error, ms, started_at)
-         VALUES ($1, 'bad', 1, 'error', '{}', 'boom', 250, $2)`,
-        [runId, new Date(stepFailedAt.getTime() - 250)],
-      );
+      await setRun(runId, { status: 'errored', finished_at: finishedAt });
+      await db
+        .insertInto('runner.run_steps')
+        .values({
+          run_id: runId,
+          node_id: 'bad',
+          position: 1,
+          status: 'error',
+          via: [],
+          error: 'boom',
+          ms: 250,
+          started_at: new Date(stepFailedAt.getTime() - 250),
+        })
+        .execute();
     }
 
-    expect((await runs.recent(organizationId, 2)).map((run) => run.id)).toEqual([made[2], made[1]]);
-    expect(await runs.recent(organizationId, 10)).toContainEqual({
+    expect((await lists.recent(organizationId, 2)).map((run) => run.id)).toEqual([made[2], made[1]]);
+    expect(await lists.recent(organizationId, 10)).toContainEqual({
       id: made[0],
       workflowId: 'wf-1',
       workflowName: 'W0',
@@ -395,9 +427,9 @@ describe('RunRepository', () => {
       status: 'errored',
       createdAt: at(0),
     });
-    expect(await runs.failures(organizationId, since, 20)).toEqual([
+    expect(await lists.failures(organizationId, since, 20)).toEqual([
       { runId: made[2], workflowId: 'wf-1', workflowName: 'W2', step: 'bad', error: 'boom', at: since },
     ]);
-    expect(await runs.failures('org-elsewhere', new Date(0), 20)).toEqual([]);
+    expect(await lists.failures('org-elsewhere', new Date(0), 20)).toEqual([]);
   });
 });

@@ -16,7 +16,9 @@ import { Injectable } from '@nestjs/common';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunChanges } from './run-changes.service.js';
 import { visibleStatus } from './run-status.util.js';
-import { toRunSummaryDto, toWorkflowRunDto } from './run.mapper.js';
+import { toRunSummaryDto, toWorkflowRunDto } from './run-dto.util.js';
+import { RunControlRepository } from './run-control.repository.js';
+import { RunListRepository } from './run-list.repository.js';
 import { RunRepository } from './run.repository.js';
 
 const RECENT_RUNS = 10;
@@ -28,6 +30,8 @@ const FAILURES_WINDOW_MS = 7 * 86_400_000;
 export class RunsService {
   constructor(
     private readonly runs: RunRepository,
+    private readonly lists: RunListRepository,
+    private readonly control: RunControlRepository,
     private readonly changes: RunChanges,
     private readonly rpc: RpcClient,
     private readonly jobs: RunJobs,
@@ -47,7 +51,7 @@ export class RunsService {
   ): Promise<Page<WorkflowRunSummaryDto>> {
     await this.rpc.request(WorkflowSubjects.runTarget, principal, { workflowId, draft: true });
     const now = new Date();
-    return mapPage(await this.runs.list(principal.organizationId, workflowId, query), (run) =>
+    return mapPage(await this.lists.list(principal.organizationId, workflowId, query), (run) =>
       toRunSummaryDto(run, now),
     );
   }
@@ -55,8 +59,8 @@ export class RunsService {
   /** The dashboard's recent runs and the steps that failed in the last 7 days. */
   async overview({ organizationId }: Principal, now = new Date()): Promise<RunnerOverview> {
     const [runs, failures] = await Promise.all([
-      this.runs.recent(organizationId, RECENT_RUNS),
-      this.runs.failures(organizationId, new Date(now.getTime() - FAILURES_WINDOW_MS), RECENT_FAILURES),
+      this.lists.recent(organizationId, RECENT_RUNS),
+      this.lists.failures(organizationId, new Date(now.getTime() - FAILURES_WINDOW_MS), RECENT_FAILURES),
     ]);
     return {
       runs: runs.map((run) => ({
@@ -71,7 +75,7 @@ export class RunsService {
   /** The step runs again now; the job is published after the wake is committed. */
   async wake(principal: Principal, runId: string, nodeId: string): Promise<WakeStepReply> {
     if (!isId(runId)) return { woken: true };
-    const { woken, job } = await this.runs.wakeStep(principal.organizationId, runId, nodeId);
+    const { woken, job } = await this.control.wakeStep(principal.organizationId, runId, nodeId);
     if (job) {
       this.changes.changed(runId, 'queued');
       await this.jobs.publishSoon(job);
@@ -80,7 +84,7 @@ export class RunsService {
   }
 
   async terminateForWorkflows(principal: Principal, workflowIds: string[]): Promise<TerminateRunsReply> {
-    const terminated = await this.runs.terminateForWorkflows(principal.organizationId, workflowIds);
+    const terminated = await this.control.terminateForWorkflows(principal.organizationId, workflowIds);
     for (const runId of terminated) this.changes.changed(runId, 'terminated');
     return { terminated: terminated.length };
   }

@@ -10,7 +10,7 @@ import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { RunChanges } from '../runs/run-changes.service.js';
-import { RunRepository } from '../runs/run.repository.js';
+import { RunControlRepository } from '../runs/run-control.repository.js';
 
 const BATCH = 200;
 
@@ -27,7 +27,7 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
   private stopped = false;
 
   constructor(
-    private readonly runs: RunRepository,
+    private readonly runs: RunControlRepository,
     private readonly changes: RunChanges,
     private readonly jobs: RunJobs,
     private readonly config: RunnerConfig,

@@ -1,0 +1,76 @@
+import type { Diagram, Principal, RunTrigger } from '#contracts';
+
+import type { RunRecord, RunWithSteps, StepRecord } from '../engine/run-state.js';
+
+/** A run a start accepted, before it is written. */
+export interface NewRun {
+  id: string;
+  organizationId: string;
+  workflowId: string;
+  workflowName: string;
+  projectId: string;
+  version: number | null;
+  trigger: RunTrigger;
+  triggerNodeId: string;
+  createdBy: string | null;
+  principal: Principal;
+  input: string;
+  diagram: Diagram;
+  timeZone: string;
+  idempotencyKey: string | null;
+  /** The request the key stands for (`requestFingerprint`); null without a key. */
+  idempotencyFingerprint: string | null;
+  /** The trigger's step, done at once. */
+  triggerOutput: Record<string, string>;
+  /** The runner's clock, like every step's start: the run's steps never seem to start before it. */
+  createdAt: Date;
+}
+
+/** A run just written `queued` by `RunRepository.insert`, with its trigger step. */
+export function queuedRunOf(run: NewRun): RunWithSteps {
+  return { run: runRecordOf(run, 'queued', 0), steps: [triggerStepOf(run)] };
+}
+
+/** The record of a run just written (nothing of it was read back). */
+export function runRecordOf(run: NewRun, status: RunRecord['status'], leaseToken: number): RunRecord {
+  return {
+    id: run.id,
+    organizationId: run.organizationId,
+    workflowId: run.workflowId,
+    workflowName: run.workflowName,
+    projectId: run.projectId,
+    version: run.version,
+    trigger: run.trigger,
+    triggerNodeId: run.triggerNodeId,
+    status,
+    createdBy: run.createdBy,
+    principal: run.principal,
+    input: run.input,
+    reply: null,
+    error: null,
+    diagram: run.diagram,
+    timeZone: run.timeZone,
+    leaseToken,
+    claims: leaseToken,
+    createdAt: run.createdAt,
+  };
+}
+
+/** A run starts at its trigger: that step is done at once, its output the run's input. */
+export function triggerStepOf(run: NewRun): StepRecord {
+  return {
+    nodeId: run.triggerNodeId,
+    position: 0,
+    status: 'done',
+    via: [],
+    input: null,
+    output: run.triggerOutput,
+    error: null,
+    ms: 0,
+    startedAt: run.createdAt,
+    attempt: 1,
+    route: null,
+    state: null,
+    wakeAt: null,
+  };
+}

@@ -1,0 +1,230 @@
+import { InjectKysely } from '#persistence';
+import { Injectable } from '@nestjs/common';
+import { Kysely, sql } from 'kysely';
+
+import type { StoredRunStatus } from '../engine/run-state.js';
+import type { DB } from '../runner.tables.js';
+
+/** A run the sweeper hands to the queue again. */
+export interface DispatchedRun {
+  runId: string;
+  dispatch: number;
+}
+
+/** A run a sweep moved back to the queue; `woken` when it was `waiting` and is now `queued`. */
+export interface SweptRun extends DispatchedRun {
+  woken: boolean;
+}
+
+const now = () => sql<Date>`now()`;
+
+/** `ms` before now, by the database's clock. */
+const ago = (ms: number) => sql<Date>`now() - make_interval(secs => ${ms} / 1000.0)`;
+
+/**
+ * What moves runs without holding them: the sweeper's requeue, an approval's wake, and the
+ * termination of a deleted workflow's runs.
+ */
+@Injectable()
+export class RunControlRepository {
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
+
+  /**
+   * Moves due runs back to the queue and answers the jobs to publish for them: waiting runs whose
+   * wake time has come, queued runs whose job seems lost (its publish failed), and running runs
+   * whose runner died and whose job JetStream no longer redelivers. Rows are claimed with
+   * `FOR UPDATE SKIP LOCKED`, so the sweepers of several replicas share the work. The caller
+   * publishes after this commits: a job must never reach a runner before the run it names is
+   * claimable, and a publish that fails leaves a `queued` run the next sweep publishes again.
+   * Each status is a literal, so the planner matches it to its partial index.
+   */
+  sweep(limit: number, requeueAfterMs: number, recoverAfterMs: number): Promise<SweptRun[]> {
+    return this.db
+      .with('waiting', (db) =>
+        db
+          .selectFrom('runner.runs')
+          .select('id')
+          .where('status', '=', sql.lit('waiting'))
+          .where('wake_at', '<=', now())
+          .orderBy('wake_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .with('lost', (db) =>
+        db
+          .selectFrom('runner.runs')
+          .select('id')
+          .where('status', '=', sql.lit('queued'))
+          .where('dispatched_at', '<', ago(requeueAfterMs))
+          .orderBy('dispatched_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .with('orphaned', (db) =>
+        db
+          .selectFrom('runner.runs')
+          .select('id')
+          .where('status', '=', sql.lit('running'))
+          .where((eb) =>
+            eb.or([
+              // Claimed when accepted, never queued: no job of it exists to be redelivered.
+              eb.and([eb('dispatched_at', 'is', null), eb('lease_expires_at', '<', now())]),
+              // Its job exists: JetStream redelivers it once the ack wait (the lease) has passed, so
+              // the sweeper steps in only when that did not happen.
+              eb.and([
+                eb('lease_expires_at', '<', ago(recoverAfterMs)),
+                eb('dispatched_at', '<', ago(recoverAfterMs)),
+              ]),
+            ]),
+          )
+          .orderBy('lease_expires_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .with('due', (db) =>
+        db
+          .selectFrom('waiting')
+          .select(['id', sql<boolean>`true`.as('woken')])
+          .unionAll(db.selectFrom('lost').select(['id', sql<boolean>`false`.as('woken')]))
+          .unionAll(db.selectFrom('orphaned').select(['id', sql<boolean>`false`.as('woken')])),
+      )
+      .updateTable('runner.runs as r')
+      .from('due')
+      .set((eb) => ({
+        status: eb
+          .case()
+          .when('r.status', '=', sql.lit('waiting'))
+          .then(sql.lit<StoredRunStatus>('queued'))
+          .else(eb.ref('r.status'))
+          .end(),
+        wake_at: null,
+        dispatch: eb('r.dispatch', '+', 1),
+        dispatched_at: now(),
+      }))
+      .whereRef('r.id', '=', 'due.id')
+      .returning(['r.id as runId', 'r.dispatch', 'due.woken'])
+      .execute();
+  }
+
+  /**
+   * Wakes a run's waiting step now (an approval was decided). Answers the job to publish when the
+   * run was waiting, and `woken` false while the run is running (the step has not come back as
+   * waiting yet, or another branch still runs and the run's wake time is about to be written): the
+   * caller asks again. A run that is queued, finished or not there has nothing left to wake.
+   */
+  async wakeStep(
+    organizationId: string,
+    runId: string,
+    nodeId: string,
+  ): Promise<{ woken: boolean; job: DispatchedRun | null }> {
+    const row = await this.db
+      .with('run', (db) =>
+        db
+          .selectFrom('runner.runs')
+          .select(['id', 'status'])
+          .where('id', '=', runId)
+          .where('organization_id', '=', organizationId),
+      )
+      .with('woke', (db) =>
+        db
+          .updateTable('runner.run_steps')
+          .set({ wake_at: now() })
+          .where('run_id', '=', db.selectFrom('run').select('run.id'))
+          .where('node_id', '=', nodeId)
+          .where('status', '=', 'waiting')
+          .returning('run_id'),
+      )
+      .with('queued', (db) =>
+        db
+          .updateTable('runner.runs')
+          .set((eb) => ({
+            status: 'queued',
+            wake_at: null,
+            dispatch: eb('dispatch', '+', 1),
+            dispatched_at: now(),
+          }))
+          .where('id', '=', db.selectFrom('woke').select('woke.run_id'))
+          .where('status', '=', 'waiting')
+          .returning(['id', 'dispatch']),
+      )
+      .selectNoFrom((eb) => [
+        eb.selectFrom('run').select('run.status').as('runStatus'),
+        eb.selectFrom('queued').select('queued.dispatch').as('dispatch'),
+      ])
+      .executeTakeFirstOrThrow();
+    const job = row.dispatch === null ? null : { runId, dispatch: row.dispatch };
+    return { woken: job !== null || row.runStatus !== 'running', job };
+  }
+
+  /**
+   * Deleted workflows' unfinished runs become `terminated`; their token moves on, so a runner in the
+   * middle of one is refused at its next checkpoint and stops. Each workflow is remembered as
+   * terminated, under its lock taken exclusively, so a run whose start read the workflow before it
+   * was deleted is either terminated here or never recorded (see `RunRepository.record`). Idempotent.
+   */
+  terminateForWorkflows(organizationId: string, workflowIds: readonly string[]): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
+      // In one order, so two terminations of overlapping workflows cannot deadlock.
+      await trx
+        .selectFrom((db) =>
+          db
+            .selectFrom(sql<{ id: string }>`unnest(${workflowIds}::text[])`.as('id'))
+            .select('id.id')
+            .distinct()
+            .orderBy('id.id')
+            .as('sorted'),
+        )
+        .select((eb) =>
+          sql`pg_advisory_xact_lock(hashtext('workflow-runs:' || ${eb.ref('sorted.id')}))`.as('locked'),
+        )
+        .execute();
+      // A statement of its own: its snapshot includes every run recorded before the locks were granted.
+      const terminated = await trx
+        .with('remembered', (db) =>
+          db
+            .insertInto('runner.terminated_workflows')
+            .columns(['organization_id', 'workflow_id'])
+            .expression(
+              db.selectNoFrom((eb) => [
+                eb.val(organizationId).as('organization_id'),
+                sql<string>`unnest(${workflowIds}::text[])`.as('workflow_id'),
+              ]),
+            )
+            .onConflict((oc) => oc.doNothing()),
+        )
+        .with('terminated', (db) =>
+          db
+            .updateTable('runner.runs')
+            .set((eb) => ({
+              status: 'terminated',
+              finished_at: now(),
+              wake_at: null,
+              lease_expires_at: null,
+              lease_token: eb('lease_token', '+', 1),
+            }))
+            .where('organization_id', '=', organizationId)
+            .where('workflow_id', '=', sql<string>`ANY(${workflowIds}::text[])`)
+            .where('status', 'in', ['queued', 'running', 'waiting'])
+            .returning('id'),
+        )
+        .with('unfinished_steps', (db) =>
+          db
+            .updateTable('runner.run_steps')
+            .set({
+              status: 'error',
+              wake_at: null,
+              error: 'The run was terminated because its workflow was deleted.',
+            })
+            .where('run_id', 'in', db.selectFrom('terminated').select('terminated.id'))
+            .where('status', 'in', ['running', 'waiting']),
+        )
+        .selectFrom('terminated')
+        .select('terminated.id')
+        .execute();
+      return terminated.map((run) => run.id);
+    });
+  }
+}

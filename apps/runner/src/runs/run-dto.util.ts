@@ -1,0 +1,42 @@
+import type { RunStepDto, WorkflowRunDto, WorkflowRunSummaryDto } from '#contracts';
+
+import type { RunWithSteps, StepRecord } from '../engine/run-state.js';
+import type { RunSummaryRecord } from './run-list.repository.js';
+import { visibleStatus } from './run-status.util.js';
+
+export function toRunSummaryDto(run: RunSummaryRecord, now = new Date()): WorkflowRunSummaryDto {
+  return {
+    id: run.id,
+    workflowId: run.workflowId,
+    version: run.version,
+    trigger: run.trigger,
+    triggerNodeId: run.triggerNodeId,
+    status: visibleStatus(run.status, run.createdAt, now),
+    createdBy: run.createdBy,
+    createdAt: run.createdAt.toISOString(),
+  };
+}
+
+export function toRunStepDto(step: StepRecord): RunStepDto {
+  return {
+    nodeId: step.nodeId,
+    status: step.status,
+    via: step.via,
+    input: step.input,
+    output: step.output,
+    error: step.error,
+    ms: step.ms,
+    startedAt: step.startedAt.toISOString(),
+  };
+}
+
+export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date()): WorkflowRunDto {
+  return {
+    ...toRunSummaryDto(run, now),
+    input: run.input,
+    reply: run.reply,
+    error: run.error,
+    steps: [...steps].sort((a, b) => a.position - b.position).map(toRunStepDto),
+    diagram: run.diagram,
+  };
+}

@@ -1,0 +1,135 @@
+import { DEFAULT_PAGE_SIZE, type Page } from '#common';
+import type { RunTrigger } from '#contracts';
+import { decodeCursor, encodeCursor, InjectKysely, type PageRequest } from '#persistence';
+import { Injectable } from '@nestjs/common';
+import { Kysely, sql } from 'kysely';
+
+import type { RunRecord } from '../engine/run-state.js';
+import type { DB } from '../runner.tables.js';
+
+/** A run as a workflow's list of runs shows it. */
+export type RunSummaryRecord = Pick<
+  RunRecord,
+  'id' | 'workflowId' | 'version' | 'trigger' | 'triggerNodeId' | 'status' | 'createdBy' | 'createdAt'
+>;
+
+/** A run as the dashboard lists it, with the workflow's name when the run started. */
+export interface RecentRunRecord {
+  id: string;
+  workflowId: string;
+  workflowName: string;
+  projectId: string;
+  trigger: RunTrigger;
+  status: RunRecord['status'];
+  createdAt: Date;
+}
+
+export interface FailedStepRecord {
+  runId: string;
+  workflowId: string;
+  workflowName: string;
+  step: string;
+  error: string | null;
+  at: Date;
+}
+
+/** Lists of runs: a workflow's, and the dashboard's newest runs and failed steps. */
+@Injectable()
+export class RunListRepository {
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
+
+  /**
+   * A workflow's runs, newest first, by keyset on their time-ordered ids: runs created between two
+   * pages sort before the cursor, so none is skipped or repeated.
+   */
+  async list(organizationId: string, workflowId: string, page: PageRequest): Promise<Page<RunSummaryRecord>> {
+    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
+    let query = this.db
+      .selectFrom('runner.runs')
+      .select([
+        'id',
+        'workflow_id as workflowId',
+        'version',
+        'trigger',
+        'trigger_node_id as triggerNodeId',
+        'status',
+        'created_by as createdBy',
+        'created_at as createdAt',
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('workflow_id', '=', workflowId);
+    if (page.cursor !== undefined) query = query.where('id', '<', decodeCursor(page.cursor));
+    const rows = await query
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
+    const data = rows.slice(0, limit);
+    const last = data.at(-1);
+    return { data, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+  }
+
+  /** The organization's newest runs, from `runs_recent_idx`. */
+  recent(organizationId: string, limit: number): Promise<RecentRunRecord[]> {
+    return this.db
+      .selectFrom('runner.runs')
+      .select([
+        'id',
+        'workflow_id as workflowId',
+        'workflow_name as workflowName',
+        'project_id as projectId',
+        'trigger',
+        'status',
+        'created_at as createdAt',
+      ])
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * The steps that failed since `since`, newest run first. A failed step errors its run, which
+   * finishes no earlier than the step failed, so the runs errored since `since` (`runs_errored_idx`,
+   * whose predicate the status literal matches) hold every such step. A step's failure time is its
+   * start plus its duration.
+   */
+  failures(organizationId: string, since: Date, limit: number): Promise<FailedStepRecord[]> {
+    return this.db
+      .selectFrom((db) =>
+        db
+          .selectFrom((errored) =>
+            errored
+              .selectFrom('runner.runs')
+              .select(['id', 'workflow_id', 'workflow_name', 'finished_at'])
+              .where('organization_id', '=', organizationId)
+              .where('status', '=', sql.lit('errored'))
+              .where('finished_at', '>=', since)
+              .orderBy('finished_at', 'desc')
+              .limit(limit)
+              .as('r'),
+          )
+          .innerJoin('runner.run_steps as s', (join) =>
+            join.onRef('s.run_id', '=', 'r.id').on('s.status', '=', sql.lit('error')),
+          )
+          .select((eb) => [
+            'r.id as runId',
+            'r.workflow_id as workflowId',
+            'r.workflow_name as workflowName',
+            'r.finished_at as finishedAt',
+            's.position',
+            's.node_id as step',
+            's.error',
+            sql<Date>`coalesce(${eb.ref('s.started_at')} + make_interval(secs => ${eb.ref('s.ms')} / 1000.0), ${eb.ref('r.finished_at')})`.as(
+              'at',
+            ),
+          ])
+          .as('failed'),
+      )
+      .select(['runId', 'workflowId', 'workflowName', 'step', 'error', 'at'])
+      .where('at', '>=', since)
+      .orderBy('finishedAt', 'desc')
+      .orderBy('position')
+      .limit(limit)
+      .execute();
+  }
+}
