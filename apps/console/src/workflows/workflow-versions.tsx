@@ -1,14 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
+import { getRouteApi, Link } from '@tanstack/react-router';
 
 import { api, type Schemas, unwrap } from '../api/client';
 import { formatTime, QueryView } from '../components/ui';
 import { ReadOnlyDiagram } from '../editor/read-only-diagram';
-import { workflowRoute } from '../router';
+
+const route = getRouteApi('/_signed-in/workflows/$workflowId');
 
 /** The published versions, newest (live) first; one opens read-only, as it was published. */
 export function WorkflowVersions({ workflow }: { workflow: Schemas['WorkflowDetailDto'] }) {
-  const { version: open } = workflowRoute.useSearch();
+  const { version: open } = route.useSearch();
   const query = useQuery({
     queryKey: ['versions', workflow.id],
     queryFn: () =>
