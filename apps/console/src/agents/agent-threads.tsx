@@ -11,6 +11,7 @@ import { Empty, formatTime, QueryView } from '../components/ui';
 
 type Agent = Schemas['AgentDto'];
 
+/** A stored message as text: its text parts, and each tool call or result by its tool's name. */
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content))
