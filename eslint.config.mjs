@@ -1,5 +1,6 @@
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -38,6 +39,7 @@ export default tseslint.config(
   {
     ignores: [
       'apps/console/src/api/schema.gen.ts',
+      'apps/console/src/routeTree.gen.ts',
       'dist/**',
       'node_modules/**',
       'data/**',
@@ -72,6 +74,11 @@ export default tseslint.config(
       '@typescript-eslint/no-inferrable-types': ['error', { ignoreProperties: true }],
       eqeqeq: ['error', 'always'],
     },
+  },
+  {
+    // The rules of hooks, and the React Compiler's checks of what a render may do.
+    files: ['apps/console/src/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat.recommended,
   },
   {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],

@@ -1,7 +1,8 @@
 // The console's part of `npm run build` (after swc has built the gateway): the gateway's OpenAPI
 // document, exported without a server, becomes the TypeScript types of the console's client
 // (src/api/schema.gen.ts, committed so the tree type-checks before a build), then Vite bundles the
-// console into dist/apps/console, which the gateway serves at `/`.
+// console into dist/apps/console, which the gateway serves at `/` (its router plugin first writes
+// src/routeTree.gen.ts from the pages in src/routes, committed for the same reason).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,7 @@
-import './styles.css';
+// Before any component's stylesheet, so that theirs come later in the cascade.
+import './styles/theme.css';
+import './styles/elements.css';
+import './styles/patterns.css';
 
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';

@@ -27,33 +27,3 @@ export async function unwrap<T>(
   }
   return result.data;
 }
-
-/**
- * A JSON request to a browser route outside `/api/v1` (`/api/auth/*` of better-auth, `/app/*`),
- * which the API document leaves out; each caller names the answer's type.
- */
-export async function browserFetch<T>(
-  path: string,
-  { method = 'GET', body }: { method?: string; body?: unknown } = {},
-): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      method,
-      credentials: 'same-origin',
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch {
-    throw toApiError(0, null);
-  }
-  const text = await response.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text === '' ? null : JSON.parse(text);
-  } catch {
-    parsed = null;
-  }
-  if (!response.ok) throw toApiError(response.status, parsed);
-  return parsed as T;
-}

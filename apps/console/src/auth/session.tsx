@@ -1,20 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext } from 'react';
 
-import { browserFetch } from '../api/client';
-
-export type Role = 'owner' | 'admin' | 'member';
-
-export interface SessionInfo {
-  user: { id: string; email: string; name: string };
-  session: { activeOrganizationId?: string | null };
-}
-
-export interface Organization {
-  id: string;
-  name: string;
-  slug: string;
-}
+import { browserRequest } from '../api/browser-client';
+import type { Organization, Role, SessionInfo } from '../api/browser-routes';
 
 export interface CurrentMember {
   session: SessionInfo;
@@ -28,20 +16,16 @@ const SessionContext = createContext<CurrentMember | null>(null);
 /** better-auth's browser routes, reached through the gateway at `/api/auth/*`. */
 export const auth = {
   signIn: (email: string, password: string) =>
-    browserFetch<{ token: string }>('/api/auth/sign-in/email', { method: 'POST', body: { email, password } }),
+    browserRequest('POST /api/auth/sign-in/email', { body: { email, password } }),
   signUp: (name: string, email: string, password: string) =>
-    browserFetch<{ token: string }>('/api/auth/sign-up/email', {
-      method: 'POST',
-      body: { name, email, password },
-    }),
-  /** `SIGNUP` of the installation: whether strangers may make an account. */
-  signupMode: () => browserFetch<{ mode: 'closed' | 'invite' | 'open' }>('/api/auth/signup-mode'),
-  signOut: () => browserFetch<unknown>('/api/auth/sign-out', { method: 'POST', body: {} }),
-  session: () => browserFetch<SessionInfo | null>('/api/auth/get-session'),
-  organizations: () => browserFetch<Organization[]>('/api/auth/organization/list'),
-  activeMember: () => browserFetch<{ role: string } | null>('/api/auth/organization/get-active-member'),
+    browserRequest('POST /api/auth/sign-up/email', { body: { name, email, password } }),
+  signupMode: () => browserRequest('GET /api/auth/signup-mode'),
+  signOut: () => browserRequest('POST /api/auth/sign-out'),
+  session: () => browserRequest('GET /api/auth/get-session'),
+  organizations: () => browserRequest('GET /api/auth/organization/list'),
+  activeMember: () => browserRequest('GET /api/auth/organization/get-active-member'),
   setActive: (organizationId: string) =>
-    browserFetch<unknown>('/api/auth/organization/set-active', { method: 'POST', body: { organizationId } }),
+    browserRequest('POST /api/auth/organization/set-active', { body: { organizationId } }),
 };
 
 /** The signed-in member, their organizations and their role in the active one; null when signed out. */

@@ -1,6 +1,8 @@
-import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
+import './layout.css';
+
 import { useQueryClient } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useState } from 'react';
+import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
+import { type ReactNode, useState } from 'react';
 
 import { auth, managesOrganization, useMember, useSwitchOrganization } from '../auth/session';
 import { Empty, ErrorNotice } from './ui';
@@ -32,9 +34,13 @@ export function Layout({ children }: { children: ReactNode }) {
   const client = useQueryClient();
   const pathname = useRouterState({ select: (state) => state.location.pathname });
   const [menuOpen, setMenuOpen] = useState(false);
+  // Going to another page closes the menu (React's way to reset state when a value changes).
+  const [menuPage, setMenuPage] = useState(pathname);
+  if (menuPage !== pathname) {
+    setMenuPage(pathname);
+    setMenuOpen(false);
+  }
   const [error, setError] = useState<unknown>(null);
-
-  useEffect(() => setMenuOpen(false), [pathname]);
 
   const signOut = async () => {
     await auth.signOut().catch(() => undefined);

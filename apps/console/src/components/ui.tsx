@@ -1,3 +1,5 @@
+import './ui.css';
+
 import type { UseQueryResult } from '@tanstack/react-query';
 import { type ReactNode, useId } from 'react';
 

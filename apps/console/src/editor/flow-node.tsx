@@ -1,3 +1,5 @@
+import './flow-node.css';
+
 import { Handle, type NodeProps, Position } from '@xyflow/react';
 
 import { type FlowNode, summary } from './diagram';

@@ -1,4 +1,5 @@
 import '@xyflow/react/dist/style.css';
+import './canvas.css';
 
 import { Background, Controls, ReactFlow, useNodesState } from '@xyflow/react';
 import { useEffect, useMemo } from 'react';

@@ -1,4 +1,6 @@
 import '@xyflow/react/dist/style.css';
+import './canvas.css';
+import './workflow-editor.css';
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
@@ -16,11 +18,13 @@ import {
 import { useCallback, useEffect, useMemo, useState } from 'react';
 
 import { api, type Schemas, unwrap } from '../api/client';
-import { ApiError } from '../api/errors';
-import { ErrorNotice, Field, Loading } from '../components/ui';
+import { ErrorNotice } from '../components/ui';
 import { defaultProperties, type FlowNode, fromFlow, NODE_TYPES, nextNodeId, toFlow } from './diagram';
 import { nodeTypes } from './flow-node';
-import { type JsonSchema, SchemaForm, useNodeTypeSchemas } from './schema-form';
+import { NodePanel } from './node-panel';
+import { useNodeTypeSchemas } from './node-type-schemas';
+import { problemsOf, ProblemsNotice } from './problems';
+import { StartRun } from './start-run';
 
 type Workflow = Schemas['WorkflowDetailDto'];
 
@@ -31,19 +35,6 @@ const ZONES = (() => {
 
 const edgeId = (connection: Connection) =>
   `${connection.source}-${connection.sourceHandle ? `${connection.sourceHandle}-` : ''}${connection.target}`;
-
-/** The problems an API refusal names per node (`details.issues[].nodeId`), and the rest. */
-function problemsOf(error: unknown): { byNode: Map<string, string[]>; general: string[] } {
-  const byNode = new Map<string, string[]>();
-  const general: string[] = [];
-  if (error instanceof ApiError) {
-    for (const issue of error.issues) {
-      if (issue.nodeId) byNode.set(issue.nodeId, [...(byNode.get(issue.nodeId) ?? []), issue.message]);
-      else general.push(issue.edgeId ? `Edge ${issue.edgeId}: ${issue.message}` : issue.message);
-    }
-  }
-  return { byNode, general };
-}
 
 /**
  * The diagram editor: add, move, connect and delete nodes; a node's properties in a form generated
@@ -187,34 +178,7 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
         </div>
       ) : null}
       <ErrorNotice error={save.error} title="Could not save the draft." />
-      {problemError ? (
-        <div className="notice error" role="alert">
-          <strong>
-            {problemError instanceof ApiError
-              ? problemError.message.replace(/ \(see details\.issues\)/, '')
-              : 'Could not publish.'}
-          </strong>
-          {problems.byNode.size > 0 || problems.general.length > 0 ? (
-            <ul>
-              {[...problems.byNode].flatMap(([nodeId, list]) =>
-                list.map((message) => (
-                  <li key={`${nodeId}${message}`}>
-                    <button type="button" className="secondary" onClick={() => setSelectedId(nodeId)}>
-                      {nodeId}
-                    </button>{' '}
-                    {message}
-                  </li>
-                )),
-              )}
-              {problems.general.map((message) => (
-                <li key={message}>{message}</li>
-              ))}
-            </ul>
-          ) : problemError instanceof ApiError ? null : (
-            <ErrorNotice error={problemError} />
-          )}
-        </div>
-      ) : null}
+      <ProblemsNotice error={problemError} problems={problems} onSelect={setSelectedId} />
       {runOpen ? (
         <StartRun
           workflow={workflow}
@@ -295,192 +259,4 @@ function FitView({ signature }: { signature: string }) {
     return () => cancelAnimationFrame(frame);
   }, [fitView, signature]);
   return null;
-}
-
-function NodePanel({
-  node,
-  nodes,
-  edges,
-  schemas,
-  schemasError,
-  onProperties,
-  onConnect,
-  onDisconnect,
-  onDelete,
-}: {
-  node: FlowNode;
-  nodes: FlowNode[];
-  edges: Edge[];
-  schemas: Record<string, JsonSchema> | undefined;
-  schemasError: unknown;
-  onProperties: (properties: Record<string, unknown>) => void;
-  onConnect: (connection: Connection) => void;
-  onDisconnect: (edgeId: string) => void;
-  onDelete: () => void;
-}) {
-  const [target, setTarget] = useState('');
-  const [handle, setHandle] = useState('true');
-  const schema = schemas?.[node.data.type];
-  const outgoing = edges.filter((edge) => edge.source === node.id);
-  const targets = nodes.filter((candidate) => candidate.id !== node.id && candidate.data.type !== 'trigger');
-  return (
-    <>
-      <h2 style={{ marginTop: 0 }}>
-        {node.id} <span className="muted">({node.data.type})</span>
-      </h2>
-      {schema?.description ? <p className="muted">{schema.description.replace(/`/g, '')}</p> : null}
-      <ErrorNotice error={schemasError} title="The node types could not be read." />
-      {schema ? (
-        <SchemaForm schema={schema} value={node.data.properties} onChange={onProperties} />
-      ) : schemasError ? null : (
-        <Loading />
-      )}
-      <fieldset>
-        <legend>Connections out</legend>
-        {outgoing.length === 0 ? <p className="muted">None.</p> : null}
-        <ul>
-          {outgoing.map((edge) => (
-            <li key={edge.id}>
-              → {edge.target}
-              {edge.sourceHandle ? ` (${edge.sourceHandle})` : ''}{' '}
-              <button type="button" className="danger" onClick={() => onDisconnect(edge.id)}>
-                Disconnect {edge.target}
-              </button>
-            </li>
-          ))}
-        </ul>
-        <div className="row">
-          <Field label="Connect to">
-            {(id) => (
-              <select id={id} value={target} onChange={(event) => setTarget(event.target.value)}>
-                <option value="">— node —</option>
-                {targets.map((candidate) => (
-                  <option key={candidate.id} value={candidate.id}>
-                    {candidate.id}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          {node.data.type === 'condition' ? (
-            <Field label="When">
-              {(id) => (
-                <select id={id} value={handle} onChange={(event) => setHandle(event.target.value)}>
-                  <option value="true">true</option>
-                  <option value="false">false</option>
-                </select>
-              )}
-            </Field>
-          ) : null}
-          <button
-            type="button"
-            className="secondary"
-            disabled={target === ''}
-            onClick={() => {
-              onConnect({
-                source: node.id,
-                target,
-                sourceHandle: node.data.type === 'condition' ? handle : null,
-                targetHandle: null,
-              });
-              setTarget('');
-            }}
-          >
-            Connect
-          </button>
-        </div>
-      </fieldset>
-      <button type="button" className="danger" onClick={onDelete}>
-        Delete node {node.id}
-      </button>
-    </>
-  );
-}
-
-function StartRun({
-  workflow,
-  triggers,
-  beforeStart,
-  onStarted,
-  onError,
-}: {
-  workflow: Workflow;
-  triggers: FlowNode[];
-  beforeStart: (draft: boolean) => Promise<void>;
-  onStarted: (run: Schemas['WorkflowRunDto']) => void;
-  onError: (error: unknown) => void;
-}) {
-  const [draft, setDraft] = useState(workflow.publishedVersion === null);
-  const [triggerNodeId, setTriggerNodeId] = useState(triggers[0]?.id ?? '');
-  const [input, setInput] = useState('');
-  const start = useMutation({
-    mutationFn: async () => {
-      await beforeStart(draft);
-      return unwrap(
-        api.POST('/api/v1/workflows/{id}/runs', {
-          params: { path: { id: workflow.id } },
-          body: { input, draft, ...(triggerNodeId ? { triggerNodeId } : {}) },
-        }),
-      );
-    },
-    onSuccess: onStarted,
-    onError,
-  });
-  return (
-    <form
-      className="card"
-      aria-label="Start a run"
-      onSubmit={(event) => {
-        event.preventDefault();
-        start.mutate();
-      }}
-    >
-      <h2 style={{ marginTop: 0 }}>Start a run</h2>
-      <fieldset>
-        <legend>Version</legend>
-        <label className="check">
-          <input
-            type="radio"
-            name="run-version"
-            checked={!draft}
-            disabled={workflow.publishedVersion === null}
-            onChange={() => setDraft(false)}
-          />
-          Live version
-          {workflow.publishedVersion === null ? ' (not published yet)' : ` v${workflow.publishedVersion}`}
-        </label>
-        <label className="check">
-          <input type="radio" name="run-version" checked={draft} onChange={() => setDraft(true)} /> Draft
-        </label>
-      </fieldset>
-      <Field label="Trigger">
-        {(id) => (
-          <select id={id} value={triggerNodeId} onChange={(event) => setTriggerNodeId(event.target.value)}>
-            {triggers.map((trigger) => (
-              <option key={trigger.id} value={trigger.id}>
-                {trigger.id}
-                {typeof trigger.data.properties.label === 'string'
-                  ? ` — ${trigger.data.properties.label}`
-                  : ''}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <Field label="Input" hint="The trigger's payload: JSON is readable in steps as {{trigger.<path>}}.">
-        {(id) => (
-          <textarea
-            id={id}
-            className="code"
-            value={input}
-            onChange={(event) => setInput(event.target.value)}
-          />
-        )}
-      </Field>
-      <ErrorNotice error={start.error} title="Could not start the run." />
-      <button type="submit" disabled={start.isPending}>
-        {start.isPending ? 'Starting…' : 'Start run'}
-      </button>
-    </form>
-  );
 }

@@ -1,0 +1,111 @@
+import type { Connection } from '../api/browser-routes';
+import { formatTime, StatusBadge } from '../components/ui';
+
+/**
+ * The organization's connections; for a `manager` (owner or admin), each with its buttons: set an
+ * http connection's origins, make a webhook connection a new sending secret, delete (both confirmed).
+ */
+export function ConnectionsTable({
+  connections,
+  manager,
+  rotating,
+  onSetOrigins,
+  onRotate,
+  onRemove,
+}: {
+  connections: Connection[];
+  manager: boolean;
+  rotating: boolean;
+  onSetOrigins: (connection: Connection) => void;
+  onRotate: (connection: Connection) => void;
+  onRemove: (connection: Connection) => void;
+}) {
+  return (
+    <div className="table-wrap" tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">App</th>
+            <th scope="col">Health</th>
+            <th scope="col">Webhook URL</th>
+            <th scope="col">Headers go to</th>
+            <th scope="col">Created</th>
+            {manager ? (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>
+          {connections.map((connection) => (
+            <tr key={connection.id}>
+              <td>{connection.name}</td>
+              <td>{connection.integrationId}</td>
+              <td>
+                <StatusBadge status={connection.health} />
+              </td>
+              <td>{connection.integrationId === 'webhook' ? <code>/hooks/{connection.id}</code> : '—'}</td>
+              <td>
+                <HeadersGoTo origins={connection.allowedOrigins} />
+              </td>
+              <td>{formatTime(connection.createdAt)}</td>
+              {manager ? (
+                <td>
+                  <div className="row">
+                    {connection.allowedOrigins ? (
+                      <button type="button" className="secondary" onClick={() => onSetOrigins(connection)}>
+                        Set origins of {connection.name}
+                      </button>
+                    ) : null}
+                    {connection.integrationId === 'webhook' ? (
+                      <button
+                        type="button"
+                        className="secondary"
+                        disabled={rotating}
+                        onClick={() => {
+                          if (
+                            window.confirm(
+                              `Make a new sending secret for ${connection.name}? Receivers must verify with the new one.`,
+                            )
+                          )
+                            onRotate(connection);
+                        }}
+                      >
+                        New sending secret of {connection.name}
+                      </button>
+                    ) : null}
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => {
+                        if (
+                          window.confirm(
+                            `Delete ${connection.name}? Triggers and actions using it stop working.`,
+                          )
+                        )
+                          onRemove(connection);
+                      }}
+                    >
+                      Delete {connection.name}
+                    </button>
+                  </div>
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** An http connection's allowed origins; none for one made before connections named them. */
+function HeadersGoTo({ origins }: { origins: string[] | undefined }) {
+  if (!origins) return <>—</>;
+  if (origins.length === 0) {
+    return <span className="badge bad">nowhere: an owner or admin sets its origins</span>;
+  }
+  return <>{origins.join(' ')}</>;
+}

@@ -1,0 +1,25 @@
+import { useQuery } from '@tanstack/react-query';
+import { createFileRoute } from '@tanstack/react-router';
+
+import { api, unwrap } from '../../../api/client';
+import { QueryView } from '../../../components/ui';
+import { useLiveRun } from '../../../runs/live-run';
+import { RunView } from '../../../runs/run-view';
+
+export const Route = createFileRoute('/_signed-in/runs/$runId')({ component: RunPage });
+
+const FINAL = new Set(['complete', 'errored', 'terminated', 'unknown']);
+
+function RunPage() {
+  const { runId } = Route.useParams();
+  const query = useQuery({
+    queryKey: ['run', runId],
+    queryFn: () => unwrap(api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } })),
+  });
+  const live = useLiveRun(runId);
+  return (
+    <QueryView query={query}>
+      {(run) => <RunView run={run} live={FINAL.has(run.status) ? 'ended' : live} />}
+    </QueryView>
+  );
+}
