@@ -44,6 +44,20 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
     service: 'events',
     schemas: ['events'],
     outFile: 'apps/events/src/events.tables.ts',
+    columns: {
+      'events.connections.integration_id': 'IntegrationId',
+      'events.connections.health': 'Generated<ConnectionHealth>',
+      'events.event_outcomes.outcome': 'EventOutcome | null',
+      'events.trigger_bindings.status': 'SubscriptionStatus',
+      'events.trigger_bindings.filter': 'ColumnType<EventFilter, string, string> | null',
+    },
+    imports: {
+      IntegrationId: '#contracts',
+      ConnectionHealth: '#contracts',
+      EventOutcome: '#contracts',
+      SubscriptionStatus: '#contracts',
+      EventFilter: './subscriptions/event-filter.js',
+    },
   },
   {
     service: 'agent',
