@@ -22,6 +22,7 @@ import { AgentChat } from './chat/agent-chat.service.js';
 import { ChatStreamServer } from './chat/chat-stream.server.js';
 import { GrantCheck } from './agents/grant-check.service.js';
 import { ApprovalRepository } from './approvals/approval.repository.js';
+import { ApprovalUpkeepRepository } from './approvals/approval-upkeep.repository.js';
 import { ApprovalUpkeep } from './approvals/approval-upkeep.service.js';
 import { ApprovalsHandler } from './approvals/approvals.handler.js';
 import { Approvals } from './approvals/approvals.service.js';
@@ -84,6 +85,7 @@ export class AgentModule implements OnApplicationShutdown {
         GrantCheck,
         AgentsService,
         ApprovalRepository,
+        ApprovalUpkeepRepository,
         Approvals,
         ApprovalUpkeep,
         AgentChat,

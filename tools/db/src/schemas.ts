@@ -63,6 +63,23 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
     service: 'agent',
     schemas: ['agent'],
     outFile: 'apps/agent/src/agent.tables.ts',
+    columns: {
+      'agent.agents.provider': 'AgentProvider',
+      'agent.agents.thinking_level': 'ThinkingLevel',
+      'agent.agents.apps': 'Generated<ColumnType<AppGrant[], string, string>>',
+      'agent.approvals.status': 'Generated<ApprovalStatus>',
+      'agent.approvals.input': 'ColumnType<unknown, string, string>',
+      'agent.approvals.result': 'ColumnType<unknown, string | null, string | null>',
+      'agent.messages.role': 'MessageRole',
+      'agent.messages.content': 'ColumnType<unknown, string, string>',
+    },
+    imports: {
+      AgentProvider: '#contracts',
+      ThinkingLevel: '#contracts',
+      ApprovalStatus: '#contracts',
+      AppGrant: './agents/agent.mapper.js',
+      MessageRole: './threads/thread.mapper.js',
+    },
   },
   {
     service: 'database',
