@@ -44,6 +44,15 @@ export const toBinding = (row: BindingRow): Binding => ({
   error: row.error,
 });
 
+/** Bindings as one array per column, for `unnest`: a filter as its JSON text, none as null. */
+export const bindingColumns = (bindings: Binding[]) => ({
+  triggerNodeIds: bindings.map((binding) => binding.triggerNodeId),
+  connectionIds: bindings.map((binding) => binding.connectionId),
+  triggers: bindings.map((binding) => binding.trigger),
+  filters: bindings.map((binding) => (binding.filter === null ? null : JSON.stringify(binding.filter))),
+  filterKeys: bindings.map((binding) => binding.filterKey),
+});
+
 /** A subscription: the triggers with this connection, trigger and filter share it. */
 export const subscriptionKey = (binding: Pick<Binding, 'connectionId' | 'trigger' | 'filterKey'>) =>
   `${binding.connectionId}\u0000${binding.trigger}\u0000${binding.filterKey}`;

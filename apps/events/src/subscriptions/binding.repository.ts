@@ -4,7 +4,13 @@ import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
 import type { DB } from '../events.tables.js';
-import { type Binding, BINDING_COLUMNS, subscriptionKey, toBinding } from './binding.mapper.js';
+import {
+  type Binding,
+  BINDING_COLUMNS,
+  bindingColumns,
+  subscriptionKey,
+  toBinding,
+} from './binding.mapper.js';
 
 @Injectable()
 export class BindingRepository {
@@ -75,12 +81,16 @@ export class BindingRepository {
       .execute();
     if (bindings.length === 0) return;
     // One parameter per column, however many triggers the workflow has.
-    const rows = sql<{ node: string; connection: string; trig: string; filt: string; fkey: string }>`unnest(
-      ${bindings.map((binding) => binding.triggerNodeId)}::text[],
-      ${bindings.map((binding) => binding.connectionId)}::text[],
-      ${bindings.map((binding) => binding.trigger)}::text[],
-      ${bindings.map((binding) => JSON.stringify(binding.filter))}::text[],
-      ${bindings.map((binding) => binding.filterKey)}::text[])`.as<'b'>(
+    const columns = bindingColumns(bindings);
+    const rows = sql<{
+      node: string;
+      connection: string;
+      trig: string;
+      filt: string | null;
+      fkey: string;
+    }>`unnest(
+      ${columns.triggerNodeIds}::text[], ${columns.connectionIds}::text[], ${columns.triggers}::text[],
+      ${columns.filters}::text[], ${columns.filterKeys}::text[])`.as<'b'>(
       sql`b(node, connection, trig, filt, fkey)`,
     );
     await trx
@@ -104,7 +114,7 @@ export class BindingRepository {
             eb.val(organizationId).as('organization_id'),
             eb.cast('b.connection', 'uuid').as('connection_id'),
             'b.trig',
-            sql<string | null>`NULLIF(b.filt, 'null')::jsonb`.as('filter'),
+            eb.cast<string | null>('b.filt', 'jsonb').as('filter'),
             'b.fkey',
             eb.val('active').as('status'),
           ]),
