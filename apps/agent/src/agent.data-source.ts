@@ -1,6 +1,5 @@
 import type { ServiceDataSourceOptions } from '#persistence';
 
-import { AgentEntity } from './agents/agent.entity.js';
 import { AgentInitial1764600000000 } from './migrations/1764600000000-agent-initial.js';
 import { Threads1764700000000 } from './migrations/1764700000000-threads.js';
 import { Approvals1764800000000 } from './migrations/1764800000000-approvals.js';
@@ -9,7 +8,7 @@ export function agentDataSource(url: string): ServiceDataSourceOptions {
   return {
     url,
     schema: 'agent',
-    entities: [AgentEntity],
+    entities: [],
     migrations: [AgentInitial1764600000000, Threads1764700000000, Approvals1764800000000],
   };
 }

@@ -13,6 +13,7 @@ import { AgentChat } from './chat/agent-chat.service.js';
 import { ChatStreamServer } from './chat/chat-stream.server.js';
 import { GrantCheck } from './agents/grant-check.service.js';
 import { ApprovalRepository } from './approvals/approval.repository.js';
+import { ApprovalUpkeepRepository } from './approvals/approval-upkeep.repository.js';
 import { ApprovalUpkeep } from './approvals/approval-upkeep.service.js';
 import { ApprovalsHandler } from './approvals/approvals.handler.js';
 import { Approvals } from './approvals/approvals.service.js';
@@ -53,6 +54,7 @@ export class AgentModule {
         GrantCheck,
         AgentsService,
         ApprovalRepository,
+        ApprovalUpkeepRepository,
         Approvals,
         ApprovalUpkeep,
         AgentChat,

@@ -1,8 +1,6 @@
 import type { ServiceDataSourceOptions } from '#persistence';
 
 import type { CredentialCipher } from './connections/credential-cipher.js';
-import { ConnectionEntity } from './connections/connection.entity.js';
-import { AppEventEntity } from './events/app-event.entity.js';
 import { EventsInitial1764500000000 } from './migrations/1764500000000-events-initial.js';
 import { webhookSendingSecrets } from './migrations/1765100000000-webhook-sending-secrets.js';
 
@@ -15,7 +13,7 @@ export function eventsDataSource(
   return {
     url,
     schema: 'events',
-    entities: [ConnectionEntity, AppEventEntity],
+    entities: [],
     migrations: [EventsInitial1764500000000, webhookSendingSecrets(cipher)],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

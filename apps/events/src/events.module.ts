@@ -17,6 +17,7 @@ import { EventsConfig } from './events.config.js';
 import { eventsDataSource } from './events.data-source.js';
 import { LOGGER } from './events.tokens.js';
 import { AppEventRepository } from './events/app-event.repository.js';
+import { EventOutcomeRepository } from './events/event-outcome.repository.js';
 import { EventsHandler } from './events/events.handler.js';
 import { EventsService } from './events/events.service.js';
 import { HooksHandler } from './hooks/hooks.handler.js';
@@ -66,6 +67,7 @@ export class EventsModule implements OnApplicationShutdown {
         BindingRepository,
         SubscriptionsService,
         AppEventRepository,
+        EventOutcomeRepository,
         EventJobs,
         EventDelivery,
         EventJobConsumer,

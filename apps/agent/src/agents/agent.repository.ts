@@ -1,81 +1,126 @@
 import type { Page } from '#common';
-import { isId, newId, paginate, type PageRequest } from '#persistence';
+import { InjectKysely, isId, keysetPage, mapPage, newId, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { type Kysely, sql } from 'kysely';
 
-import { AgentEntity } from './agent.entity.js';
-
-export type AgentFields = Omit<AgentEntity, 'id' | 'organizationId' | 'createdAt' | 'updatedAt'>;
+import type { DB } from '../agent.tables.js';
+import {
+  type AgentFields,
+  type AgentRecord,
+  changedFields,
+  toAgentColumns,
+  toAgentRecord,
+} from './agent.mapper.js';
 
 const UNIQUE_VIOLATION = '23505';
 
 export class AgentNameTakenError extends Error {}
 
+/** A name another agent of the organization has is refused by the unique index. */
+async function uniqueName<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new AgentNameTakenError();
+    throw error;
+  }
+}
+
 @Injectable()
 export class AgentRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(AgentEntity);
-  }
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
   /** Serializes agent creation per organization, so two creates at the plan limit cannot both pass. */
-  lockedFor<T>(organizationId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agents:${organizationId}`]);
-      return work(manager);
+  lockedFor<T>(organizationId: string, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .selectNoFrom((eb) =>
+          eb
+            .fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`agents:${organizationId}`)])])
+            .as('locked'),
+        )
+        .execute();
+      return work(trx);
     });
   }
 
-  count(organizationId: string, manager?: EntityManager): Promise<number> {
-    return this.repo(manager).countBy({ organizationId });
+  async count(organizationId: string, db: Kysely<DB> = this.db): Promise<number> {
+    const { count } = await db
+      .selectFrom('agent.agents')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return count;
   }
 
-  insert(organizationId: string, fields: AgentFields, manager: EntityManager): Promise<AgentEntity> {
-    const repo = this.repo(manager);
-    return this.saveUnique(() => repo.save(repo.create({ id: newId(), organizationId, ...fields })));
+  async insert(organizationId: string, fields: AgentFields, trx: Kysely<DB>): Promise<AgentRecord> {
+    const row = await uniqueName(
+      trx
+        .insertInto('agent.agents')
+        .values({ id: newId(), organization_id: organizationId, ...toAgentColumns(fields) })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+    return toAgentRecord(row);
   }
 
-  find(organizationId: string, id: string): Promise<AgentEntity | null> {
-    return this.repo().findOneBy({ organizationId, id });
+  async find(organizationId: string, id: string): Promise<AgentRecord | null> {
+    const row = await this.db
+      .selectFrom('agent.agents')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toAgentRecord(row) : null;
   }
 
   /** The ids among `ids` of the organization's agents. */
   async existing(organizationId: string, ids: string[]): Promise<string[]> {
     const wanted = ids.filter(isId);
     if (wanted.length === 0) return [];
-    const rows: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT id FROM agent.agents WHERE organization_id = $1 AND id = ANY($2::uuid[])`,
-      [organizationId, wanted],
-    );
+    const rows = await this.db
+      .selectFrom('agent.agents')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', (eb) => eb.fn.any(eb.val(wanted)))
+      .execute();
     return rows.map((row) => row.id);
   }
 
-  list(organizationId: string, page: PageRequest): Promise<Page<AgentEntity>> {
-    const query = this.repo()
-      .createQueryBuilder('agent')
-      .where('agent.organization_id = :organizationId', { organizationId });
-    return paginate(query, page);
+  async list(organizationId: string, page: PageRequest): Promise<Page<AgentRecord>> {
+    const rows = await keysetPage(page, ({ after, limit }) => {
+      let query = this.db
+        .selectFrom('agent.agents')
+        .selectAll()
+        .where('organization_id', '=', organizationId);
+      if (after !== undefined) query = query.where('id', '<', after);
+      return query.orderBy('id', 'desc').limit(limit).execute();
+    });
+    return mapPage(rows, toAgentRecord);
   }
 
-  update(agent: AgentEntity, changes: Partial<AgentFields>): Promise<AgentEntity> {
-    return this.saveUnique(() => this.repo().save(Object.assign(agent, changes)));
+  /** Null when the agent is gone. An update that changes nothing writes nothing: `updatedAt` stays. */
+  async update(agent: AgentRecord, changes: Partial<AgentFields>): Promise<AgentRecord | null> {
+    const changed = changedFields(agent, changes);
+    if (Object.keys(changed).length === 0) return agent;
+    const row = await uniqueName(
+      this.db
+        .updateTable('agent.agents')
+        .set({ ...toAgentColumns(changed), updated_at: sql`now()` })
+        .where('organization_id', '=', agent.organizationId)
+        .where('id', '=', agent.id)
+        .returningAll()
+        .executeTakeFirst(),
+    );
+    return row ? toAgentRecord(row) : null;
   }
 
   async delete(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.repo().delete({ organizationId, id });
-    return (result.affected ?? 0) > 0;
-  }
-
-  private async saveUnique(save: () => Promise<AgentEntity>): Promise<AgentEntity> {
-    try {
-      return await save();
-    } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) {
-        throw new AgentNameTakenError();
-      }
-      throw error;
-    }
+    const { numDeletedRows } = await this.db
+      .deleteFrom('agent.agents')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    return Number(numDeletedRows) > 0;
   }
 }

@@ -12,11 +12,11 @@ import { RpcClient } from '#nats';
 import { isId, mapPage } from '#persistence';
 import { Injectable } from '@nestjs/common';
 
-import type { AgentEntity } from './agent.entity.js';
-import { type AgentFields, AgentNameTakenError, AgentRepository } from './agent.repository.js';
+import type { AgentFields, AgentRecord } from './agent.mapper.js';
+import { AgentNameTakenError, AgentRepository } from './agent.repository.js';
 import { GrantCheck } from './grant-check.service.js';
 
-export const toAgentDto = (agent: AgentEntity): AgentDto => ({
+export const toAgentDto = (agent: AgentRecord): AgentDto => ({
   id: agent.id,
   name: agent.name,
   description: agent.description,
@@ -95,11 +95,11 @@ export class AgentsService {
     await this.grants.assertValid(principal, fields);
     const { limits } = await this.rpc.request(CatalogSubjects.planLimits, principal, {});
     try {
-      const created = await this.agents.lockedFor(principal.organizationId, async (manager) => {
-        if ((await this.agents.count(principal.organizationId, manager)) >= limits.agents) {
+      const created = await this.agents.lockedFor(principal.organizationId, async (trx) => {
+        if ((await this.agents.count(principal.organizationId, trx)) >= limits.agents) {
           throw DomainException.planLimit('agents', limits.agents);
         }
-        return this.agents.insert(principal.organizationId, fields, manager);
+        return this.agents.insert(principal.organizationId, fields, trx);
       });
       return toAgentDto(created);
     } catch (error) {
@@ -127,7 +127,9 @@ export class AgentsService {
       });
     }
     try {
-      return toAgentDto(await this.agents.update(agent, changes));
+      const updated = await this.agents.update(agent, changes);
+      if (!updated) throw DomainException.notFound('agent', id);
+      return toAgentDto(updated);
     } catch (error) {
       if (error instanceof AgentNameTakenError) throw nameTaken(input.name ?? agent.name);
       throw error;
@@ -149,7 +151,7 @@ export class AgentsService {
     return this.agents.count(principal.organizationId);
   }
 
-  private async findOwned(principal: Principal, id: string): Promise<AgentEntity> {
+  private async findOwned(principal: Principal, id: string): Promise<AgentRecord> {
     const agent = isId(id) ? await this.agents.find(principal.organizationId, id) : null;
     if (!agent) throw DomainException.notFound('agent', id);
     return agent;

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 
 import { AgentConfig } from '../agent.config.js';
 import { LOGGER } from '../agent.tokens.js';
-import { type ApprovalRecord, ApprovalRepository } from './approval.repository.js';
+import type { ApprovalRecord } from './approval.mapper.js';
+import { ApprovalUpkeepRepository } from './approval-upkeep.repository.js';
 import { Approvals } from './approvals.service.js';
 
 const BATCH = 100;
@@ -32,7 +33,7 @@ export class ApprovalUpkeep implements OnApplicationBootstrap, OnApplicationShut
   private readonly mailer: Transporter | null;
 
   constructor(
-    private readonly approvals: ApprovalRepository,
+    private readonly approvals: ApprovalUpkeepRepository,
     private readonly decisions: Approvals,
     private readonly rpc: RpcClient,
     private readonly config: AgentConfig,

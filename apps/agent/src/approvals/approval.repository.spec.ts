@@ -1,9 +1,11 @@
-import { dataSourceOptions, migrate, newId } from '#persistence';
+import { dataSourceOptions, kyselyOn, migrate, newId } from '#persistence';
 import { scratchDatabase } from '#testing';
 import { DataSource } from 'typeorm';
 
 import { agentDataSource } from '../agent.data-source.js';
-import { type ApprovalRecord, ApprovalRepository, type NewApproval } from './approval.repository.js';
+import type { DB } from '../agent.tables.js';
+import type { ApprovalRecord, NewApproval } from './approval.mapper.js';
+import { ApprovalRepository } from './approval.repository.js';
 
 /** The claims approvals rest on, against a real Postgres database of their own. */
 const database = scratchDatabase('fm_agent_spec');
@@ -34,7 +36,7 @@ describe('ApprovalRepository', () => {
     await migrate(agentDataSource(database.url));
     dataSource = new DataSource(dataSourceOptions({ ...agentDataSource(database.url), poolSize: 8 }));
     await dataSource.initialize();
-    approvals = new ApprovalRepository(dataSource);
+    approvals = new ApprovalRepository(kyselyOn<DB>(dataSource));
   });
 
   afterAll(async () => {

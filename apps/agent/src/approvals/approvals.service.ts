@@ -15,7 +15,9 @@ import type { Logger } from 'pino';
 
 import { LOGGER } from '../agent.tokens.js';
 import { actionKey, AgentTools } from '../steps/agent-tools.js';
-import { type ApprovalRecord, ApprovalRepository, type StepRef } from './approval.repository.js';
+import type { ApprovalRecord, PendingApproval, StepRef } from './approval.mapper.js';
+import { ApprovalRepository } from './approval.repository.js';
+import { ApprovalUpkeepRepository } from './approval-upkeep.repository.js';
 
 /** A run whose approvals can still be decided: it has not ended. */
 const LIVE_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'running', 'waiting']);
@@ -37,6 +39,14 @@ export function toDecision(approval: ApprovalRecord): ApprovalDecisionDto {
           : { error: approval.error },
   };
 }
+
+const toPendingApprovalDto = (approval: PendingApproval): PendingApprovalDto => ({
+  runId: approval.runId,
+  workflowId: approval.workflowId,
+  workflowName: approval.workflowName,
+  tool: approval.action,
+  expiresAt: approval.expiresAt.toISOString(),
+});
 
 export function toStepApproval(approval: ApprovalRecord): StepApproval {
   return {
@@ -64,6 +74,7 @@ function deciderOf(principal: Principal): string | null {
 export class Approvals {
   constructor(
     private readonly approvals: ApprovalRepository,
+    private readonly upkeep: ApprovalUpkeepRepository,
     private readonly tools: AgentTools,
     private readonly rpc: RpcClient,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -151,16 +162,18 @@ export class Approvals {
    * the decisions made before the request are marked woken: one made meanwhile gets its own wake.
    */
   async wake(step: StepRef): Promise<boolean> {
-    const decided = await this.approvals.unwokenOfStep(step);
+    const decided = await this.upkeep.unwokenOfStep(step);
     const { woken } = await this.rpc.request(RunnerSubjects.runsWake, servicePrincipal(step.organizationId), {
       runId: step.runId,
       nodeId: step.nodeId,
     });
-    if (woken) await this.approvals.markWoken(step.organizationId, decided);
+    if (woken) await this.upkeep.markWoken(step.organizationId, decided);
     return woken;
   }
 
-  pending(principal: Principal): Promise<PendingApprovalDto[]> {
-    return this.approvals.pending(principal.organizationId, PENDING_LIST_MAX);
+  async pending(principal: Principal): Promise<PendingApprovalDto[]> {
+    return (await this.approvals.pending(principal.organizationId, PENDING_LIST_MAX)).map(
+      toPendingApprovalDto,
+    );
   }
 }

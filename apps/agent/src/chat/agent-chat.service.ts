@@ -15,9 +15,9 @@ import type { Logger } from 'pino';
 
 import { AgentConfig } from '../agent.config.js';
 import { LOGGER } from '../agent.tokens.js';
-import type { AgentEntity } from '../agents/agent.entity.js';
+import type { AgentRecord } from '../agents/agent.mapper.js';
 import { AgentRepository } from '../agents/agent.repository.js';
-import { reasoningOptions, systemPromptOf } from '../steps/agent-steps.service.js';
+import { reasoningOptions, systemPromptOf } from '../steps/agent-step.util.js';
 import { AgentTools } from '../steps/agent-tools.js';
 import { LanguageModels } from '../steps/language-models.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
@@ -32,7 +32,7 @@ export interface ChatTurn {
 
 interface TurnPlan {
   principal: Principal;
-  agent: AgentEntity;
+  agent: AgentRecord;
   threadId: string;
   /** Null when the turn starts the thread. */
   history: ModelMessage[] | null;

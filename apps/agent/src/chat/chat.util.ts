@@ -1,6 +1,6 @@
 import { APICallError, RetryError, type ToolSet } from 'ai';
 
-import { explainModelFailure } from '../steps/agent-steps.service.js';
+import { explainModelFailure } from '../steps/agent-step.util.js';
 
 /** How much of the first message names a chat's thread. */
 export const CHAT_TITLE_MAX_LENGTH = 60;

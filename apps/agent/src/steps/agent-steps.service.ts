@@ -3,43 +3,32 @@ import {
   ACTION_ANSWER_MARGIN_MS,
   ACTION_MAX_TIMEOUT_MS,
   AGENT_STEP_TIMEOUT_MS,
-  type AgentStepOutput,
   type AgentStepRequest,
   type AgentStepResult,
-  type MountedSkill,
   type Principal,
 } from '#contracts';
 import { isId, newId } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  APICallError,
-  generateText,
-  InvalidResponseDataError,
-  JSONParseError,
-  type ModelMessage,
-  type ToolResultPart,
-  RetryError,
-  stepCountIs,
-  TypeValidationError,
-} from 'ai';
-
-import type { DataSource } from 'typeorm';
+import { generateText, type ModelMessage, stepCountIs, type ToolResultPart } from 'ai';
 
 import { AgentConfig } from '../agent.config.js';
-import type { AgentEntity } from '../agents/agent.entity.js';
+import type { AgentRecord } from '../agents/agent.mapper.js';
 import { AgentRepository } from '../agents/agent.repository.js';
-import { type ApprovalRecord, ApprovalRepository } from '../approvals/approval.repository.js';
+import type { ApprovalRecord } from '../approvals/approval.mapper.js';
+import { ApprovalRepository } from '../approvals/approval.repository.js';
 import { ApprovalUpkeep } from '../approvals/approval-upkeep.service.js';
-import { Approvals, toStepApproval } from '../approvals/approvals.service.js';
+import { Approvals } from '../approvals/approvals.service.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
-import { AgentTools, toolLines } from './agent-tools.js';
+import {
+  answeredCalls,
+  explainModelFailure,
+  lastAnswer,
+  outputOf,
+  reasoningOptions,
+  systemPromptOf,
+} from './agent-step.util.js';
+import { AgentTools } from './agent-tools.js';
 import { LanguageModels } from './language-models.js';
-
-/** Said to every agent that runs as a step: nobody is there to answer it. */
-const UNATTENDED =
-  'You are running unattended, as one step of an automated workflow. Nobody can answer questions: ' +
-  'do what the task allows, and state any assumptions you made in your reply.';
 
 /** Time left for the answer to travel and the thread to be saved after the model's last call. */
 const SAVE_MARGIN_MS = 10_000;
@@ -49,100 +38,6 @@ const SAVE_MARGIN_MS = 10_000;
  * decision, or the expiry) waits this long for it rather than run the action a second time.
  */
 const SETTLE_GRACE_MS = ACTION_MAX_TIMEOUT_MS + ACTION_ANSWER_MARGIN_MS;
-
-/**
- * The agent's instructions, the note that nobody can answer it (for a workflow step, not for a
- * member's chat, where someone can), and the list of its skills.
- */
-export function systemPromptOf(
-  agent: Pick<AgentEntity, 'instructions'>,
-  skills: MountedSkill[] = [],
-  { unattended = true }: { unattended?: boolean } = {},
-): string {
-  const listed =
-    skills.length === 0
-      ? ''
-      : `Your skills (load one with load_skill before you use it):\n${skills
-          .map((skill) => `- ${skill.name}: ${skill.description}`)
-          .join('\n')}`;
-  return [agent.instructions, unattended ? UNATTENDED : '', listed].filter(Boolean).join('\n\n');
-}
-
-/** The thinking level as the provider's reasoning effort; `off` sends none. */
-export function reasoningOptions(agent: Pick<AgentEntity, 'provider' | 'thinkingLevel'>) {
-  return agent.thinkingLevel === 'off'
-    ? {}
-    : { [LanguageModels.optionsKey(agent.provider)]: { reasoningEffort: agent.thinkingLevel } };
-}
-
-/** What went wrong with the model, in words a workflow's author can act on. */
-export function explainModelFailure(error: unknown, timeoutMs: number): DomainException {
-  const cause = RetryError.isInstance(error) ? error.lastError : error;
-  if (APICallError.isInstance(cause) && cause.statusCode !== undefined && cause.statusCode < 300) {
-    return new DomainException(
-      'service_unavailable',
-      'The model provider answered something that is not a chat completion.',
-    );
-  }
-  if (APICallError.isInstance(cause)) {
-    return new DomainException(
-      'service_unavailable',
-      cause.statusCode === undefined
-        ? `The model provider could not be reached at ${cause.url}: ${cause.message}`
-        : `The model provider refused the call (${cause.statusCode}): ${cause.message}`,
-    );
-  }
-  if (
-    JSONParseError.isInstance(cause) ||
-    TypeValidationError.isInstance(cause) ||
-    InvalidResponseDataError.isInstance(cause)
-  ) {
-    return new DomainException(
-      'service_unavailable',
-      'The model provider answered something that is not a chat completion.',
-    );
-  }
-  const name = (cause as { name?: string } | null)?.name;
-  if (name === 'TimeoutError' || name === 'AbortError') {
-    return new DomainException('service_unavailable', `The model did not answer within ${timeoutMs} ms.`);
-  }
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return new DomainException('service_unavailable', `The model call failed: ${message}`);
-}
-
-/** What a step that is done or waiting shows: its answer so far, thread, tool lines and approvals. */
-function outputOf(
-  response: string,
-  threadId: string,
-  messages: readonly ModelMessage[],
-  approvals: readonly ApprovalRecord[],
-): AgentStepOutput {
-  return {
-    response,
-    thread: threadId,
-    tools: toolLines(messages),
-    approvals: JSON.stringify(approvals.map(toStepApproval)),
-  };
-}
-
-/** The text of the conversation's last assistant message. */
-function lastAnswer(messages: readonly ModelMessage[]): string {
-  const last = messages.findLast((message) => message.role === 'assistant');
-  if (!last) return '';
-  if (typeof last.content === 'string') return last.content;
-  return last.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
-}
-
-/** The tool calls the conversation has results for. */
-function answeredCalls(messages: readonly ModelMessage[]): Set<string> {
-  return new Set(
-    messages.flatMap((message) =>
-      message.role === 'tool'
-        ? message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : []))
-        : [],
-    ),
-  );
-}
 
 interface Conversation {
   threadId: string | null;
@@ -172,7 +67,6 @@ export class AgentSteps {
     private readonly approvals: ApprovalRepository,
     private readonly decisions: Approvals,
     private readonly upkeep: ApprovalUpkeep,
-    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async run(principal: Principal, request: AgentStepRequest): Promise<AgentStepResult> {
@@ -202,7 +96,7 @@ export class AgentSteps {
   private async resume(
     principal: Principal,
     request: AgentStepRequest,
-    agent: AgentEntity,
+    agent: AgentRecord,
     threadId: string,
   ): Promise<AgentStepResult> {
     const { organizationId } = principal;
@@ -290,7 +184,7 @@ export class AgentSteps {
   private async converse(
     principal: Principal,
     request: AgentStepRequest,
-    agent: AgentEntity,
+    agent: AgentRecord,
     conversation: Conversation,
   ): Promise<AgentStepResult> {
     const model = this.models.modelFor(agent.provider, agent.model);
@@ -349,11 +243,11 @@ export class AgentSteps {
     });
     // The conversation and the calls it waits on are kept together: saved apart, a crash between the
     // two would leave a thread waiting on calls nobody recorded.
-    const opened = await this.dataSource.transaction(async (manager) => {
+    const opened = await this.threads.transaction(async (trx) => {
       if (conversation.threadId === null)
-        await this.threads.create({ id: threadId, ...thread }, produced, manager);
-      else await this.threads.append(threadId, produced, manager);
-      return this.approvals.insertPending(pending, this.config.APPROVAL_TTL_SECONDS, manager);
+        await this.threads.create({ id: threadId, ...thread }, produced, trx);
+      else await this.threads.append(threadId, produced, trx);
+      return this.approvals.insertPending(pending, this.config.APPROVAL_TTL_SECONDS, trx);
     });
     this.upkeep.kick();
     const until = Math.min(...opened.map((approval) => approval.expiresAt.getTime()));

@@ -16,7 +16,7 @@ import { Injectable } from '@nestjs/common';
 import { type JSONSchema7, jsonSchema, type ModelMessage, tool, type ToolSet } from 'ai';
 
 import { AgentConfig } from '../agent.config.js';
-import type { AgentEntity } from '../agents/agent.entity.js';
+import type { AgentRecord } from '../agents/agent.mapper.js';
 
 /** Tool names as providers accept them: letters, digits, `_` and `-`, at most 64. */
 const TOOL_NAME_MAX = 64;
@@ -104,7 +104,7 @@ export class AgentTools {
     private readonly config: AgentConfig,
   ) {}
 
-  async forStep(agent: AgentEntity, scope: StepScope): Promise<AgentToolbox> {
+  async forStep(agent: AgentRecord, scope: StepScope): Promise<AgentToolbox> {
     const { principal } = scope;
     const [skills, databases] = await Promise.all([
       agent.skills.length === 0

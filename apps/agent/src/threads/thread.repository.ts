@@ -1,42 +1,62 @@
-import { DEFAULT_PAGE_SIZE, type Page } from '#common';
-import type { ThreadDetailDto, ThreadDto, ThreadMessageDto } from '#contracts';
-import { decodeCursor, encodeCursor, isId, newId, type PageRequest } from '#persistence';
+import type { Page } from '#common';
+import { InjectKysely, isId, keysetPage, mapPage, newId, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { ModelMessage } from 'ai';
-import type { DataSource, EntityManager } from 'typeorm';
+import { type Kysely, sql } from 'kysely';
+
+import type { DB } from '../agent.tables.js';
+import {
+  messageColumns,
+  type MessageRole,
+  type NewThread,
+  type ThreadRecord,
+  type ThreadWithMessages,
+  toModelMessage,
+  toThreadMessageRecord,
+  toThreadRecord,
+} from './thread.mapper.js';
+
+/** The messages as rows `m`, one parameter per column however many there are. */
+function unnestMessages(messages: ModelMessage[]) {
+  const { positions, roles, contents } = messageColumns(messages);
+  return sql<{ position: number; role: MessageRole; content: string }>`unnest(${positions}::int[],
+    ${roles}::text[], ${contents}::text[])`.as<'m'>(sql`m(position, role, content)`);
+}
 
 @Injectable()
 export class ThreadRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
-  /** A new thread with its messages; `id` when the caller had to name it before (a chat's first turn). */
-  async create(
-    thread: { id?: string; organizationId: string; agentId: string; title: string; runId: string | null },
-    messages: ModelMessage[],
-    runner: DataSource | EntityManager = this.dataSource,
-  ): Promise<string> {
+  /** Runs `work` in one transaction: what it saves with the thread's methods and others' is kept together. */
+  transaction<T>(work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+
+  /** A new thread with its messages; answers its id. */
+  async create(thread: NewThread, messages: ModelMessage[], db: Kysely<DB> = this.db): Promise<string> {
     const id = thread.id ?? newId();
     // One statement: a step's thread costs one round trip, not a transaction of four.
-    await runner.query(
-      `WITH thread AS (
-         INSERT INTO agent.threads (id, organization_id, agent_id, title, run_id)
-         VALUES ($1, $2, $3, $4, $5)
-         RETURNING id)
-       INSERT INTO agent.messages (thread_id, position, role, content)
-       SELECT thread.id, m.position, m.role, m.content::jsonb
-         FROM thread, unnest($6::int[], $7::text[], $8::text[]) AS m(position, role, content)`,
-      [
-        id,
-        thread.organizationId,
-        thread.agentId,
-        thread.title,
-        thread.runId,
-        messages.map((_, index) => index),
-        messages.map((message) => message.role),
-        messages.map((message) => JSON.stringify(message.content)),
-      ],
-    );
+    await db
+      .with('thread', (db) =>
+        db
+          .insertInto('agent.threads')
+          .values({
+            id,
+            organization_id: thread.organizationId,
+            agent_id: thread.agentId,
+            title: thread.title,
+            run_id: thread.runId,
+          })
+          .returning('id'),
+      )
+      .insertInto('agent.messages')
+      .columns(['thread_id', 'position', 'role', 'content'])
+      .expression((db) =>
+        db
+          .selectFrom(['thread', unnestMessages(messages)])
+          .select((eb) => ['thread.id', 'm.position', 'm.role', eb.cast('m.content', 'jsonb').as('content')]),
+      )
+      .execute();
     return id;
   }
 
@@ -44,90 +64,77 @@ export class ThreadRepository {
    * Adds messages at the end of a thread, in one statement. Positions continue after the thread's
    * last message, so two appends never take the same place (the second one fails on the key).
    */
-  async append(
-    threadId: string,
-    messages: ModelMessage[],
-    runner: DataSource | EntityManager = this.dataSource,
-  ): Promise<void> {
+  async append(threadId: string, messages: ModelMessage[], db: Kysely<DB> = this.db): Promise<void> {
     if (messages.length === 0) return;
-    await runner.query(
-      `WITH last AS (
-         SELECT coalesce(max(position), -1) AS position FROM agent.messages WHERE thread_id = $1
-       ), touched AS (
-         UPDATE agent.threads SET updated_at = now() WHERE id = $1
-       )
-       INSERT INTO agent.messages (thread_id, position, role, content)
-       SELECT $1, last.position + 1 + m.position, m.role, m.content::jsonb
-         FROM last, unnest($2::int[], $3::text[], $4::text[]) AS m(position, role, content)`,
-      [
-        threadId,
-        messages.map((_, index) => index),
-        messages.map((message) => message.role),
-        messages.map((message) => JSON.stringify(message.content)),
-      ],
-    );
+    await db
+      .with('last', (db) =>
+        db
+          .selectFrom('agent.messages')
+          .select((eb) => eb.fn.coalesce(eb.fn.max('position'), eb.lit(-1)).as('position'))
+          .where('thread_id', '=', threadId),
+      )
+      .with('touched', (db) =>
+        db
+          .updateTable('agent.threads')
+          .set({ updated_at: sql`now()` })
+          .where('id', '=', threadId),
+      )
+      .insertInto('agent.messages')
+      .columns(['thread_id', 'position', 'role', 'content'])
+      .expression((db) =>
+        db
+          .selectFrom(['last', unnestMessages(messages)])
+          .select((eb) => [
+            eb.val(threadId).as('thread_id'),
+            eb(eb('last.position', '+', 1), '+', eb.ref('m.position')).as('position'),
+            'm.role',
+            eb.cast('m.content', 'jsonb').as('content'),
+          ]),
+      )
+      .execute();
   }
 
   /** A thread's messages as the model reads them, in order. */
   async messages(threadId: string): Promise<ModelMessage[]> {
-    const rows: Array<{ role: ModelMessage['role']; content: unknown }> = await this.dataSource.query(
-      `SELECT role, content FROM agent.messages WHERE thread_id = $1 ORDER BY position`,
-      [threadId],
-    );
-    return rows.map((row) => ({ role: row.role, content: row.content }) as ModelMessage);
+    const rows = await this.db
+      .selectFrom('agent.messages')
+      .select(['role', 'content'])
+      .where('thread_id', '=', threadId)
+      .orderBy('position')
+      .execute();
+    return rows.map(toModelMessage);
   }
 
   /** The agent's threads, newest first (ids are time-ordered). */
-  async list(organizationId: string, agentId: string, page: PageRequest): Promise<Page<ThreadDto>> {
-    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
-    const rows: ThreadRow[] = await this.dataSource.query(
-      `SELECT * FROM agent.threads
-        WHERE organization_id = $1 AND agent_id = $2 AND ($3::uuid IS NULL OR id < $3::uuid)
-        ORDER BY id DESC LIMIT $4`,
-      [organizationId, agentId, page.cursor === undefined ? null : decodeCursor(page.cursor), limit + 1],
-    );
-    const data = rows.slice(0, limit).map(toThreadDto);
-    const last = data.at(-1);
-    return { data, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+  async list(organizationId: string, agentId: string, page: PageRequest): Promise<Page<ThreadRecord>> {
+    const rows = await keysetPage(page, ({ after, limit }) => {
+      let query = this.db
+        .selectFrom('agent.threads')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('agent_id', '=', agentId);
+      if (after !== undefined) query = query.where('id', '<', after);
+      return query.orderBy('id', 'desc').limit(limit).execute();
+    });
+    return mapPage(rows, toThreadRecord);
   }
 
-  async get(organizationId: string, agentId: string, threadId: string): Promise<ThreadDetailDto | null> {
+  async get(organizationId: string, agentId: string, threadId: string): Promise<ThreadWithMessages | null> {
     if (!isId(threadId)) return null;
-    const [row]: ThreadRow[] = await this.dataSource.query(
-      `SELECT * FROM agent.threads WHERE organization_id = $1 AND agent_id = $2 AND id = $3`,
-      [organizationId, agentId, threadId],
-    );
+    const row = await this.db
+      .selectFrom('agent.threads')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('agent_id', '=', agentId)
+      .where('id', '=', threadId)
+      .executeTakeFirst();
     if (!row) return null;
-    const messages: Array<{ role: ThreadMessageDto['role']; content: unknown; created_at: Date }> =
-      await this.dataSource.query(
-        `SELECT role, content, created_at FROM agent.messages WHERE thread_id = $1 ORDER BY position`,
-        [threadId],
-      );
-    return {
-      ...toThreadDto(row),
-      messages: messages.map((message) => ({
-        role: message.role,
-        content: message.content,
-        createdAt: message.created_at.toISOString(),
-      })),
-    };
+    const messages = await this.db
+      .selectFrom('agent.messages')
+      .select(['role', 'content', 'created_at'])
+      .where('thread_id', '=', threadId)
+      .orderBy('position')
+      .execute();
+    return { ...toThreadRecord(row), messages: messages.map(toThreadMessageRecord) };
   }
 }
-
-interface ThreadRow {
-  id: string;
-  agent_id: string;
-  title: string;
-  run_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const toThreadDto = (row: ThreadRow): ThreadDto => ({
-  id: row.id,
-  agentId: row.agent_id,
-  title: row.title,
-  runId: row.run_id,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});

@@ -1,83 +1,93 @@
 import type { Page } from '#common';
-import type { ConnectionHealth, ConnectionSummary, IntegrationId } from '#contracts';
-import { paginate, type PageRequest } from '#persistence';
+import type { ConnectionHealth } from '#contracts';
+import { InjectKysely, keysetPage, mapPage, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { type Kysely, sql } from 'kysely';
 
-import { ConnectionEntity } from './connection.entity.js';
-
-export interface NewConnection {
-  id: string;
-  organizationId: string;
-  integrationId: IntegrationId;
-  name: string;
-  credentials: Buffer;
-}
-
-/** A connection row with its sealed credentials: for this service's own use only. */
-export type SealedConnection = ConnectionEntity;
+import type { DB } from '../events.tables.js';
+import {
+  CONNECTION_COLUMNS,
+  type ConnectionRecord,
+  type NewConnection,
+  type SealedConnection,
+  toConnectionColumns,
+  toConnectionRecord,
+  toSealedConnection,
+} from './connection.mapper.js';
 
 @Injectable()
 export class ConnectionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
-  private get repo() {
-    return this.dataSource.getRepository(ConnectionEntity);
-  }
-
-  async insert(connection: NewConnection): Promise<ConnectionEntity> {
-    await this.repo.insert({ ...connection, health: 'healthy' });
-    return this.repo.findOneByOrFail({ id: connection.id });
+  async insert(connection: NewConnection): Promise<ConnectionRecord> {
+    const row = await this.db
+      .insertInto('events.connections')
+      .values({ ...toConnectionColumns(connection), health: 'healthy' })
+      .returning(CONNECTION_COLUMNS)
+      .executeTakeFirstOrThrow();
+    return toConnectionRecord(row);
   }
 
   /** With their sealed credentials: what members may read of them is opened by the service. */
-  list(organizationId: string, page: PageRequest): Promise<Page<SealedConnection>> {
-    const query = this.repo
-      .createQueryBuilder('connection')
-      .addSelect('connection.credentials')
-      .where('connection.organization_id = :organizationId', { organizationId });
-    return paginate(query, page);
+  async list(organizationId: string, page: PageRequest): Promise<Page<SealedConnection>> {
+    const rows = await keysetPage(page, ({ after, limit }) => {
+      let query = this.db
+        .selectFrom('events.connections')
+        .selectAll()
+        .where('organization_id', '=', organizationId);
+      if (after !== undefined) query = query.where('id', '<', after);
+      return query.orderBy('id', 'desc').limit(limit).execute();
+    });
+    return mapPage(rows, toSealedConnection);
   }
 
-  async summaries(organizationId: string): Promise<ConnectionSummary[]> {
-    const rows: Array<{ id: string; integration_id: string }> = await this.dataSource.query(
-      `SELECT id, integration_id FROM events.connections WHERE organization_id = $1 ORDER BY id`,
-      [organizationId],
-    );
+  async summaries(organizationId: string): Promise<Array<Pick<ConnectionRecord, 'id' | 'integrationId'>>> {
+    const rows = await this.db
+      .selectFrom('events.connections')
+      .select(['id', 'integration_id'])
+      .where('organization_id', '=', organizationId)
+      .orderBy('id')
+      .execute();
     return rows.map((row) => ({ id: row.id, integrationId: row.integration_id }));
   }
 
-  count(organizationId: string): Promise<number> {
-    return this.repo.countBy({ organizationId });
+  async count(organizationId: string): Promise<number> {
+    const { count } = await this.db
+      .selectFrom('events.connections')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return count;
   }
 
   /** With its credentials, whichever organization it belongs to (webhook ingress knows only the id). */
-  findSealed(id: string): Promise<SealedConnection | null> {
-    return this.repo
-      .createQueryBuilder('connection')
-      .addSelect('connection.credentials')
-      .where('connection.id = :id', { id })
-      .getOne();
+  async findSealed(id: string): Promise<SealedConnection | null> {
+    const row = await this.db
+      .selectFrom('events.connections')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toSealedConnection(row) : null;
   }
 
   /**
    * Deletes the connection, and breaks the live subscriptions of its triggers in the same
    * transaction: from then on they report `dead`.
    */
-  async delete(organizationId: string, id: string): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const deleted: [unknown[], number] = await manager.query(
-        `DELETE FROM events.connections WHERE organization_id = $1 AND id = $2`,
-        [organizationId, id],
-      );
-      if (deleted[1] === 0) return false;
-      await manager.query(
-        `UPDATE events.trigger_bindings
-            SET status = 'error', error = 'The connection was deleted.', updated_at = now()
-          WHERE connection_id = $1 AND status = 'active'`,
-        [id],
-      );
+  delete(organizationId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const { numDeletedRows } = await trx
+        .deleteFrom('events.connections')
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      if (Number(numDeletedRows) === 0) return false;
+      await trx
+        .updateTable('events.trigger_bindings')
+        .set({ status: 'error', error: 'The connection was deleted.', updated_at: sql`now()` })
+        .where('connection_id', '=', id)
+        .where('status', '=', 'active')
+        .execute();
       return true;
     });
   }
@@ -88,14 +98,22 @@ export class ConnectionRepository {
     id: string,
     credentials: Buffer,
   ): Promise<SealedConnection | null> {
-    const { affected } = await this.repo.update({ organizationId, id }, { credentials });
-    return affected ? this.findSealed(id) : null;
+    const row = await this.db
+      .updateTable('events.connections')
+      .set({ credentials, updated_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toSealedConnection(row) : null;
   }
 
   async setHealth(id: string, health: ConnectionHealth): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE events.connections SET health = $2, updated_at = now() WHERE id = $1 AND health <> $2`,
-      [id, health],
-    );
+    await this.db
+      .updateTable('events.connections')
+      .set({ health, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .where('health', '<>', health)
+      .execute();
   }
 }

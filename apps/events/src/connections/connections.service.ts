@@ -20,8 +20,8 @@ import type { Logger } from 'pino';
 import { LOGGER } from '../events.tokens.js';
 import type { OpenConnection } from '../integrations/app-provider.js';
 import { AppProviders } from '../integrations/app-providers.js';
-import type { ConnectionEntity } from './connection.entity.js';
-import { ConnectionRepository, type SealedConnection } from './connection.repository.js';
+import type { ConnectionRecord, SealedConnection } from './connection.mapper.js';
+import { ConnectionRepository } from './connection.repository.js';
 import { CredentialCipher } from './credential-cipher.js';
 
 /**
@@ -31,7 +31,7 @@ import { CredentialCipher } from './credential-cipher.js';
  */
 const OPEN_CONNECTION_TTL_MS = 5_000;
 
-const toConnectionDto = (connection: ConnectionEntity, settings: ConnectionSettings = {}): ConnectionDto => ({
+const toConnectionDto = (connection: ConnectionRecord, settings: ConnectionSettings = {}): ConnectionDto => ({
   id: connection.id,
   integrationId: connection.integrationId,
   name: connection.name,

@@ -8,15 +8,12 @@ import type { Logger } from 'pino';
 
 import { ConnectionsService } from '../connections/connections.service.js';
 import { LOGGER } from '../events.tokens.js';
-import type { AppEventEntity } from '../events/app-event.entity.js';
-import {
-  AppEventRepository,
-  type DecidedOutcome,
-  type EventToFanOut,
-  type Listener,
-  type UndecidedOutcome,
-} from '../events/app-event.repository.js';
-import { type Binding, BindingRepository } from '../subscriptions/binding.repository.js';
+import type { AppEventRecord, EventToFanOut } from '../events/app-event.mapper.js';
+import { AppEventRepository } from '../events/app-event.repository.js';
+import type { DecidedOutcome, Listener, UndecidedOutcome } from '../events/event-outcome.mapper.js';
+import { EventOutcomeRepository } from '../events/event-outcome.repository.js';
+import type { Binding } from '../subscriptions/binding.mapper.js';
+import { BindingRepository } from '../subscriptions/binding.repository.js';
 import { matchesFilter, parsePayload } from '../subscriptions/event-filter.js';
 
 /** Listeners of one event decided at once: each may wait on the runner. */
@@ -56,6 +53,7 @@ function describe(error: DomainException): string {
 export class EventDelivery {
   constructor(
     private readonly events: AppEventRepository,
+    private readonly outcomes: EventOutcomeRepository,
     private readonly bindings: BindingRepository,
     private readonly connections: ConnectionsService,
     private readonly rpc: RpcClient,
@@ -91,14 +89,14 @@ export class EventDelivery {
         .map((binding) => [`${binding.workflowId}\u0000${binding.triggerNodeId}`, binding]),
     );
     const pending: Listener[] = event.listenersResolved
-      ? await this.events.pendingOutcomes(event.id)
+      ? await this.outcomes.pendingOutcomes(event.id)
       : [...listening.values()];
     const outcomes = await this.decideAll(event, payload, pending, listening, delivery);
     const decided = outcomes.filter((outcome): outcome is DecidedOutcome => outcome.outcome !== null);
     const firstRecorded =
       !event.listenersResolved &&
-      (await this.events.recordFirstFanOut(event.id, event.organizationId, outcomes));
-    if (!firstRecorded) await this.events.recordDecided(event.id, event.organizationId, decided);
+      (await this.outcomes.recordFirstFanOut(event.id, event.organizationId, outcomes));
+    if (!firstRecorded) await this.outcomes.recordDecided(event.id, event.organizationId, decided);
     if (decided.length < outcomes.length) throw new TryAgain('the runner did not answer for every trigger');
   }
 
@@ -138,7 +136,7 @@ export class EventDelivery {
   ): Promise<void> {
     const event = await this.events.find(eventId);
     if (!event) return; // past retention
-    const earlier = await this.events.outcomeOf(event.id, workflowId, triggerNodeId);
+    const earlier = await this.outcomes.outcomeOf(event.id, workflowId, triggerNodeId);
     if (earlier?.outcome === 'started') return;
     const [binding] = await this.bindings.find(event.organizationId, workflowId, [triggerNodeId]);
     const decided = await this.decide(
@@ -149,12 +147,12 @@ export class EventDelivery {
       binding,
       delivery,
     );
-    await this.events.recordDecided(event.id, event.organizationId, [decided]);
+    await this.outcomes.recordDecided(event.id, event.organizationId, [decided]);
   }
 
   /** What the event does for one trigger: start its run, or the reason it does not. */
   private async decide(
-    event: Pick<AppEventEntity, 'id' | 'organizationId' | 'connectionId' | 'trigger' | 'payload'>,
+    event: Pick<AppEventRecord, 'id' | 'organizationId' | 'connectionId' | 'trigger' | 'payload'>,
     payload: unknown,
     workflowId: string,
     triggerNodeId: string,

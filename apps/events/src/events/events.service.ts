@@ -12,8 +12,10 @@ import { isId, newId } from '#persistence';
 import { Injectable } from '@nestjs/common';
 
 import { EventJobs } from '../delivery/event-jobs.service.js';
-import type { AppEventEntity } from './app-event.entity.js';
-import { AppEventRepository, type OutcomeRow } from './app-event.repository.js';
+import type { AppEventRecord } from './app-event.mapper.js';
+import { AppEventRepository } from './app-event.repository.js';
+import type { OutcomeRecord } from './event-outcome.mapper.js';
+import { EventOutcomeRepository } from './event-outcome.repository.js';
 
 /** The first characters of a payload, counted in code points so no character is cut in half. */
 export function previewOf(payload: string): string {
@@ -23,7 +25,7 @@ export function previewOf(payload: string): string {
 }
 
 /** Only decided outcomes are listed (`row.outcome` is set). */
-const toOutcomeDto = (row: OutcomeRow & { outcome: EventOutcome }): OutcomeDto => ({
+const toOutcomeDto = (row: OutcomeRecord & { outcome: EventOutcome }): OutcomeDto => ({
   triggerNodeId: row.triggerNodeId,
   outcome: row.outcome,
   runId: row.runId,
@@ -31,7 +33,7 @@ const toOutcomeDto = (row: OutcomeRow & { outcome: EventOutcome }): OutcomeDto =
   at: row.at.toISOString(),
 });
 
-const toAppEventDto = (event: AppEventEntity, outcomes: OutcomeRow[]): AppEventDto => ({
+const toAppEventDto = (event: AppEventRecord, outcomes: OutcomeRecord[]): AppEventDto => ({
   id: event.id,
   triggerId: event.trigger,
   preview: previewOf(event.payload),
@@ -47,6 +49,7 @@ const toAppEventDto = (event: AppEventEntity, outcomes: OutcomeRow[]): AppEventD
 export class EventsService {
   constructor(
     private readonly events: AppEventRepository,
+    private readonly outcomes: EventOutcomeRepository,
     private readonly jobs: EventJobs,
   ) {}
 
@@ -55,7 +58,7 @@ export class EventsService {
     { workflowId, query }: ListWorkflowEventsRequest,
   ): Promise<Page<AppEventDto>> {
     const { page, outcomes } = await this.events.listForWorkflow(principal.organizationId, workflowId, query);
-    const byEvent = new Map<string, OutcomeRow[]>();
+    const byEvent = new Map<string, OutcomeRecord[]>();
     for (const outcome of outcomes)
       byEvent.set(outcome.eventId, [...(byEvent.get(outcome.eventId) ?? []), outcome]);
     return {
@@ -70,7 +73,7 @@ export class EventsService {
     { workflowId, eventId, triggerNodeId }: ReplayEventRequest,
   ): Promise<{ queued: true }> {
     const event = isId(eventId) ? await this.events.findOwned(principal.organizationId, eventId) : null;
-    if (!event || !(await this.events.reached(event.id, workflowId))) {
+    if (!event || !(await this.outcomes.reached(event.id, workflowId))) {
       throw DomainException.notFound('event', eventId);
     }
     await this.jobs.publish({ eventId, workflowId, triggerNodeId, replayId: newId() });

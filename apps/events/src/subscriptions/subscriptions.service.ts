@@ -14,7 +14,8 @@ import { Injectable } from '@nestjs/common';
 import { ConnectionRepository } from '../connections/connection.repository.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { AppProviders } from '../integrations/app-providers.js';
-import { type Binding, BindingRepository, subscriptionKey } from './binding.repository.js';
+import { type Binding, subscriptionKey } from './binding.mapper.js';
+import { BindingRepository } from './binding.repository.js';
 import { filterKey, filterProblem } from './event-filter.js';
 
 const refused = (trigger: EventTriggerBinding, message: string) =>
