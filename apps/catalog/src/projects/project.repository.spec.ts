@@ -1,4 +1,4 @@
-import { dataSourceOptions, migrate, newId } from '#persistence';
+import { dataSourceOptions, kyselyOn, migrate, newId } from '#persistence';
 import { scratchDatabase } from '#testing';
 import { DataSource } from 'typeorm';
 
@@ -20,7 +20,7 @@ describe('ProjectRepository.find', () => {
     // One connection, so the statement prepared by one read is the one the next read finds.
     dataSource = new DataSource(dataSourceOptions({ ...catalogDataSource(database.url), poolSize: 1 }));
     await dataSource.initialize();
-    projects = new ProjectRepository(dataSource);
+    projects = new ProjectRepository(kyselyOn(dataSource));
     await dataSource.query(
       `INSERT INTO catalog.projects (id, organization_id, name, description, created_by, deleted_at)
        VALUES ($1, 'org-a', 'Live', 'kept', 'user-1', NULL), ($2, 'org-a', 'Gone', NULL, NULL, now())`,
