@@ -5,13 +5,12 @@ import { CatalogInitial1763712000000 } from './migrations/1763712000000-catalog-
 import { ProjectCounts1763715600000 } from './migrations/1763715600000-project-counts.js';
 import { ProjectDeletion1764400000000 } from './migrations/1764400000000-project-deletion.js';
 import { RunDays1764900000000 } from './migrations/1764900000000-run-days.js';
-import { SkillEntity } from './skills/skill.entity.js';
 
 export function catalogDataSource(url: string): ServiceDataSourceOptions {
   return {
     url,
     schema: 'catalog',
-    entities: [SkillEntity, OrganizationPlanEntity],
+    entities: [OrganizationPlanEntity],
     migrations: [
       CatalogInitial1763712000000,
       ProjectCounts1763715600000,
