@@ -1,6 +1,5 @@
 import type { ServiceDataSourceOptions } from '#persistence';
 
-import { OrganizationPlanEntity } from './billing/organization-plan.entity.js';
 import { CatalogInitial1763712000000 } from './migrations/1763712000000-catalog-initial.js';
 import { ProjectCounts1763715600000 } from './migrations/1763715600000-project-counts.js';
 import { ProjectDeletion1764400000000 } from './migrations/1764400000000-project-deletion.js';
@@ -10,7 +9,7 @@ export function catalogDataSource(url: string): ServiceDataSourceOptions {
   return {
     url,
     schema: 'catalog',
-    entities: [OrganizationPlanEntity],
+    entities: [],
     migrations: [
       CatalogInitial1763712000000,
       ProjectCounts1763715600000,

@@ -1,9 +1,10 @@
-import { dataSourceOptions, migrate, newId } from '#persistence';
+import { dataSourceOptions, kyselyOn, migrate, newId } from '#persistence';
 import { scratchDatabase } from '#testing';
 import { DataSource } from 'typeorm';
 
 import { catalogDataSource } from '../catalog.database.js';
-import { lastSevenDays, type RunLimits, UsageRepository } from './usage.repository.js';
+import { lastSevenDays } from './usage-period.util.js';
+import { type RunLimits, UsageRepository } from './usage.repository.js';
 
 /** Run counting and the dashboard's seven days, with an injected clock, on a Postgres database of its own. */
 const database = scratchDatabase('fm_catalog_usage_spec');
@@ -19,7 +20,7 @@ describe('UsageRepository', () => {
     await migrate(catalogDataSource(database.url));
     dataSource = new DataSource(dataSourceOptions(catalogDataSource(database.url)));
     await dataSource.initialize();
-    usage = new UsageRepository(dataSource);
+    usage = new UsageRepository(kyselyOn(dataSource));
   });
 
   afterAll(async () => {
