@@ -1,4 +1,4 @@
-import { dataSourceOptions, migrate } from '#persistence';
+import { dataSourceOptions, kyselyOn, migrate } from '#persistence';
 import { scratchDatabase } from '#testing';
 import { DataSource } from 'typeorm';
 
@@ -19,7 +19,7 @@ describe('RateLimitRepository', () => {
     await migrate(catalogDataSource(database.url));
     dataSource = new DataSource(dataSourceOptions(catalogDataSource(database.url)));
     await dataSource.initialize();
-    windows = new RateLimitRepository(dataSource);
+    windows = new RateLimitRepository(kyselyOn(dataSource));
   });
 
   afterAll(async () => {
