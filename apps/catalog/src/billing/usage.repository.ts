@@ -48,13 +48,15 @@ export class UsageRepository {
    * its UTC day. Public so the runs benchmark sends this very statement.
    */
   countRunQuery(organizationId: string, runId: string, runLimits: RunLimits, now: Date) {
+    const limits = JSON.stringify(runLimits.byPlan);
+    const plan = this.db
+      .selectFrom('catalog.organization_plans as p')
+      .select('p.plan')
+      .where('p.organization_id', '=', organizationId);
     return this.db
       .with('plan', (db) =>
         db.selectNoFrom(
-          sql<number>`coalesce((${JSON.stringify(runLimits.byPlan)}::jsonb ->> ${db
-            .selectFrom('catalog.organization_plans as p')
-            .select('p.plan')
-            .where('p.organization_id', '=', organizationId)})::int, ${runLimits.fallback}::int)`.as('runs'),
+          sql<number>`coalesce((${limits}::jsonb ->> ${plan})::int, ${runLimits.fallback}::int)`.as('runs'),
         ),
       )
       .with('counted', (db) =>

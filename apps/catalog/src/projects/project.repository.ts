@@ -26,6 +26,12 @@ interface ProjectKey {
   id: string;
 }
 
+/** The keys of a batch, as the statement joins them. */
+interface ProjectKeyRow {
+  organization_id: string;
+  id: string;
+}
+
 const projectKeyOf = (organizationId: string, id: string) => `${organizationId}/${id}`;
 
 /** A deleted project a sweep has taken. */
@@ -109,9 +115,11 @@ export class ProjectRepository {
 
   private readonly lookup = new BatchedLookup<ProjectKey, ProjectRecord>(
     async (keys) => {
-      const wanted = sql<{ organization_id: string; id: string }>`unnest(${keys.map(
-        (key) => key.organizationId,
-      )}::text[], ${keys.map((key) => key.id)}::uuid[])`.as<'wanted'>(sql`wanted (organization_id, id)`);
+      const organizationIds = keys.map((key) => key.organizationId);
+      const ids = keys.map((key) => key.id);
+      const wanted = sql<ProjectKeyRow>`unnest(${organizationIds}::text[], ${ids}::uuid[])`.as<'wanted'>(
+        sql`wanted (organization_id, id)`,
+      );
       const query = this.db
         .selectFrom('catalog.projects as p')
         .innerJoin(wanted, (join) =>

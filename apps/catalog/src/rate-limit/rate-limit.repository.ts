@@ -9,6 +9,13 @@ export interface BucketCount {
   count: number;
 }
 
+/** A bucket as the statement unnests it; `position` is its place in the request, a bigint. */
+interface SentRow {
+  bucket: string;
+  hits: number;
+  position: string;
+}
+
 @Injectable()
 export class RateLimitRepository {
   constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
@@ -21,9 +28,9 @@ export class RateLimitRepository {
    */
   async add(windowStart: number, hits: BucketCount[]): Promise<BucketCount[]> {
     if (hits.length === 0) return [];
-    const sent = sql<{ bucket: string; hits: number; position: string }>`unnest(${hits.map(
-      (hit) => hit.bucket,
-    )}::text[], ${hits.map((hit) => hit.count)}::int[]) WITH ORDINALITY`.as<'t'>(
+    const buckets = hits.map((hit) => hit.bucket);
+    const counts = hits.map((hit) => hit.count);
+    const sent = sql<SentRow>`unnest(${buckets}::text[], ${counts}::int[]) WITH ORDINALITY`.as<'t'>(
       sql`t(bucket, hits, position)`,
     );
     const rows = await this.db
@@ -39,11 +46,9 @@ export class RateLimitRepository {
               .where('hits', '>', 0),
           )
           .onConflict((conflict) =>
-            conflict
-              .columns(['bucket', 'window_start'])
-              .doUpdateSet((eb) => ({
-                hits: eb('catalog.rate_limit_windows.hits', '+', eb.ref('excluded.hits')),
-              })),
+            conflict.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({
+              hits: eb('catalog.rate_limit_windows.hits', '+', eb.ref('excluded.hits')),
+            })),
           )
           .returning(['bucket', 'hits']),
       )
