@@ -2,6 +2,7 @@ import { InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
+import { BoundStatement, type Param } from '../bound-statement.js';
 import type { DB } from '../catalog.tables.js';
 import { currentPeriod, lastSevenDays, utcDay } from './usage-period.util.js';
 import { type DayRuns, runsOnDays } from './usage.mapper.js';
@@ -17,65 +18,62 @@ export interface RunLimits {
 /** A UTC calendar day (`YYYY-MM-DD`), as a date column is compared with it. */
 const calendarDay = (day: string) => sql<Date>`${day}::date`;
 
-@Injectable()
-export class UsageRepository {
-  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
+/** The values of the run-counting statement. */
+interface CountRunValues {
+  runId: string;
+  organizationId: string;
+  /** The month counted, its first day: `YYYY-MM-01`. */
+  period: string;
+  /** The UTC day counted, `YYYY-MM-DD`. */
+  day: string;
+  /** Each plan's run limit, as JSON text (plan id → runs). */
+  limits: string;
+  /** The limit of a plan `limits` does not name. */
+  fallback: number;
+  countedAt: Date;
+}
 
-  /**
-   * Counts a run once, in one statement on the run start's hot path (`countRunQuery`). Answers the
-   * limit that applied, for the refusal's details.
-   */
-  async consumeRun(
-    organizationId: string,
-    runId: string,
-    runLimits: RunLimits,
-    now = new Date(),
-  ): Promise<{ result: ConsumeRunResult; limit: number }> {
-    const row = await this.countRunQuery(organizationId, runId, runLimits, now).executeTakeFirst();
-    const limit = row?.limit ?? 0;
-    if (!row?.inserted) return { result: 'already_counted', limit };
-    if (row.bumped) return { result: 'counted', limit };
-    // Over the limit: forget the run id so it was never counted. Were this lost in a crash, the run
-    // id would only read as counted to a retry of the same start, which the runner never makes.
-    await this.db.deleteFrom('catalog.counted_runs').where('run_id', '=', runId).execute();
-    return { result: 'limit_reached', limit };
-  }
-
-  /**
-   * The run-counting statement, one round trip: the organization's plan is read in it (`runLimits`
-   * maps each plan id to its run limit), the run id row makes a retried start a no-op, and the
-   * conditional increment refuses the run that would pass the limit; a counted run is also counted on
-   * its UTC day. Public so the runs benchmark sends this very statement.
-   */
-  countRunQuery(organizationId: string, runId: string, runLimits: RunLimits, now: Date) {
-    const limits = JSON.stringify(runLimits.byPlan);
-    const plan = this.db
+/**
+ * Counts a run once, in one statement on the run start's hot path: the organization's plan is read
+ * in it, the run id row makes a retried start a no-op, and the conditional increment refuses the run
+ * that would pass the limit; a counted run is also counted on its UTC day. Answers whether the run id
+ * was new, whether it was counted, and the limit that applied.
+ */
+function countRunStatement(db: Kysely<DB>) {
+  return new BoundStatement((param: Param<CountRunValues>) => {
+    const plan = db
       .selectFrom('catalog.organization_plans as p')
       .select('p.plan')
-      .where('p.organization_id', '=', organizationId);
-    return this.db
-      .with('plan', (db) =>
-        db.selectNoFrom(
-          sql<number>`coalesce((${limits}::jsonb ->> ${plan})::int, ${runLimits.fallback}::int)`.as('runs'),
+      .where('p.organization_id', '=', param('organizationId'));
+    return db
+      .with('plan', (cte) =>
+        cte.selectNoFrom(
+          sql<number>`coalesce((${param('limits')}::jsonb ->> ${plan})::int, ${param('fallback')}::int)`.as(
+            'runs',
+          ),
         ),
       )
-      .with('counted', (db) =>
-        db
+      .with('counted', (cte) =>
+        cte
           .insertInto('catalog.counted_runs')
-          .values({ run_id: runId, organization_id: organizationId, counted_at: now })
+          .values({
+            run_id: param('runId'),
+            organization_id: param('organizationId'),
+            counted_at: param('countedAt'),
+          })
           .onConflict((conflict) => conflict.column('run_id').doNothing())
           .returning('run_id'),
       )
-      .with('bumped', (db) =>
-        db
+      .with('bumped', (cte) =>
+        cte
           .insertInto('catalog.run_usage')
           .columns(['organization_id', 'period', 'runs'])
           .expression(
-            db
+            cte
               .selectFrom('counted')
               .select((eb) => [
-                eb.val(organizationId).as('organization_id'),
-                eb.val(currentPeriod(now)).as('period'),
+                param('organizationId').as('organization_id'),
+                param('period').as('period'),
                 eb.lit(1).as('runs'),
               ]),
           )
@@ -87,16 +85,16 @@ export class UsageRepository {
           )
           .returning('runs'),
       )
-      .with('day', (db) =>
-        db
+      .with('day', (cte) =>
+        cte
           .insertInto('catalog.run_days')
           .columns(['organization_id', 'day', 'runs'])
           .expression(
-            db
+            cte
               .selectFrom('bumped')
               .select((eb) => [
-                eb.val(organizationId).as('organization_id'),
-                eb.val(utcDay(now)).as('day'),
+                param('organizationId').as('organization_id'),
+                param('day').as('day'),
                 eb.lit(1).as('runs'),
               ]),
           )
@@ -111,6 +109,53 @@ export class UsageRepository {
         eb.exists(eb.selectFrom('bumped').selectAll()).as('bumped'),
         eb.selectFrom('plan').select('runs').as('limit'),
       ]);
+  });
+}
+
+@Injectable()
+export class UsageRepository {
+  private readonly countRun: ReturnType<typeof countRunStatement>;
+
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {
+    this.countRun = countRunStatement(db);
+  }
+
+  /**
+   * Counts a run once, in one statement on the run start's hot path (`countRunStatement`). Answers
+   * the limit that applied, for the refusal's details.
+   */
+  async consumeRun(
+    organizationId: string,
+    runId: string,
+    runLimits: RunLimits,
+    now = new Date(),
+  ): Promise<{ result: ConsumeRunResult; limit: number }> {
+    const {
+      rows: [row],
+    } = await this.db.executeQuery(this.countRunQuery(organizationId, runId, runLimits, now));
+    const limit = row?.limit ?? 0;
+    if (!row?.inserted) return { result: 'already_counted', limit };
+    if (row.bumped) return { result: 'counted', limit };
+    // Over the limit: forget the run id so it was never counted. Were this lost in a crash, the run
+    // id would only read as counted to a retry of the same start, which the runner never makes.
+    await this.db.deleteFrom('catalog.counted_runs').where('run_id', '=', runId).execute();
+    return { result: 'limit_reached', limit };
+  }
+
+  /**
+   * The run-counting statement with these values, to run or to `compile()` (the runs benchmark sends
+   * it as it is).
+   */
+  countRunQuery(organizationId: string, runId: string, runLimits: RunLimits, now: Date) {
+    return this.countRun.bind({
+      runId,
+      organizationId,
+      period: currentPeriod(now),
+      day: utcDay(now),
+      limits: JSON.stringify(runLimits.byPlan),
+      fallback: runLimits.fallback,
+      countedAt: now,
+    });
   }
 
   /**

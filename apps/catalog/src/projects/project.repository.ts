@@ -3,6 +3,7 @@ import { BatchedLookup, InjectKysely, isId, newId, type PageRequest, preparedQue
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
+import { BoundStatement, type Param } from '../bound-statement.js';
 import type { DB } from '../catalog.tables.js';
 import { keysetPage } from '../keyset-page.js';
 import {
@@ -26,10 +27,28 @@ interface ProjectKey {
   id: string;
 }
 
-/** The keys of a batch, as the statement joins them. */
-interface ProjectKeyRow {
+/** The projects a batch of reads asks for, as the statement joins them. */
+interface WantedRow {
   organization_id: string;
   id: string;
+}
+
+/** The live projects among those a batch of reads asks for, in no order. */
+function findStatement(db: Kysely<DB>) {
+  return new BoundStatement((param: Param<{ organizationIds: string[]; ids: string[] }>) => {
+    const organizationIds = param('organizationIds');
+    const ids = param('ids');
+    const wanted = sql<WantedRow>`unnest(${organizationIds}::text[], ${ids}::uuid[])`.as<'wanted'>(
+      sql`wanted (organization_id, id)`,
+    );
+    return db
+      .selectFrom('catalog.projects as p')
+      .innerJoin(wanted, (join) =>
+        join.onRef('p.organization_id', '=', 'wanted.organization_id').onRef('p.id', '=', 'wanted.id'),
+      )
+      .select(PROJECT_COLUMNS.map((column) => `p.${column}` as const))
+      .where('p.deleted_at', 'is', null);
+  });
 }
 
 const projectKeyOf = (organizationId: string, id: string) => `${organizationId}/${id}`;
@@ -45,7 +64,11 @@ const leaseEnd = (leaseMs: number) => sql<Date>`now() + make_interval(secs => ${
 
 @Injectable()
 export class ProjectRepository {
-  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
+  private readonly findStatement: ReturnType<typeof findStatement>;
+
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {
+    this.findStatement = findStatement(db);
+  }
 
   /**
    * Inserts the project unless the organization already has `limit`: the conditional increment of its
@@ -115,19 +138,11 @@ export class ProjectRepository {
 
   private readonly lookup = new BatchedLookup<ProjectKey, ProjectRecord>(
     async (keys) => {
-      const organizationIds = keys.map((key) => key.organizationId);
-      const ids = keys.map((key) => key.id);
-      const wanted = sql<ProjectKeyRow>`unnest(${organizationIds}::text[], ${ids}::uuid[])`.as<'wanted'>(
-        sql`wanted (organization_id, id)`,
-      );
-      const query = this.db
-        .selectFrom('catalog.projects as p')
-        .innerJoin(wanted, (join) =>
-          join.onRef('p.organization_id', '=', 'wanted.organization_id').onRef('p.id', '=', 'wanted.id'),
-        )
-        .select(PROJECT_COLUMNS.map((column) => `p.${column}` as const))
-        .where('p.deleted_at', 'is', null);
-      const rows = await preparedQuery(this.db, 'catalog.projects.find', query);
+      const statement = this.findStatement.bind({
+        organizationIds: keys.map((key) => key.organizationId),
+        ids: keys.map((key) => key.id),
+      });
+      const rows = await preparedQuery(this.db, 'catalog.projects.find', statement);
       const found = new Map(rows.map((row) => [projectKeyOf(row.organization_id, row.id), row]));
       return keys.map((key) => {
         const row = found.get(projectKeyOf(key.organizationId, key.id));
