@@ -1,11 +1,18 @@
 import type { Page } from '#common';
-import { BatchedLookup, InjectKysely, isId, newId, type PageRequest, preparedQuery } from '#persistence';
+import {
+  BatchedLookup,
+  InjectKysely,
+  isId,
+  keysetPage,
+  newId,
+  type PageRequest,
+  preparedQuery,
+} from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
 import { BoundStatement, type Param } from '../bound-statement.js';
 import type { DB } from '../catalog.tables.js';
-import { keysetPage } from '../keyset-page.js';
 import {
   PROJECT_COLUMNS,
   type ProjectChanges,

@@ -1,10 +1,9 @@
 import type { Page } from '#common';
-import { InjectKysely, isId, newId, type PageRequest } from '#persistence';
+import { InjectKysely, isId, keysetPage, newId, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 
 import type { DB } from '../catalog.tables.js';
-import { keysetPage } from '../keyset-page.js';
 import { type SkillChanges, type SkillRecord, skillUpdate, toSkillRecord } from './skill.mapper.js';
 
 export type NewSkill = Pick<
