@@ -1,4 +1,4 @@
-import { InjectKysely } from '#persistence';
+import { InjectKysely, preparedQuery } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
@@ -122,7 +122,8 @@ export class UsageRepository {
 
   /**
    * Counts a run once, in one statement on the run start's hot path (`countRunStatement`). Answers
-   * the limit that applied, for the refusal's details.
+   * the limit that applied, for the refusal's details. The statement runs prepared: Postgres took
+   * longer to plan it than to run it (0.086 against 0.076 ms, medians of EXPLAIN ANALYZE).
    */
   async consumeRun(
     organizationId: string,
@@ -130,9 +131,11 @@ export class UsageRepository {
     runLimits: RunLimits,
     now = new Date(),
   ): Promise<{ result: ConsumeRunResult; limit: number }> {
-    const {
-      rows: [row],
-    } = await this.db.executeQuery(this.countRunQuery(organizationId, runId, runLimits, now));
+    const [row] = await preparedQuery(
+      this.db,
+      'catalog.runs.count',
+      this.countRunQuery(organizationId, runId, runLimits, now),
+    );
     const limit = row?.limit ?? 0;
     if (!row?.inserted) return { result: 'already_counted', limit };
     if (row.bumped) return { result: 'counted', limit };
