@@ -1,18 +1,15 @@
 import type { ServiceDataSourceOptions } from '#persistence';
 
-import { OrganizationPlanEntity } from './billing/organization-plan.entity.js';
 import { CatalogInitial1763712000000 } from './migrations/1763712000000-catalog-initial.js';
 import { ProjectCounts1763715600000 } from './migrations/1763715600000-project-counts.js';
 import { ProjectDeletion1764400000000 } from './migrations/1764400000000-project-deletion.js';
 import { RunDays1764900000000 } from './migrations/1764900000000-run-days.js';
-import { ProjectEntity } from './projects/project.entity.js';
-import { SkillEntity } from './skills/skill.entity.js';
 
 export function catalogDataSource(url: string): ServiceDataSourceOptions {
   return {
     url,
     schema: 'catalog',
-    entities: [ProjectEntity, SkillEntity, OrganizationPlanEntity],
+    entities: [],
     migrations: [
       CatalogInitial1763712000000,
       ProjectCounts1763715600000,

@@ -6,8 +6,10 @@ import { ScheduleModule } from '@nestjs/schedule';
 
 import { AdminHandler } from './admin/admin.handler.js';
 import { AdminService } from './admin/admin.service.js';
+import { AUTH_DB, authDatabase } from './auth/auth.database.js';
 import { authSettings, createAuth, createAuthPool } from './auth/auth.factory.js';
 import { AuthHandler } from './auth/auth.handler.js';
+import { AuthRepository } from './auth/auth.repository.js';
 import { AUTH, AUTH_POOL, AuthService } from './auth/auth.service.js';
 import { InvitationMailer } from './auth/invitation-mailer.js';
 import { BillingHandler } from './billing/billing.handler.js';
@@ -62,6 +64,7 @@ export class CatalogModule {
           provide: AUTH_POOL,
           useFactory: () => createAuthPool(config.DATABASE_URL, createLogger('catalog')),
         },
+        { provide: AUTH_DB, inject: [AUTH_POOL], useFactory: authDatabase },
         InvitationMailer,
         {
           provide: AUTH,
@@ -70,6 +73,7 @@ export class CatalogModule {
             createAuth(authSettings(config), pool, mailer),
         },
         AuthService,
+        AuthRepository,
         AdminService,
         ApiKeysService,
         ApiKeyRepository,

@@ -148,14 +148,14 @@ export interface CatalogRateLimitWindows {
 }
 
 export interface CatalogRunDays {
-  day: Timestamp;
+  day: ColumnType<Date, string, string>;
   organization_id: string;
   runs: Generated<number>;
 }
 
 export interface CatalogRunUsage {
   organization_id: string;
-  period: Timestamp;
+  period: ColumnType<Date, string, string>;
   runs: Generated<number>;
 }
 

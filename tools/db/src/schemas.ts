@@ -24,6 +24,12 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
     service: 'catalog',
     schemas: ['catalog', 'auth'],
     outFile: 'apps/catalog/src/catalog.tables.ts',
+    // Calendar days, written as `YYYY-MM-DD` text: a JS Date would be sent in the process's time zone
+    // and could land on the day before. pg still reads a date as a Date.
+    columns: {
+      'catalog.run_usage.period': 'ColumnType<Date, string, string>',
+      'catalog.run_days.day': 'ColumnType<Date, string, string>',
+    },
   },
   {
     service: 'workflow',

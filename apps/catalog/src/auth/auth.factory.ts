@@ -7,6 +7,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 
 import type { CatalogConfig } from '../catalog.config.js';
+import { authDatabase } from './auth.database.js';
+import { AuthRepository } from './auth.repository.js';
 import type { InvitationMailer } from './invitation-mailer.js';
 import { invitationLink } from './invitation-token.util.js';
 import { invitationAccess } from './invitations.plugin.js';
@@ -43,6 +45,7 @@ export function createAuth(settings: AuthSettings, pool: pg.Pool, mailer: Invita
 }
 
 function authOptions(settings: AuthSettings, pool: pg.Pool, mailer?: InvitationMailer) {
+  const accounts = new AuthRepository(authDatabase(pool));
   return {
     database: pool,
     secret: settings.secret,
@@ -75,11 +78,8 @@ function authOptions(settings: AuthSettings, pool: pg.Pool, mailer?: InvitationM
         organizationHooks: {
           beforeCreateInvitation: async ({ invitation }) => {
             if (invitationsMakeAccounts(settings.signup)) return;
-            const { rowCount } = await pool.query('SELECT 1 FROM "user" WHERE email = $1', [
-              invitation.email.toLowerCase(),
-            ]);
             // Told now, rather than the invitee finding a link that cannot make the account.
-            if (!rowCount)
+            if ((await accounts.userIdByEmail(invitation.email)) === null)
               throw new APIError('BAD_REQUEST', {
                 code: 'INVITEE_HAS_NO_ACCOUNT',
                 message: `${invitation.email} has no account, and only the operator makes accounts here (SIGNUP=closed).`,
@@ -103,11 +103,8 @@ function authOptions(settings: AuthSettings, pool: pg.Pool, mailer?: InvitationM
           before: async (session) => {
             if ((session as { activeOrganizationId?: string | null }).activeOrganizationId)
               return { data: session };
-            const { rows } = await pool.query<{ organizationId: string }>(
-              'SELECT "organizationId" FROM member WHERE "userId" = $1 ORDER BY "createdAt" LIMIT 1',
-              [session.userId],
-            );
-            return { data: { ...session, activeOrganizationId: rows[0]?.organizationId ?? null } };
+            const activeOrganizationId = await accounts.firstOrganizationOf(session.userId);
+            return { data: { ...session, activeOrganizationId } };
           },
         },
       },

@@ -11,6 +11,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
 
 import { API_KEY_PREFIX, type Auth } from './auth.factory.js';
+import { AuthRepository } from './auth.repository.js';
 import { createPasswordUser } from './invitations.plugin.js';
 
 export const AUTH = Symbol('AUTH');
@@ -55,11 +56,16 @@ function jsonBody(body: string | undefined): Record<string, unknown> {
 
 const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** better-auth may hold a role this contract does not know (a custom one, or a list of them): no role then. */
+const memberRoleOf = (role: string | null): MemberRole | null =>
+  role === 'owner' || role === 'admin' || role === 'member' ? role : null;
+
 @Injectable()
 export class AuthService implements OnApplicationShutdown {
   constructor(
     @Inject(AUTH) private readonly auth: Auth,
     @Inject(AUTH_POOL) private readonly pool: pg.Pool,
+    private readonly accounts: AuthRepository,
   ) {}
 
   // After the RPC server has drained (on module destroy), so requests in flight still reach the pool.
@@ -100,23 +106,12 @@ export class AuthService implements OnApplicationShutdown {
   }
 
   async memberRole(userId: string, organizationId: string): Promise<MemberRole | null> {
-    const { rows } = await this.pool.query<{ role: string }>(
-      'SELECT role FROM member WHERE "userId" = $1 AND "organizationId" = $2',
-      [userId, organizationId],
-    );
-    const role = rows[0]?.role;
-    return role === 'owner' || role === 'admin' || role === 'member' ? role : null;
+    return memberRoleOf(await this.accounts.memberRole(userId, organizationId));
   }
 
   /** The owners' and admins' addresses, oldest member first. */
-  async adminEmails(organizationId: string): Promise<string[]> {
-    const { rows } = await this.pool.query<{ email: string }>(
-      `SELECT u.email FROM member m JOIN "user" u ON u.id = m."userId"
-        WHERE m."organizationId" = $1 AND m.role IN ('owner', 'admin')
-        ORDER BY m."createdAt"`,
-      [organizationId],
-    );
-    return rows.map((row) => row.email);
+  adminEmails(organizationId: string): Promise<string[]> {
+    return this.accounts.adminEmails(organizationId);
   }
 
   /** Answers a browser route under /api/auth exactly as better-auth would behind the gateway. */
@@ -161,7 +156,7 @@ export class AuthService implements OnApplicationShutdown {
       case 'POST /api/auth/organization/remove-member':
       case 'POST /api/auth/organization/update-member-role': {
         const member = textOf(body.memberIdOrEmail) ?? textOf(body.memberId);
-        if (member) userIds.push(...(await this.userIdsOfMember(member)));
+        if (member) userIds.push(...(await this.accounts.userIdsOfMember(member)));
         break;
       }
       case 'POST /api/auth/api-key/delete':
@@ -177,16 +172,6 @@ export class AuthService implements OnApplicationShutdown {
     return userIds.length + keyIds.length === 0 ? null : { userIds, keyIds };
   }
 
-  /** The user behind a member id, or behind an email address as better-auth's removal takes it. */
-  private async userIdsOfMember(memberIdOrEmail: string): Promise<string[]> {
-    const { rows } = await this.pool.query<{ userId: string }>(
-      `SELECT "userId" FROM member WHERE id = $1
-       UNION SELECT id FROM "user" WHERE email = lower($1)`,
-      [memberIdOrEmail],
-    );
-    return rows.map((row) => row.userId);
-  }
-
   // The admin CLI's operations, for operators without a browser.
 
   /** The operator vouches for the address, so it counts as verified (invitations to it can be accepted). */
@@ -200,11 +185,8 @@ export class AuthService implements OnApplicationShutdown {
     return user.id;
   }
 
-  async findUserIdByEmail(email: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM "user" WHERE email = $1', [
-      email.toLowerCase(),
-    ]);
-    return rows[0]?.id ?? null;
+  findUserIdByEmail(email: string): Promise<string | null> {
+    return this.accounts.userIdByEmail(email);
   }
 
   async createOrganization(name: string, ownerUserId: string): Promise<string> {
@@ -222,9 +204,8 @@ export class AuthService implements OnApplicationShutdown {
     return organization.id;
   }
 
-  async organizationExists(organizationId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('SELECT 1 FROM organization WHERE id = $1', [organizationId]);
-    return (rowCount ?? 0) > 0;
+  organizationExists(organizationId: string): Promise<boolean> {
+    return this.accounts.organizationExists(organizationId);
   }
 
   async addMember(organizationId: string, userId: string, role: MemberRole): Promise<void> {
@@ -233,15 +214,9 @@ export class AuthService implements OnApplicationShutdown {
 
   /** Keys are created on behalf of the organization's first owner, which better-auth requires. */
   async createKey(organizationId: string, name: string): Promise<string> {
-    const { rows } = await this.pool.query<{ userId: string }>(
-      `SELECT "userId" FROM member WHERE "organizationId" = $1 AND role = 'owner' ORDER BY "createdAt" LIMIT 1`,
-      [organizationId],
-    );
-    const owner = rows[0];
+    const owner = await this.accounts.firstOwner(organizationId);
     if (!owner) throw new Error(`organization ${organizationId} has no owner`);
-    const created = await this.auth.api.createApiKey({
-      body: { organizationId, userId: owner.userId, name },
-    });
+    const created = await this.auth.api.createApiKey({ body: { organizationId, userId: owner, name } });
     return created.key;
   }
 }

@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 
 import { ProjectRepository } from '../projects/project.repository.js';
 import { PlanService } from './plan.service.js';
-import { currentPeriod, UsageRepository } from './usage.repository.js';
+import { currentPeriod } from './usage-period.util.js';
+import { UsageRepository } from './usage.repository.js';
 
 @Injectable()
 export class BillingService {

@@ -1,20 +1,39 @@
+import { InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { type Kysely, sql } from 'kysely';
 
-import { OrganizationPlanEntity } from './organization-plan.entity.js';
+import type { DB } from '../catalog.tables.js';
+
+/** An organization's plan row: `plan` is a plan id as stored, which may be one the code no longer knows. */
+export interface StoredPlan {
+  plan: string;
+  complimentary: boolean;
+}
 
 @Injectable()
 export class PlanRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
-  find(organizationId: string): Promise<OrganizationPlanEntity | null> {
-    return this.dataSource.getRepository(OrganizationPlanEntity).findOneBy({ organizationId });
+  async find(organizationId: string): Promise<StoredPlan | null> {
+    const row = await this.db
+      .selectFrom('catalog.organization_plans')
+      .select(['plan', 'complimentary'])
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    return row ?? null;
   }
 
   async upsert(organizationId: string, plan: string, complimentary: boolean): Promise<void> {
-    await this.dataSource
-      .getRepository(OrganizationPlanEntity)
-      .upsert({ organizationId, plan, complimentary }, ['organizationId']);
+    await this.db
+      .insertInto('catalog.organization_plans')
+      .values({ organization_id: organizationId, plan, complimentary })
+      .onConflict((conflict) =>
+        conflict.column('organization_id').doUpdateSet((eb) => ({
+          plan: eb.ref('excluded.plan'),
+          complimentary: eb.ref('excluded.complimentary'),
+          updated_at: sql<Date>`now()`,
+        })),
+      )
+      .execute();
   }
 }

@@ -1,15 +1,19 @@
-import { dataSourceOptions, migrate, newId } from '#persistence';
+import { dataSourceOptions, kyselyOn, migrate, newId } from '#persistence';
 import { scratchDatabase } from '#testing';
+import { type Kysely, sql } from 'kysely';
 import { DataSource } from 'typeorm';
 
 import { catalogDataSource } from '../catalog.database.js';
-import { lastSevenDays, type RunLimits, UsageRepository } from './usage.repository.js';
+import type { DB } from '../catalog.tables.js';
+import { lastSevenDays } from './usage-period.util.js';
+import { type RunLimits, UsageRepository } from './usage.repository.js';
 
 /** Run counting and the dashboard's seven days, with an injected clock, on a Postgres database of its own. */
 const database = scratchDatabase('fm_catalog_usage_spec');
 
 describe('UsageRepository', () => {
   let dataSource: DataSource;
+  let db: Kysely<DB>;
   let usage: UsageRepository;
   let organization = 0;
   const nextOrganization = () => `org-${(organization += 1)}`;
@@ -19,7 +23,8 @@ describe('UsageRepository', () => {
     await migrate(catalogDataSource(database.url));
     dataSource = new DataSource(dataSourceOptions(catalogDataSource(database.url)));
     await dataSource.initialize();
-    usage = new UsageRepository(dataSource);
+    db = kyselyOn<DB>(dataSource);
+    usage = new UsageRepository(db);
   });
 
   afterAll(async () => {
@@ -105,19 +110,20 @@ describe('UsageRepository', () => {
   it("applies the organization's plan, read in the counting statement, and answers its limit", async () => {
     const org = nextOrganization();
     const now = new Date('2026-11-23T10:00:00.000Z');
-    await dataSource.query(
-      `INSERT INTO catalog.organization_plans (organization_id, plan, complimentary, updated_at)
-       VALUES ($1, 'small', false, now())`,
-      [org],
-    );
+    await db
+      .insertInto('catalog.organization_plans')
+      .values({ organization_id: org, plan: 'small', complimentary: false })
+      .execute();
     expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({ result: 'counted', limit: 1 });
     expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({
       result: 'limit_reached',
       limit: 1,
     });
-    await dataSource.query(`UPDATE catalog.organization_plans SET plan = 'gone' WHERE organization_id = $1`, [
-      org,
-    ]);
+    await db
+      .updateTable('catalog.organization_plans')
+      .set({ plan: 'gone' })
+      .where('organization_id', '=', org)
+      .execute();
     // A plan id nobody knows counts as the fallback plan.
     expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({
       result: 'counted',
@@ -165,10 +171,12 @@ describe('UsageRepository', () => {
 
     expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
     expect((await usage.activity(org, now)).at(-1)).toEqual({ date: '2026-11-23', runs: 40 });
-    const month: Array<{ runs: number }> = await dataSource.query(
-      `SELECT runs FROM catalog.run_usage WHERE organization_id = $1 AND period = '2026-11-01'`,
-      [org],
-    );
+    const month = await db
+      .selectFrom('catalog.run_usage')
+      .select('runs')
+      .where('organization_id', '=', org)
+      .where('period', '=', sql<Date>`date '2026-11-01'`)
+      .execute();
     expect(month).toEqual([{ runs: 40 }]);
   });
 });

@@ -1,7 +1,11 @@
-import type { DashboardActivityDayDto } from '#contracts';
+import { InjectKysely, preparedQuery } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { type Kysely, sql } from 'kysely';
+
+import { BoundStatement, type Param } from '../bound-statement.js';
+import type { DB } from '../catalog.tables.js';
+import { currentPeriod, lastSevenDays, utcDay } from './usage-period.util.js';
+import { type DayRuns, runsOnDays } from './usage.mapper.js';
 
 export type ConsumeRunResult = 'counted' | 'already_counted' | 'limit_reached';
 
@@ -11,30 +15,115 @@ export interface RunLimits {
   fallback: number;
 }
 
-/** The first day of the current UTC month: the period the run quota counts. */
-export function currentPeriod(now = new Date()): string {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 10);
+/** A UTC calendar day (`YYYY-MM-DD`), as a date column is compared with it. */
+const calendarDay = (day: string) => sql<Date>`${day}::date`;
+
+/** The values of the run-counting statement. */
+interface CountRunValues {
+  runId: string;
+  organizationId: string;
+  /** The month counted, its first day: `YYYY-MM-01`. */
+  period: string;
+  /** The UTC day counted, `YYYY-MM-DD`. */
+  day: string;
+  /** Each plan's run limit, as JSON text (plan id → runs). */
+  limits: string;
+  /** The limit of a plan `limits` does not name. */
+  fallback: number;
+  countedAt: Date;
 }
 
-const DAY_MS = 86_400_000;
-
-/** The UTC calendar day of `at`, `YYYY-MM-DD`. */
-const utcDay = (at: Date) => at.toISOString().slice(0, 10);
-
-/** The last seven UTC calendar days up to and including the day of `now`, oldest first. */
-export function lastSevenDays(now: Date): string[] {
-  return Array.from({ length: 7 }, (_, index) => utcDay(new Date(now.getTime() - (6 - index) * DAY_MS)));
+/**
+ * Counts a run once, in one statement on the run start's hot path: the organization's plan is read
+ * in it, the run id row makes a retried start a no-op, and the conditional increment refuses the run
+ * that would pass the limit; a counted run is also counted on its UTC day. Answers whether the run id
+ * was new, whether it was counted, and the limit that applied.
+ */
+function countRunStatement(db: Kysely<DB>) {
+  return new BoundStatement((param: Param<CountRunValues>) => {
+    const plan = db
+      .selectFrom('catalog.organization_plans as p')
+      .select('p.plan')
+      .where('p.organization_id', '=', param('organizationId'));
+    return db
+      .with('plan', (cte) =>
+        cte.selectNoFrom(
+          sql<number>`coalesce((${param('limits')}::jsonb ->> ${plan})::int, ${param('fallback')}::int)`.as(
+            'runs',
+          ),
+        ),
+      )
+      .with('counted', (cte) =>
+        cte
+          .insertInto('catalog.counted_runs')
+          .values({
+            run_id: param('runId'),
+            organization_id: param('organizationId'),
+            counted_at: param('countedAt'),
+          })
+          .onConflict((conflict) => conflict.column('run_id').doNothing())
+          .returning('run_id'),
+      )
+      .with('bumped', (cte) =>
+        cte
+          .insertInto('catalog.run_usage')
+          .columns(['organization_id', 'period', 'runs'])
+          .expression(
+            cte
+              .selectFrom('counted')
+              .select((eb) => [
+                param('organizationId').as('organization_id'),
+                param('period').as('period'),
+                eb.lit(1).as('runs'),
+              ]),
+          )
+          .onConflict((conflict) =>
+            conflict
+              .columns(['organization_id', 'period'])
+              .doUpdateSet((eb) => ({ runs: eb('catalog.run_usage.runs', '+', eb.lit(1)) }))
+              .where('catalog.run_usage.runs', '<', (eb) => eb.selectFrom('plan').select('runs')),
+          )
+          .returning('runs'),
+      )
+      .with('day', (cte) =>
+        cte
+          .insertInto('catalog.run_days')
+          .columns(['organization_id', 'day', 'runs'])
+          .expression(
+            cte
+              .selectFrom('bumped')
+              .select((eb) => [
+                param('organizationId').as('organization_id'),
+                param('day').as('day'),
+                eb.lit(1).as('runs'),
+              ]),
+          )
+          .onConflict((conflict) =>
+            conflict
+              .columns(['organization_id', 'day'])
+              .doUpdateSet((eb) => ({ runs: eb('catalog.run_days.runs', '+', eb.lit(1)) })),
+          ),
+      )
+      .selectNoFrom((eb) => [
+        eb.exists(eb.selectFrom('counted').selectAll()).as('inserted'),
+        eb.exists(eb.selectFrom('bumped').selectAll()).as('bumped'),
+        eb.selectFrom('plan').select('runs').as('limit'),
+      ]);
+  });
 }
 
 @Injectable()
 export class UsageRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly countRun: ReturnType<typeof countRunStatement>;
+
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {
+    this.countRun = countRunStatement(db);
+  }
 
   /**
-   * Counts a run once, in one statement on the run start's hot path: the organization's plan is read
-   * in it (`runLimits` maps each plan id to its run limit), the run id row makes a retried start a
-   * no-op, and the conditional increment refuses the run that would pass the limit. Answers the
-   * limit that applied, for the refusal's details.
+   * Counts a run once, in one statement on the run start's hot path (`countRunStatement`). Answers
+   * the limit that applied, for the refusal's details. The statement runs prepared: Postgres took
+   * longer to plan it than to run it (0.086 against 0.076 ms, medians of EXPLAIN ANALYZE).
    */
   async consumeRun(
     organizationId: string,
@@ -42,43 +131,34 @@ export class UsageRepository {
     runLimits: RunLimits,
     now = new Date(),
   ): Promise<{ result: ConsumeRunResult; limit: number }> {
-    const rows: Array<{ inserted: boolean; bumped: boolean; limit: number }> = await this.dataSource.query(
-      `WITH plan AS (
-         SELECT coalesce(($5::jsonb ->> (SELECT p.plan FROM catalog.organization_plans p
-                                          WHERE p.organization_id = $2))::int, $6::int) AS runs
-       ), counted AS (
-         INSERT INTO catalog.counted_runs (run_id, organization_id, counted_at) VALUES ($1, $2, $7)
-         ON CONFLICT (run_id) DO NOTHING RETURNING run_id
-       ), bumped AS (
-         INSERT INTO catalog.run_usage AS usage (organization_id, period, runs)
-         SELECT $2, $3, 1 FROM counted
-         ON CONFLICT (organization_id, period) DO UPDATE SET runs = usage.runs + 1
-           WHERE usage.runs < (SELECT runs FROM plan)
-         RETURNING runs
-       ), day AS (
-         INSERT INTO catalog.run_days AS days (organization_id, day, runs)
-         SELECT $2, $4, 1 FROM bumped
-         ON CONFLICT (organization_id, day) DO UPDATE SET runs = days.runs + 1
-       )
-       SELECT EXISTS (SELECT 1 FROM counted) AS inserted, EXISTS (SELECT 1 FROM bumped) AS bumped,
-         (SELECT runs FROM plan) AS "limit"`,
-      [
-        runId,
-        organizationId,
-        currentPeriod(now),
-        utcDay(now),
-        JSON.stringify(runLimits.byPlan),
-        runLimits.fallback,
-        now,
-      ],
+    const [row] = await preparedQuery(
+      this.db,
+      'catalog.runs.count',
+      this.countRunQuery(organizationId, runId, runLimits, now),
     );
-    const { inserted, bumped, limit } = rows[0] ?? { inserted: false, bumped: false, limit: 0 };
-    if (!inserted) return { result: 'already_counted', limit };
-    if (bumped) return { result: 'counted', limit };
+    const limit = row?.limit ?? 0;
+    if (!row?.inserted) return { result: 'already_counted', limit };
+    if (row.bumped) return { result: 'counted', limit };
     // Over the limit: forget the run id so it was never counted. Were this lost in a crash, the run
     // id would only read as counted to a retry of the same start, which the runner never makes.
-    await this.dataSource.query('DELETE FROM catalog.counted_runs WHERE run_id = $1', [runId]);
+    await this.db.deleteFrom('catalog.counted_runs').where('run_id', '=', runId).execute();
     return { result: 'limit_reached', limit };
+  }
+
+  /**
+   * The run-counting statement with these values, to run or to `compile()` (the runs benchmark sends
+   * it as it is).
+   */
+  countRunQuery(organizationId: string, runId: string, runLimits: RunLimits, now: Date) {
+    return this.countRun.bind({
+      runId,
+      organizationId,
+      period: currentPeriod(now),
+      day: utcDay(now),
+      limits: JSON.stringify(runLimits.byPlan),
+      fallback: runLimits.fallback,
+      countedAt: now,
+    });
   }
 
   /**
@@ -91,43 +171,60 @@ export class UsageRepository {
    * condition makes the month's update finish before the day's row is touched.
    */
   async refundRun(organizationId: string, runId: string): Promise<boolean> {
-    const rows: Array<{ refunded: boolean }> = await this.dataSource.query(
-      `WITH gone AS (
-         DELETE FROM catalog.counted_runs WHERE run_id = $1 AND organization_id = $2
-         RETURNING (counted_at AT TIME ZONE 'UTC')::date AS day
-       ), month AS (
-         UPDATE catalog.run_usage SET runs = runs - 1
-          WHERE organization_id = $2 AND runs > 0
-            AND period = (SELECT date_trunc('month', day)::date FROM gone)
-         RETURNING runs
-       ), days AS (
-         UPDATE catalog.run_days SET runs = runs - 1
-          WHERE organization_id = $2 AND runs > 0 AND day = (SELECT day FROM gone)
-            AND (SELECT count(*) FROM month) >= 0
-       )
-       SELECT EXISTS (SELECT 1 FROM gone) AS refunded`,
-      [runId, organizationId],
-    );
-    return rows[0]?.refunded ?? false;
+    const row = await this.db
+      .with('gone', (db) =>
+        db
+          .deleteFrom('catalog.counted_runs')
+          .where('run_id', '=', runId)
+          .where('organization_id', '=', organizationId)
+          .returning(sql<Date>`(counted_at AT TIME ZONE 'UTC')::date`.as('day')),
+      )
+      .with('month', (db) =>
+        db
+          .updateTable('catalog.run_usage')
+          .set((eb) => ({ runs: eb('runs', '-', eb.lit(1)) }))
+          .where('organization_id', '=', organizationId)
+          .where('runs', '>', 0)
+          .where('period', '=', (eb) =>
+            eb.selectFrom('gone').select(sql<Date>`date_trunc('month', day)::date`.as('period')),
+          )
+          .returning('runs'),
+      )
+      .with('days', (db) =>
+        db
+          .updateTable('catalog.run_days')
+          .set((eb) => ({ runs: eb('runs', '-', eb.lit(1)) }))
+          .where('organization_id', '=', organizationId)
+          .where('runs', '>', 0)
+          .where('day', '=', (eb) => eb.selectFrom('gone').select('day'))
+          .where((eb) =>
+            eb(eb.selectFrom('month').select(eb.fn.countAll<number>().as('months')).$asScalar(), '>=', 0),
+          ),
+      )
+      .selectNoFrom((eb) => eb.exists(eb.selectFrom('gone').selectAll()).as('refunded'))
+      .executeTakeFirst();
+    return Boolean(row?.refunded);
   }
 
   /** Runs counted on each of the last seven UTC days, oldest first, days without runs as 0. */
-  async activity(organizationId: string, now = new Date()): Promise<DashboardActivityDayDto[]> {
+  async activity(organizationId: string, now = new Date()): Promise<DayRuns[]> {
     const days = lastSevenDays(now);
-    const rows: Array<{ day: string; runs: number }> = await this.dataSource.query(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, runs FROM catalog.run_days
-        WHERE organization_id = $1 AND day BETWEEN $2 AND $3`,
-      [organizationId, days[0], days[6]],
-    );
-    const counted = new Map(rows.map((row) => [row.day, row.runs]));
-    return days.map((date) => ({ date, runs: counted.get(date) ?? 0 }));
+    const rows = await this.db
+      .selectFrom('catalog.run_days')
+      .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), 'runs'])
+      .where('organization_id', '=', organizationId)
+      .where((eb) => eb.between('day', calendarDay(days[0]), calendarDay(days[6])))
+      .execute();
+    return runsOnDays(days, rows);
   }
 
   async runsThisPeriod(organizationId: string): Promise<number> {
-    const rows: Array<{ runs: number }> = await this.dataSource.query(
-      'SELECT runs FROM catalog.run_usage WHERE organization_id = $1 AND period = $2',
-      [organizationId, currentPeriod()],
-    );
-    return rows[0]?.runs ?? 0;
+    const row = await this.db
+      .selectFrom('catalog.run_usage')
+      .select('runs')
+      .where('organization_id', '=', organizationId)
+      .where('period', '=', calendarDay(currentPeriod()))
+      .executeTakeFirst();
+    return row?.runs ?? 0;
   }
 }

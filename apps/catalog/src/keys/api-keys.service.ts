@@ -3,8 +3,20 @@ import type { ApiKeyDto, CreatedApiKeyDto, DeletedDto, Principal } from '#contra
 import { Inject, Injectable } from '@nestjs/common';
 
 import type { Auth } from '../auth/auth.factory.js';
+import { AuthRepository } from '../auth/auth.repository.js';
 import { AUTH } from '../auth/auth.service.js';
+import type { ApiKeyRecord } from './api-key.mapper.js';
 import { ApiKeyRepository } from './api-key.repository.js';
+
+function toApiKeyDto(key: ApiKeyRecord): ApiKeyDto {
+  return {
+    id: key.id,
+    name: key.name,
+    start: key.start,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt ? key.lastUsedAt.toISOString() : null,
+  };
+}
 
 /**
  * Organization keys for the console's API keys page. The contract has owners and admins make keys
@@ -15,11 +27,12 @@ export class ApiKeysService {
   constructor(
     @Inject(AUTH) private readonly auth: Auth,
     private readonly keys: ApiKeyRepository,
+    private readonly accounts: AuthRepository,
   ) {}
 
   async list(principal: Principal): Promise<{ data: ApiKeyDto[] }> {
     this.checkManager(principal);
-    return { data: await this.keys.list(principal.organizationId) };
+    return { data: (await this.keys.list(principal.organizationId)).map(toApiKeyDto) };
   }
 
   async create(principal: Principal, name: string): Promise<CreatedApiKeyDto> {
@@ -27,14 +40,15 @@ export class ApiKeysService {
     // better-auth's default access control lets only owners hold organization keys; the contract lets
     // admins make them too, so an admin's key is made on behalf of the organization's first owner, as
     // the admin CLI's are. The check of who may is the one above.
-    const owner = principal.role === 'owner' ? userId : await this.keys.firstOwner(principal.organizationId);
+    const owner =
+      principal.role === 'owner' ? userId : await this.accounts.firstOwner(principal.organizationId);
     if (!owner) throw new Error(`organization ${principal.organizationId} has no owner`);
     const created = await this.auth.api.createApiKey({
       body: { organizationId: principal.organizationId, userId: owner, name },
     });
     const stored = await this.keys.get(principal.organizationId, created.id);
     if (!stored) throw new Error(`better-auth made key ${created.id} but it is not stored`);
-    return { ...stored, key: created.key };
+    return { ...toApiKeyDto(stored), key: created.key };
   }
 
   async delete(principal: Principal, id: string): Promise<DeletedDto> {

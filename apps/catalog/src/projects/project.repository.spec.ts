@@ -1,8 +1,10 @@
-import { dataSourceOptions, migrate, newId } from '#persistence';
+import { dataSourceOptions, kyselyOn, migrate, newId } from '#persistence';
 import { scratchDatabase } from '#testing';
+import { type Kysely, sql } from 'kysely';
 import { DataSource } from 'typeorm';
 
 import { catalogDataSource } from '../catalog.database.js';
+import type { DB } from '../catalog.tables.js';
 import { ProjectRepository } from './project.repository.js';
 
 /** The project read on the gateway's hot path, against a real Postgres database of its own. */
@@ -10,6 +12,7 @@ const database = scratchDatabase('fm_catalog_projects_spec');
 
 describe('ProjectRepository.find', () => {
   let dataSource: DataSource;
+  let db: Kysely<DB>;
   let projects: ProjectRepository;
   const live = newId();
   const deleted = newId();
@@ -20,12 +23,15 @@ describe('ProjectRepository.find', () => {
     // One connection, so the statement prepared by one read is the one the next read finds.
     dataSource = new DataSource(dataSourceOptions({ ...catalogDataSource(database.url), poolSize: 1 }));
     await dataSource.initialize();
-    projects = new ProjectRepository(dataSource);
-    await dataSource.query(
-      `INSERT INTO catalog.projects (id, organization_id, name, description, created_by, deleted_at)
-       VALUES ($1, 'org-a', 'Live', 'kept', 'user-1', NULL), ($2, 'org-a', 'Gone', NULL, NULL, now())`,
-      [live, deleted],
-    );
+    db = kyselyOn<DB>(dataSource);
+    projects = new ProjectRepository(db);
+    await db
+      .insertInto('catalog.projects')
+      .values([
+        { id: live, organization_id: 'org-a', name: 'Live', description: 'kept', created_by: 'user-1' },
+        { id: deleted, organization_id: 'org-a', name: 'Gone', deleted_at: sql<Date>`now()` },
+      ])
+      .execute();
   });
 
   afterAll(async () => {
@@ -49,10 +55,10 @@ describe('ProjectRepository.find', () => {
 
   it('sees a change made after the statement was prepared', async () => {
     await projects.find('org-a', live);
-    await dataSource.query(`UPDATE catalog.projects SET name = 'Renamed' WHERE id = $1`, [live]);
+    await db.updateTable('catalog.projects').set({ name: 'Renamed' }).where('id', '=', live).execute();
     await expect(projects.find('org-a', live)).resolves.toMatchObject({ name: 'Renamed' });
-    const prepared: Array<{ name: string }> = await dataSource.query(
-      'SELECT name FROM pg_prepared_statements',
+    const { rows: prepared } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(
+      db,
     );
     expect(prepared.map((statement) => statement.name)).toContain('catalog.projects.find');
   });

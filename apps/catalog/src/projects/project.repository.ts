@@ -1,10 +1,25 @@
-import { BatchedLookup, isId, newId, paginate, type PageRequest, preparedRows } from '#persistence';
 import type { Page } from '#common';
+import {
+  BatchedLookup,
+  InjectKysely,
+  isId,
+  keysetPage,
+  newId,
+  type PageRequest,
+  preparedQuery,
+} from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, IsNull, Not } from 'typeorm';
+import { type Kysely, sql } from 'kysely';
 
-import { ProjectEntity } from './project.entity.js';
+import { BoundStatement, type Param } from '../bound-statement.js';
+import type { DB } from '../catalog.tables.js';
+import {
+  PROJECT_COLUMNS,
+  type ProjectChanges,
+  type ProjectRecord,
+  projectUpdate,
+  toProjectRecord,
+} from './project.mapper.js';
 
 export interface NewProject {
   organizationId: string;
@@ -13,12 +28,34 @@ export interface NewProject {
   createdBy: string | null;
 }
 
-export type ProjectChanges = Partial<Pick<ProjectEntity, 'name' | 'description'>>;
-
 /** Which project a read asks for: ids are only unique within their organization's reads. */
 interface ProjectKey {
   organizationId: string;
   id: string;
+}
+
+/** The projects a batch of reads asks for, as the statement joins them. */
+interface WantedRow {
+  organization_id: string;
+  id: string;
+}
+
+/** The live projects among those a batch of reads asks for, in no order. */
+function findStatement(db: Kysely<DB>) {
+  return new BoundStatement((param: Param<{ organizationIds: string[]; ids: string[] }>) => {
+    const organizationIds = param('organizationIds');
+    const ids = param('ids');
+    const wanted = sql<WantedRow>`unnest(${organizationIds}::text[], ${ids}::uuid[])`.as<'wanted'>(
+      sql`wanted (organization_id, id)`,
+    );
+    return db
+      .selectFrom('catalog.projects as p')
+      .innerJoin(wanted, (join) =>
+        join.onRef('p.organization_id', '=', 'wanted.organization_id').onRef('p.id', '=', 'wanted.id'),
+      )
+      .select(PROJECT_COLUMNS.map((column) => `p.${column}` as const))
+      .where('p.deleted_at', 'is', null);
+  });
 }
 
 const projectKeyOf = (organizationId: string, id: string) => `${organizationId}/${id}`;
@@ -29,52 +66,71 @@ export interface DeletedProject {
   organizationId: string;
 }
 
+/** When the lease of a deletion attempt taken now runs out. */
+const leaseEnd = (leaseMs: number) => sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`;
+
 @Injectable()
 export class ProjectRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly findStatement: ReturnType<typeof findStatement>;
 
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(ProjectEntity);
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {
+    this.findStatement = findStatement(db);
   }
 
   /**
    * Inserts the project unless the organization already has `limit`: the conditional increment of its
    * count row and the insert commit together, so concurrent creates cannot pass the limit.
    */
-  insertWithinLimit(project: NewProject, limit: number): Promise<ProjectEntity | null> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO catalog.project_counts (organization_id) VALUES ($1) ON CONFLICT (organization_id) DO NOTHING`,
-        [project.organizationId],
-      );
-      const [counted] = (await manager.query(
-        `UPDATE catalog.project_counts SET projects = projects + 1
-         WHERE organization_id = $1 AND projects < $2 RETURNING projects`,
-        [project.organizationId, limit],
-      )) as [unknown[], number];
-      if (counted.length === 0) return null;
-      const repo = this.repo(manager);
-      return repo.save(repo.create({ id: newId(), ...project }));
+  insertWithinLimit(project: NewProject, limit: number): Promise<ProjectRecord | null> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('catalog.project_counts')
+        .values({ organization_id: project.organizationId })
+        .onConflict((conflict) => conflict.column('organization_id').doNothing())
+        .execute();
+      const counted = await trx
+        .updateTable('catalog.project_counts')
+        .set((eb) => ({ projects: eb('projects', '+', eb.lit(1)) }))
+        .where('organization_id', '=', project.organizationId)
+        .where('projects', '<', limit)
+        .returning('projects')
+        .executeTakeFirst();
+      if (!counted) return null;
+      const row = await trx
+        .insertInto('catalog.projects')
+        .values({
+          id: newId(),
+          organization_id: project.organizationId,
+          name: project.name,
+          description: project.description,
+          created_by: project.createdBy,
+        })
+        .returning(PROJECT_COLUMNS)
+        .executeTakeFirstOrThrow();
+      return toProjectRecord(row);
     });
   }
 
   async count(organizationId: string): Promise<number> {
-    const rows: Array<{ projects: number }> = await this.dataSource.query(
-      'SELECT projects FROM catalog.project_counts WHERE organization_id = $1',
-      [organizationId],
-    );
-    return rows[0]?.projects ?? 0;
+    const row = await this.db
+      .selectFrom('catalog.project_counts')
+      .select('projects')
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    return row?.projects ?? 0;
   }
 
   /** The current names of those of `ids` that exist and are not deleted. */
   async names(organizationId: string, ids: readonly string[]): Promise<Record<string, string>> {
     const valid = ids.filter(isId);
     if (valid.length === 0) return {};
-    const rows: Array<{ id: string; name: string }> = await this.dataSource.query(
-      `SELECT id, name FROM catalog.projects
-        WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
-      [organizationId, valid],
-    );
+    const rows = await this.db
+      .selectFrom('catalog.projects')
+      .select(['id', 'name'])
+      .where('organization_id', '=', organizationId)
+      .where((eb) => eb('id', '=', eb.fn.any(eb.val(valid))))
+      .where('deleted_at', 'is', null)
+      .execute();
     return Object.fromEntries(rows.map((row) => [row.id, row.name]));
   }
 
@@ -83,56 +139,54 @@ export class ProjectRepository {
    * (`BatchedLookup`): under load a statement answers many of them, so each costs a fraction of a
    * Postgres round trip.
    */
-  find(organizationId: string, id: string): Promise<ProjectEntity | null> {
+  find(organizationId: string, id: string): Promise<ProjectRecord | null> {
     return this.lookup.load({ organizationId, id });
   }
 
-  private readonly lookup = new BatchedLookup<ProjectKey, ProjectEntity>(
+  private readonly lookup = new BatchedLookup<ProjectKey, ProjectRecord>(
     async (keys) => {
-      const rows = await preparedRows<Record<string, unknown>>(
-        this.dataSource,
-        'catalog.projects.find',
-        `SELECT p.id, p.organization_id, p.name, p.description, p.created_by, p.created_at, p.updated_at
-         FROM catalog.projects p
-         JOIN unnest($1::text[], $2::uuid[]) AS wanted (organization_id, id)
-           ON p.organization_id = wanted.organization_id AND p.id = wanted.id
-         WHERE p.deleted_at IS NULL`,
-        [keys.map((key) => key.organizationId), keys.map((key) => key.id)],
-      );
-      const found = new Map(
-        rows.map((row) => [projectKeyOf(row.organization_id as string, row.id as string), row]),
-      );
+      const statement = this.findStatement.bind({
+        organizationIds: keys.map((key) => key.organizationId),
+        ids: keys.map((key) => key.id),
+      });
+      const rows = await preparedQuery(this.db, 'catalog.projects.find', statement);
+      const found = new Map(rows.map((row) => [projectKeyOf(row.organization_id, row.id), row]));
       return keys.map((key) => {
         const row = found.get(projectKeyOf(key.organizationId, key.id));
-        return row ? this.toEntity(row) : null;
+        return row ? toProjectRecord(row) : null;
       });
     },
     { concurrency: 2, maxBatchSize: 100 },
   );
 
-  private toEntity(row: Record<string, unknown>): ProjectEntity {
-    return this.repo().create({
-      id: row.id as string,
-      organizationId: row.organization_id as string,
-      name: row.name as string,
-      description: row.description as string | null,
-      createdBy: row.created_by as string | null,
-      createdAt: row.created_at as Date,
-      updatedAt: row.updated_at as Date,
+  list(organizationId: string, page: PageRequest): Promise<Page<ProjectRecord>> {
+    return keysetPage(page, async ({ after, limit }) => {
+      const rows = await this.db
+        .selectFrom('catalog.projects')
+        .select(PROJECT_COLUMNS)
+        .where('organization_id', '=', organizationId)
+        .where('deleted_at', 'is', null)
+        .$call((query) => (after === undefined ? query : query.where('id', '<', after)))
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toProjectRecord);
     });
   }
 
-  list(organizationId: string, page: PageRequest): Promise<Page<ProjectEntity>> {
-    const query = this.repo()
-      .createQueryBuilder('project')
-      .where('project.organization_id = :organizationId AND project.deleted_at IS NULL', {
-        organizationId,
-      });
-    return paginate(query, page);
-  }
-
-  async update(project: ProjectEntity, changes: ProjectChanges): Promise<ProjectEntity> {
-    return this.repo().save(Object.assign(project, changes));
+  /** The project with `changes` made; null when it was deleted meanwhile. */
+  async update(project: ProjectRecord, changes: ProjectChanges): Promise<ProjectRecord | null> {
+    const update = projectUpdate(project, changes);
+    if (Object.keys(update).length === 0) return project;
+    const row = await this.db
+      .updateTable('catalog.projects')
+      .set({ ...update, updated_at: sql<Date>`now()` })
+      .where('organization_id', '=', project.organizationId)
+      .where('id', '=', project.id)
+      .where('deleted_at', 'is', null)
+      .returning(PROJECT_COLUMNS)
+      .executeTakeFirst();
+    return row ? toProjectRecord(row) : null;
   }
 
   /**
@@ -140,22 +194,20 @@ export class ProjectRepository {
    * in the plan back; false when there is no such project (or it is already deleted).
    */
   markDeleted(organizationId: string, id: string, leaseMs: number): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const result = await this.repo(manager)
-        .createQueryBuilder()
-        .update()
-        .set({ deletedAt: () => 'now()', purgeAfter: () => 'now() + make_interval(secs => :leaseSeconds)' })
-        .where('organization_id = :organizationId AND id = :id AND deleted_at IS NULL', {
-          organizationId,
-          id,
-          leaseSeconds: leaseMs / 1000,
-        })
+    return this.db.transaction().execute(async (trx) => {
+      const marked = await trx
+        .updateTable('catalog.projects')
+        .set({ deleted_at: sql<Date>`now()`, purge_after: leaseEnd(leaseMs) })
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (marked.numUpdatedRows === 0n) return false;
+      await trx
+        .updateTable('catalog.project_counts')
+        .set((eb) => ({ projects: eb('projects', '-', eb.lit(1)) }))
+        .where('organization_id', '=', organizationId)
         .execute();
-      if ((result.affected ?? 0) === 0) return false;
-      await manager.query(
-        'UPDATE catalog.project_counts SET projects = projects - 1 WHERE organization_id = $1',
-        [organizationId],
-      );
       return true;
     });
   }
@@ -165,19 +217,33 @@ export class ProjectRepository {
    * died), leasing each for `leaseMs`. The claim commits before the caller asks workflow anything.
    */
   async claimDeleted(limit: number, leaseMs: number): Promise<DeletedProject[]> {
-    const [rows] = (await this.dataSource.query(
-      `UPDATE catalog.projects p SET purge_after = now() + make_interval(secs => $2 / 1000.0)
-       FROM (SELECT id FROM catalog.projects WHERE deleted_at IS NOT NULL AND purge_after <= now()
-             ORDER BY purge_after LIMIT $1 FOR UPDATE SKIP LOCKED) due
-       WHERE p.id = due.id
-       RETURNING p.id, p.organization_id`,
-      [limit, leaseMs],
-    )) as [Array<{ id: string; organization_id: string }>, number];
+    const rows = await this.db
+      .updateTable('catalog.projects as p')
+      .from((eb) =>
+        eb
+          .selectFrom('catalog.projects')
+          .select('id')
+          .where('deleted_at', 'is not', null)
+          .where('purge_after', '<=', sql<Date>`now()`)
+          .orderBy('purge_after')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked()
+          .as('due'),
+      )
+      .set({ purge_after: leaseEnd(leaseMs) })
+      .whereRef('p.id', '=', 'due.id')
+      .returning(['p.id', 'p.organization_id'])
+      .execute();
     return rows.map((row) => ({ id: row.id, organizationId: row.organization_id }));
   }
 
   /** Removes a deleted project's row, once nothing else remains to be done for it. */
   async purge(id: string): Promise<void> {
-    await this.repo().delete({ id, deletedAt: Not(IsNull()) });
+    await this.db
+      .deleteFrom('catalog.projects')
+      .where('id', '=', id)
+      .where('deleted_at', 'is not', null)
+      .execute();
   }
 }

@@ -11,10 +11,10 @@ import { Injectable } from '@nestjs/common';
 
 import { PlanService } from '../billing/plan.service.js';
 import { ProjectDeletion } from './project-deletion.service.js';
-import type { ProjectEntity } from './project.entity.js';
+import type { ProjectRecord } from './project.mapper.js';
 import { ProjectRepository } from './project.repository.js';
 
-export function toProjectDto(project: ProjectEntity): ProjectDto {
+export function toProjectDto(project: ProjectRecord): ProjectDto {
   return {
     id: project.id,
     name: project.name,
@@ -63,7 +63,9 @@ export class ProjectsService {
       ...(input.name === undefined ? {} : { name: input.name }),
       ...(input.description === undefined ? {} : { description: input.description }),
     };
-    return toProjectDto(await this.projects.update(project, changes));
+    const updated = await this.projects.update(project, changes);
+    if (!updated) throw DomainException.notFound('project', id);
+    return toProjectDto(updated);
   }
 
   /** Answers once the project is gone for everyone; its workflows follow, durably. */
@@ -74,7 +76,7 @@ export class ProjectsService {
     return { deleted: true };
   }
 
-  private async findOwned(principal: Principal, id: string): Promise<ProjectEntity> {
+  private async findOwned(principal: Principal, id: string): Promise<ProjectRecord> {
     const project = isId(id) ? await this.projects.find(principal.organizationId, id) : null;
     if (!project) throw DomainException.notFound('project', id);
     return project;

@@ -1,8 +1,10 @@
-import { dataSourceOptions, migrate } from '#persistence';
+import { dataSourceOptions, kyselyOn, migrate } from '#persistence';
 import { scratchDatabase } from '#testing';
+import type { Kysely } from 'kysely';
 import { DataSource } from 'typeorm';
 
 import { catalogDataSource } from '../catalog.database.js';
+import type { DB } from '../catalog.tables.js';
 import { RateLimitRepository } from './rate-limit.repository.js';
 
 /** The shared rate limit count, against a real Postgres database of its own. */
@@ -12,6 +14,7 @@ const WINDOW = 3_600_000 * 500_000;
 
 describe('RateLimitRepository', () => {
   let dataSource: DataSource;
+  let db: Kysely<DB>;
   let windows: RateLimitRepository;
 
   beforeAll(async () => {
@@ -19,7 +22,8 @@ describe('RateLimitRepository', () => {
     await migrate(catalogDataSource(database.url));
     dataSource = new DataSource(dataSourceOptions(catalogDataSource(database.url)));
     await dataSource.initialize();
-    windows = new RateLimitRepository(dataSource);
+    db = kyselyOn<DB>(dataSource);
+    windows = new RateLimitRepository(db);
   });
 
   afterAll(async () => {
@@ -27,11 +31,15 @@ describe('RateLimitRepository', () => {
     await database.drop();
   });
 
-  const stored = async (): Promise<Array<{ bucket: string; window_start: string; hits: number }>> =>
-    dataSource.query('SELECT bucket, window_start, hits FROM catalog.rate_limit_windows ORDER BY bucket');
+  const stored = () =>
+    db
+      .selectFrom('catalog.rate_limit_windows')
+      .select(['bucket', 'window_start', 'hits'])
+      .orderBy('bucket')
+      .execute();
 
   beforeEach(async () => {
-    await dataSource.query('DELETE FROM catalog.rate_limit_windows');
+    await db.deleteFrom('catalog.rate_limit_windows').execute();
   });
 
   it('adds hits per bucket and window and answers the new totals', async () => {

@@ -1,15 +1,24 @@
+import { InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { type Kysely, sql } from 'kysely';
+
+import type { DB } from '../catalog.tables.js';
 
 export interface BucketCount {
   bucket: string;
   count: number;
 }
 
+/** A bucket as the statement unnests it; `position` is its place in the request, a bigint. */
+interface SentRow {
+  bucket: string;
+  hits: number;
+  position: string;
+}
+
 @Injectable()
 export class RateLimitRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
   /**
    * Adds a gateway's hits to the shared window in one statement and answers the total of every bucket
@@ -19,30 +28,45 @@ export class RateLimitRepository {
    */
   async add(windowStart: number, hits: BucketCount[]): Promise<BucketCount[]> {
     if (hits.length === 0) return [];
-    const rows: Array<{ bucket: string; hits: number }> = await this.dataSource.query(
-      `WITH sent AS (
-         SELECT bucket, hits, position
-         FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS t(bucket, hits, position)
-       ), added AS (
-         INSERT INTO catalog.rate_limit_windows AS w (bucket, window_start, hits)
-         SELECT bucket, $1, hits FROM sent WHERE hits > 0
-         ON CONFLICT (bucket, window_start) DO UPDATE SET hits = w.hits + EXCLUDED.hits
-         RETURNING bucket, hits
-       )
-       SELECT sent.bucket, COALESCE(added.hits, stored.hits, 0) AS hits
-       FROM sent
-       LEFT JOIN added ON added.bucket = sent.bucket
-       LEFT JOIN catalog.rate_limit_windows stored
-         ON stored.bucket = sent.bucket AND stored.window_start = $1
-       ORDER BY sent.position`,
-      [windowStart, hits.map((hit) => hit.bucket), hits.map((hit) => hit.count)],
+    const buckets = hits.map((hit) => hit.bucket);
+    const counts = hits.map((hit) => hit.count);
+    const sent = sql<SentRow>`unnest(${buckets}::text[], ${counts}::int[]) WITH ORDINALITY`.as<'t'>(
+      sql`t(bucket, hits, position)`,
     );
+    const rows = await this.db
+      .with('sent', (db) => db.selectFrom(sent).select(['bucket', 'hits', 'position']))
+      .with('added', (db) =>
+        db
+          .insertInto('catalog.rate_limit_windows')
+          .columns(['bucket', 'window_start', 'hits'])
+          .expression(
+            db
+              .selectFrom('sent')
+              .select((eb) => ['bucket', eb.val(windowStart).as('window_start'), 'hits'])
+              .where('hits', '>', 0),
+          )
+          .onConflict((conflict) =>
+            conflict.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({
+              hits: eb('catalog.rate_limit_windows.hits', '+', eb.ref('excluded.hits')),
+            })),
+          )
+          .returning(['bucket', 'hits']),
+      )
+      .selectFrom('sent')
+      .leftJoin('added', 'added.bucket', 'sent.bucket')
+      .leftJoin('catalog.rate_limit_windows as stored', (join) =>
+        join.onRef('stored.bucket', '=', 'sent.bucket').on('stored.window_start', '=', String(windowStart)),
+      )
+      .select((eb) => ['sent.bucket', eb.fn.coalesce('added.hits', 'stored.hits', eb.lit(0)).as('hits')])
+      .orderBy('sent.position')
+      .execute();
     return rows.map((row) => ({ bucket: row.bucket, count: row.hits }));
   }
 
   async deleteBefore(windowStart: number): Promise<void> {
-    await this.dataSource.query('DELETE FROM catalog.rate_limit_windows WHERE window_start < $1', [
-      windowStart,
-    ]);
+    await this.db
+      .deleteFrom('catalog.rate_limit_windows')
+      .where('window_start', '<', String(windowStart))
+      .execute();
   }
 }

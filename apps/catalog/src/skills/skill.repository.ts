@@ -1,16 +1,15 @@
 import type { Page } from '#common';
-import { isId, newId, paginate, type PageRequest } from '#persistence';
+import { InjectKysely, isId, keysetPage, newId, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 
-import { SkillEntity } from './skill.entity.js';
+import type { DB } from '../catalog.tables.js';
+import { type SkillChanges, type SkillRecord, skillUpdate, toSkillRecord } from './skill.mapper.js';
 
 export type NewSkill = Pick<
-  SkillEntity,
+  SkillRecord,
   'organizationId' | 'userId' | 'name' | 'description' | 'instructions'
 >;
-export type SkillChanges = Partial<Pick<SkillEntity, 'userId' | 'name' | 'description' | 'instructions'>>;
 
 /** Who is looking: organization skills are visible to all; a personal skill only to its member. */
 export interface SkillViewer {
@@ -22,71 +21,114 @@ const UNIQUE_VIOLATION = '23505';
 
 export class SkillNameTakenError extends Error {}
 
+/** The skills of the viewer's organization that the viewer can see. */
+function visibleTo(viewer: SkillViewer) {
+  return (eb: ExpressionBuilder<DB, 'catalog.skills'>) =>
+    eb.and([
+      eb('organization_id', '=', viewer.organizationId),
+      viewer.userId === null
+        ? eb('user_id', 'is', null)
+        : eb.or([eb('user_id', 'is', null), eb('user_id', '=', viewer.userId)]),
+    ]);
+}
+
 @Injectable()
 export class SkillRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
-  private get repo() {
-    return this.dataSource.getRepository(SkillEntity);
-  }
-
-  private visibleTo(viewer: SkillViewer) {
-    const query = this.repo
-      .createQueryBuilder('skill')
-      .where('skill.organization_id = :organizationId', { organizationId: viewer.organizationId });
-    return viewer.userId === null
-      ? query.andWhere('skill.user_id IS NULL')
-      : query.andWhere('(skill.user_id IS NULL OR skill.user_id = :userId)', { userId: viewer.userId });
-  }
-
-  list(viewer: SkillViewer, page: PageRequest): Promise<Page<SkillEntity>> {
-    return paginate(this.visibleTo(viewer), page);
+  list(viewer: SkillViewer, page: PageRequest): Promise<Page<SkillRecord>> {
+    return keysetPage(page, async ({ after, limit }) => {
+      const rows = await this.db
+        .selectFrom('catalog.skills')
+        .selectAll()
+        .where(visibleTo(viewer))
+        .$call((query) => (after === undefined ? query : query.where('id', '<', after)))
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toSkillRecord);
+    });
   }
 
   /** The ids among `ids` of skills the viewer can see. */
   async existing(viewer: SkillViewer, ids: string[]): Promise<string[]> {
     const wanted = ids.filter(isId);
     if (wanted.length === 0) return [];
-    const rows = await this.visibleTo(viewer)
-      .andWhere('skill.id IN (:...wanted)', { wanted })
-      .select('skill.id', 'id')
-      .getRawMany<{ id: string }>();
+    const rows = await this.db
+      .selectFrom('catalog.skills')
+      .select('id')
+      .where(visibleTo(viewer))
+      .where('id', 'in', wanted)
+      .execute();
     return rows.map((row) => row.id);
   }
 
   /** The organization's own skills (no member's) among `ids`. */
-  organizationSkills(organizationId: string, ids: string[]): Promise<SkillEntity[]> {
+  async organizationSkills(organizationId: string, ids: string[]): Promise<SkillRecord[]> {
     const wanted = ids.filter(isId);
-    if (wanted.length === 0) return Promise.resolve([]);
-    return this.visibleTo({ organizationId, userId: null })
-      .andWhere('skill.id IN (:...wanted)', { wanted })
-      .orderBy('skill.name')
-      .getMany();
+    if (wanted.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('catalog.skills')
+      .selectAll()
+      .where(visibleTo({ organizationId, userId: null }))
+      .where('id', 'in', wanted)
+      .orderBy('name')
+      .execute();
+    return rows.map(toSkillRecord);
   }
 
-  find(viewer: SkillViewer, id: string): Promise<SkillEntity | null> {
-    return this.visibleTo(viewer).andWhere('skill.id = :id', { id }).getOne();
+  async find(viewer: SkillViewer, id: string): Promise<SkillRecord | null> {
+    const row = await this.db
+      .selectFrom('catalog.skills')
+      .selectAll()
+      .where(visibleTo(viewer))
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toSkillRecord(row) : null;
   }
 
-  async insert(skill: NewSkill): Promise<SkillEntity> {
-    return this.saveUnique(this.repo.create({ id: newId(), ...skill }));
+  async insert(skill: NewSkill): Promise<SkillRecord> {
+    const row = await this.nameUnique(skill.name, () =>
+      this.db
+        .insertInto('catalog.skills')
+        .values({
+          id: newId(),
+          organization_id: skill.organizationId,
+          user_id: skill.userId,
+          name: skill.name,
+          description: skill.description,
+          instructions: skill.instructions,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+    return toSkillRecord(row);
   }
 
-  async update(skill: SkillEntity, changes: SkillChanges): Promise<SkillEntity> {
-    return this.saveUnique(Object.assign(skill, changes));
+  /** The skill with `changes` made; null when it was deleted meanwhile. */
+  async update(skill: SkillRecord, changes: SkillChanges): Promise<SkillRecord | null> {
+    const update = skillUpdate(skill, changes);
+    if (Object.keys(update).length === 0) return skill;
+    const row = await this.nameUnique(changes.name ?? skill.name, () =>
+      this.db
+        .updateTable('catalog.skills')
+        .set({ ...update, updated_at: sql<Date>`now()` })
+        .where('id', '=', skill.id)
+        .returningAll()
+        .executeTakeFirst(),
+    );
+    return row ? toSkillRecord(row) : null;
   }
 
   async delete(id: string): Promise<void> {
-    await this.repo.delete({ id });
+    await this.db.deleteFrom('catalog.skills').where('id', '=', id).execute();
   }
 
-  private async saveUnique(skill: SkillEntity): Promise<SkillEntity> {
+  private async nameUnique<T>(name: string, write: () => Promise<T>): Promise<T> {
     try {
-      return await this.repo.save(skill);
+      return await write();
     } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) {
-        throw new SkillNameTakenError(skill.name);
-      }
+      if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) throw new SkillNameTakenError(name);
       throw error;
     }
   }

@@ -11,10 +11,10 @@ import type {
 import { isId, mapPage } from '#persistence';
 import { Injectable } from '@nestjs/common';
 
-import type { SkillEntity } from './skill.entity.js';
+import type { SkillRecord } from './skill.mapper.js';
 import { SkillNameTakenError, SkillRepository } from './skill.repository.js';
 
-export function toSkillDto(skill: SkillEntity): SkillDto {
+export function toSkillDto(skill: SkillRecord): SkillDto {
   return {
     id: skill.id,
     userId: skill.userId,
@@ -63,9 +63,11 @@ export class SkillsService {
       ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
       ...(owner === undefined ? {} : { userId: ownerUserId(principal, owner) }),
     };
-    return toSkillDto(
-      await this.nameChecked(input.name ?? skill.name, () => this.skills.update(skill, changes)),
+    const updated = await this.nameChecked(input.name ?? skill.name, () =>
+      this.skills.update(skill, changes),
     );
+    if (!updated) throw DomainException.notFound('skill', id);
+    return toSkillDto(updated);
   }
 
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
@@ -86,13 +88,13 @@ export class SkillsService {
     return skills.map(({ id, name, description, instructions }) => ({ id, name, description, instructions }));
   }
 
-  private async findVisible(principal: Principal, id: string): Promise<SkillEntity> {
+  private async findVisible(principal: Principal, id: string): Promise<SkillRecord> {
     const skill = isId(id) ? await this.skills.find(principal, id) : null;
     if (!skill) throw DomainException.notFound('skill', id);
     return skill;
   }
 
-  private async nameChecked(name: string, save: () => Promise<SkillEntity>): Promise<SkillEntity> {
+  private async nameChecked<T>(name: string, save: () => Promise<T>): Promise<T> {
     try {
       return await save();
     } catch (error) {
