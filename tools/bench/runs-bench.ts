@@ -19,6 +19,21 @@ import { Agent, request } from 'node:http';
 import { FINAL_RUN_STATUSES, type RunChangedEvent, RunnerSubjects } from '#contracts';
 import { connectAs, createOrganization, TestStack } from '#testing';
 import pg from 'pg';
+import { DataSource } from 'typeorm';
+
+// The ceiling sends the start path's statements as the services' repositories build them, so it
+// imports those repositories: a copy of their SQL here measured a stale statement once it changed.
+/* eslint-disable @nx/enforce-module-boundaries */
+import { kyselyOn } from '#persistence';
+import { UsageRepository } from '../../apps/catalog/src/billing/usage.repository.js';
+import type { DB as CatalogTables } from '../../apps/catalog/src/catalog.tables.js';
+import type { RunWithSteps } from '../../apps/runner/src/engine/run-state.js';
+import type { DB as RunnerTables } from '../../apps/runner/src/runner.tables.js';
+import type { NewRun } from '../../apps/runner/src/runs/new-run.js';
+import { RunRepository } from '../../apps/runner/src/runs/run.repository.js';
+import type { DB as WorkflowTables } from '../../apps/workflow/src/workflow.tables.js';
+import { WorkflowRepository } from '../../apps/workflow/src/workflows/workflow.repository.js';
+/* eslint-enable @nx/enforce-module-boundaries */
 
 import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
 import { argument, benchContext } from './src/context.js';
@@ -71,125 +86,70 @@ interface LevelResult {
 }
 
 /**
- * The ceiling: what a run start costs Postgres alone, sent by one process with `pg`, one connection
- * per client, each client a closed loop. Per run, the same three statements the stack sends on its
- * start path (copied here: tools may not import app code): workflow's run target (the live version
- * held, so without its diagram), catalog's run count, and the runner's insert of the run with its
- * three steps, complete (`RunRepository.insertStarted`). The rows are those of a run the stack
- * recorded, under new ids.
+ * The ceiling: what a run start costs Postgres alone, sent by this process over a pool of one
+ * connection per client, each client a closed loop. Per run, the three statements the stack sends on
+ * its start path, built by the services' own repositories (so the ceiling follows them when they
+ * change): workflow's run target (`WorkflowRepository.findRunTarget`, the live version held, so
+ * without its diagram), catalog's run count (`UsageRepository.consumeRun`) and the runner's insert
+ * of the run with its three steps, complete (`RunRepository.insertStarted`). Each run is a copy of
+ * one the stack recorded, under a new id.
  */
 async function ceilingLevel(
-  connectionString: string,
-  template: { run: Record<string, unknown>; steps: Array<Record<string, unknown>> },
+  url: string,
+  template: RunWithSteps,
   clients: number,
   seconds: number,
 ): Promise<{ clients: number; runsPerSecond: number; p50: number; p99: number }> {
-  const { run, steps } = template;
-  const connections = await Promise.all(
-    Array.from({ length: clients }, async () => {
-      const client = new pg.Client({ connectionString });
-      await client.connect();
-      return client;
-    }),
-  );
-  const limits = JSON.stringify({ free: 1_000, pro: 100_000, enterprise: 10_000_000 });
+  const dataSource = new DataSource({ type: 'postgres', url, extra: { max: clients } });
+  await dataSource.initialize();
+  const workflows = new WorkflowRepository(kyselyOn<WorkflowTables>(dataSource));
+  const usage = new UsageRepository(kyselyOn<CatalogTables>(dataSource));
+  const runs = new RunRepository(kyselyOn<RunnerTables>(dataSource));
+  const limits = { byPlan: { free: 1_000, pro: 100_000, enterprise: 10_000_000 }, fallback: 1_000 };
+  const { run } = template;
   const latencies: number[] = [];
   let stopping = false;
-  const loop = async (client: pg.Client) => {
+  const loop = async () => {
     while (!stopping) {
       const began = performance.now();
-      const runId = randomUUID();
       const now = new Date();
-      await client.query(
-        `SELECT w.id, w.name, w.project_id AS "projectId", w.paused_at AS "pausedAt",
-           w.published_version AS "publishedVersion", v.time_zone AS "timeZone",
-           CASE WHEN $3 THEN w.diagram
-                WHEN w.published_version IS DISTINCT FROM $4::int THEN v.diagram END AS diagram
-         FROM workflow.workflows w
-         LEFT JOIN workflow.versions v ON v.workflow_id = w.id AND v.number = w.published_version
-         WHERE w.organization_id = $1 AND w.id = $2 AND w.deleted_at IS NULL`,
-        [run.organization_id, run.workflow_id, false, run.version],
-      );
-      await client.query(
-        `WITH plan AS (
-           SELECT coalesce(($5::jsonb ->> (SELECT p.plan FROM catalog.organization_plans p
-                                            WHERE p.organization_id = $2))::int, $6::int) AS runs
-         ), counted AS (
-           INSERT INTO catalog.counted_runs (run_id, organization_id, counted_at) VALUES ($1, $2, $7)
-           ON CONFLICT (run_id) DO NOTHING RETURNING run_id
-         ), bumped AS (
-           INSERT INTO catalog.run_usage AS usage (organization_id, period, runs)
-           SELECT $2, $3, 1 FROM counted
-           ON CONFLICT (organization_id, period) DO UPDATE SET runs = usage.runs + 1
-             WHERE usage.runs < (SELECT runs FROM plan)
-           RETURNING runs
-         ), day AS (
-           INSERT INTO catalog.run_days AS days (organization_id, day, runs)
-           SELECT $2, $4, 1 FROM bumped
-           ON CONFLICT (organization_id, day) DO UPDATE SET runs = days.runs + 1
-         )
-         SELECT EXISTS (SELECT 1 FROM counted) AS inserted, EXISTS (SELECT 1 FROM bumped) AS bumped,
-           (SELECT runs FROM plan) AS "limit"`,
-        [
-          runId,
-          run.organization_id,
-          `${now.toISOString().slice(0, 8)}01`,
-          now.toISOString().slice(0, 10),
-          limits,
-          1_000,
-          now,
-        ],
-      );
-      await client.query(
-        `WITH gate AS (SELECT runner.workflow_takes_runs($2, $3) AS open), run AS (
-           INSERT INTO runner.runs (id, organization_id, workflow_id, workflow_name, project_id, version,
-             trigger, trigger_node_id, status, created_by, principal, input, diagram, time_zone,
-             idempotency_key, idempotency_fingerprint, dispatch, dispatched_at, lease_token, claims,
-             lease_expires_at, started_at, created_at, reply, error, wake_at, finished_at)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8, 'complete', $9, $10, $11, $12, $13, NULL, NULL, 0, NULL,
-             1, 1, NULL, $14, $14, $15, NULL, NULL, now()
-           FROM gate WHERE gate.open
-           RETURNING id
-         ), written AS (
-           INSERT INTO runner.run_steps (run_id, node_id, position, status, via, input, output, error, ms,
-             started_at, attempt, route, state, wake_at)
-           SELECT run.id, s.node_id, s.position, s.status, s.via, s.input, s.output, s.error, s.ms,
-             s.started_at, s.attempt, s.route, s.state, s.wake_at
-           FROM run, jsonb_to_recordset($16::jsonb) AS s(node_id text, position integer, status text,
-             via text[], input text, output jsonb, error text, ms integer, started_at timestamptz,
-             attempt integer, route text, state jsonb, wake_at timestamptz)
-         )
-         SELECT CASE WHEN NOT (SELECT open FROM gate) THEN 'workflow_deleted'
-           WHEN EXISTS (SELECT 1 FROM run) THEN 'recorded' ELSE 'key_taken' END AS outcome`,
-        [
-          runId,
-          run.organization_id,
-          run.workflow_id,
-          run.workflow_name,
-          run.project_id,
-          run.version,
-          run.trigger,
-          run.trigger_node_id,
-          run.created_by,
-          JSON.stringify(run.principal),
-          run.input,
-          JSON.stringify(run.diagram),
-          run.time_zone,
-          now,
-          run.reply,
-          JSON.stringify(steps.map((step) => ({ ...step, started_at: now.toISOString() }))),
-        ],
+      const copy: NewRun = {
+        id: randomUUID(),
+        organizationId: run.organizationId,
+        workflowId: run.workflowId,
+        workflowName: run.workflowName,
+        projectId: run.projectId,
+        version: run.version,
+        trigger: run.trigger,
+        triggerNodeId: run.triggerNodeId ?? '',
+        createdBy: run.createdBy,
+        principal: run.principal,
+        input: run.input,
+        diagram: run.diagram,
+        timeZone: run.timeZone,
+        idempotencyKey: null,
+        idempotencyFingerprint: null,
+        triggerOutput: template.steps[0]?.output ?? {},
+        createdAt: now,
+      };
+      await workflows.findRunTarget(run.organizationId, run.workflowId, false, run.version);
+      await usage.consumeRun(run.organizationId, copy.id, limits, now);
+      await runs.insertStarted(
+        copy,
+        30_000,
+        template.steps.map((step) => ({ ...step, startedAt: now })),
+        { status: 'complete', reply: run.reply ?? '' },
       );
       latencies.push(performance.now() - began);
     }
   };
   const started = performance.now();
-  const loops = connections.map((client) => loop(client));
+  const loops = Array.from({ length: clients }, () => loop());
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   stopping = true;
   await Promise.all(loops);
   const wall = (performance.now() - started) / 1000;
-  await Promise.all(connections.map((client) => client.end()));
+  await dataSource.destroy();
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     clients,
@@ -414,22 +374,21 @@ async function main(): Promise<void> {
     agent.destroy();
 
     if (settings.ceiling) {
-      const template = await db.query<Record<string, unknown>>(
-        `SELECT * FROM runner.runs WHERE workflow_id = $1 AND status = 'complete' LIMIT 1`,
+      const recorded = await db.query<{ id: string }>(
+        `SELECT id FROM runner.runs WHERE workflow_id = $1 AND status = 'complete' LIMIT 1`,
         [workflowId],
       );
-      const run = template.rows[0];
-      if (!run) throw new Error('no complete run to copy for the ceiling');
-      const steps = await db.query<Record<string, unknown>>(
-        `SELECT node_id, position, status, via, input, output, error, ms, attempt, route, state, wake_at
-         FROM runner.run_steps WHERE run_id = $1 ORDER BY position`,
-        [run.id],
+      const reader = new DataSource({ type: 'postgres', url: stack.env.DATABASE_URL, extra: { max: 1 } });
+      await reader.initialize();
+      const template = await new RunRepository(kyselyOn<RunnerTables>(reader)).find(
+        org.organizationId,
+        recorded.rows[0]?.id ?? '',
       );
+      await reader.destroy();
+      if (!template) throw new Error('no complete run to copy for the ceiling');
       const ceiling = [];
       for (const clients of settings.clients) {
-        ceiling.push(
-          await ceilingLevel(stack.env.DATABASE_URL, { run, steps: steps.rows }, clients, settings.seconds),
-        );
+        ceiling.push(await ceilingLevel(stack.env.DATABASE_URL, template, clients, settings.seconds));
         console.error(JSON.stringify({ ceiling: ceiling.at(-1) }));
       }
       console.log(

@@ -1,5 +1,4 @@
 import { DEFAULT_PAGE_SIZE, DomainException, type Page } from '#common';
-import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
 import { isId } from './id.util.js';
 
@@ -36,29 +35,8 @@ export function decodeCursor(cursor: string): string {
 }
 
 /**
- * Keyset pagination, newest first, on time-ordered ids: rows created between two pages sort before
- * the cursor, so no row is skipped or repeated.
- */
-export async function paginate<T extends ObjectLiteral & { id: string }>(
-  query: SelectQueryBuilder<T>,
-  request: PageRequest,
-): Promise<Page<T>> {
-  const limit = request.limit ?? DEFAULT_PAGE_SIZE;
-  const alias = query.alias;
-  if (request.cursor !== undefined) {
-    query.andWhere(`${alias}.id < :pageCursor`, { pageCursor: decodeCursor(request.cursor) });
-  }
-  const rows = await query
-    .orderBy(`${alias}.id`, 'DESC')
-    .limit(limit + 1)
-    .getMany();
-  const data = rows.slice(0, limit);
-  const last = data.at(-1);
-  return { data, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };
-}
-
-/**
- * Keyset pagination for a query the caller builds: `fetch` gets the id the page starts after (none on
+ * Keyset pagination, newest first, on time-ordered ids (rows created between two pages sort before
+ * the cursor, so no row is skipped or repeated), for a query the caller builds: `fetch` gets the id the page starts after (none on
  * the first page) and how many rows to read (one more than the page holds, which says whether another
  * page follows), and answers the rows in page order.
  */

@@ -2,7 +2,7 @@ import { InjectKysely, preparedQuery } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
-import { BoundStatement, type Param } from '../bound-statement.js';
+import { BoundStatement, type Param } from '#persistence';
 import type { DB } from '../catalog.tables.js';
 import { currentPeriod, lastSevenDays, utcDay } from './usage-period.util.js';
 import { type DayRuns, runsOnDays } from './usage.mapper.js';

@@ -11,7 +11,7 @@ import {
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
-import { BoundStatement, type Param } from '../bound-statement.js';
+import { BoundStatement, type Param } from '#persistence';
 import type { DB } from '../catalog.tables.js';
 import {
   PROJECT_COLUMNS,
