@@ -64,13 +64,17 @@ export type RunColumns = Written<Omit<Updateable<RunnerRuns>, 'status'>> & { sta
 export const now = () => sql<Date>`now()`;
 
 /** When a lease taken or renewed now runs out, by the database's clock (every runner shares it). */
-export const leaseEnd = (leaseMs: number) => sql<Date>`now() + make_interval(secs => ${leaseMs} / 1000.0)`;
+export const leaseEnd = (leaseMs: number | Expression<number>) =>
+  sql<Date>`now() + make_interval(secs => ${leaseMs} / 1000.0)`;
 
 /**
  * The run's columns as a write by its holder leaves them: still held, its lease renewed, or settled
  * by `settlement`, which ends the hold.
  */
-export function heldOrSettled(settlement: RunSettlement | undefined, leaseMs: number): RunColumns {
+export function heldOrSettled(
+  settlement: RunSettlement | undefined,
+  leaseMs: number | Expression<number>,
+): RunColumns {
   switch (settlement?.status) {
     case undefined:
       return { lease_expires_at: leaseEnd(leaseMs), wake_at: null };

@@ -1,23 +1,26 @@
 import { InjectKysely, preparedQuery } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { type Insertable, Kysely, type Selectable, sql } from 'kysely';
+import { type Compilable, Kysely, sql } from 'kysely';
 
 import type { RunRecord, RunSettlement, RunWithSteps, StepRecord } from '../engine/run-state.js';
-import type { DB, RunnerRuns, RunnerRunSteps } from '../runner.tables.js';
+import type { DB } from '../runner.tables.js';
 import type { NewRun } from './new-run.js';
 import { triggerStepOf } from './new-run.js';
+import { heldOrSettled, newRunRow, RUN_RECORD_COLUMNS, toRunWithSteps } from './run.mapper.js';
 import {
-  heldOrSettled,
-  leaseEnd,
-  newRunRow,
-  now,
-  RUN_RECORD_COLUMNS,
-  type RunColumns,
-  type StepJson,
-  toRunWithSteps,
-  toStepJson,
-  type Written,
-} from './run.mapper.js';
+  checkpointStatement,
+  claimStatement,
+  findStatement,
+  type Hold,
+  holdAfter,
+  insertStartedStatement,
+  insertStatement,
+  QUEUED_COLUMNS,
+  renewLeaseStatement,
+  startedColumns,
+  stepsJson,
+  stepsOfR,
+} from './run.statements.js';
 
 /** The run an idempotency key names, and the fingerprint of the request that made it. */
 export interface KeyHolder {
@@ -33,28 +36,32 @@ export interface KeyHolder {
 export type RecordOutcome = 'recorded' | 'key_taken' | 'workflow_deleted';
 
 /**
- * Steps sent as one JSON parameter and read back as `run_steps` rows: the table's own row type
- * gives each column its type, so the statement names no column.
- */
-function stepRows(runId: string, steps: readonly StepRecord[]) {
-  const json = JSON.stringify(steps.map((step) => toStepJson(runId, step)));
-  return sql<Selectable<RunnerRunSteps>>`jsonb_populate_recordset(NULL::runner.run_steps, ${json}::jsonb)`.as(
-    's',
-  );
-}
-
-/**
  * A run with its steps: writing it when it starts, taking it, its checkpoints and its lease, and
  * reading it. The hot path (start, claim, checkpoint) is one statement each, so a run costs a
  * handful of round trips however many steps it has. These statements, and the read of a run, run as
  * named prepared statements: Postgres plans each once per connection. Built by Kysely but unprepared
  * they cost more than the hand-written statements they replaced (a run recorded in one statement
  * +39%, a run read +25%); prepared they cost less (-12 to -16%, -18%; a queued run's claim and two
- * checkpoints -23%, a lease renewal -36%: medians of calls interleaved on one database).
+ * checkpoints -23%, a lease renewal -36%: medians of calls interleaved on one database). Each is
+ * built once, here, and sent with new values (see `run.statements.ts` for what that saves).
  */
 @Injectable()
 export class RunRepository {
-  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
+  private readonly insertRun;
+  private readonly insertStartedRun;
+  private readonly claimRun;
+  private readonly checkpointRun;
+  private readonly renewRunLease;
+  private readonly findRun;
+
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {
+    this.insertRun = insertStatement(db);
+    this.insertStartedRun = perHold((hold) => insertStartedStatement(db, hold));
+    this.claimRun = claimStatement(db);
+    this.checkpointRun = perHold((hold) => checkpointStatement(db, hold));
+    this.renewRunLease = renewLeaseStatement(db);
+    this.findRun = findStatement(db);
+  }
 
   /**
    * The run an idempotency key created in the last `ttlHours`, with its steps. An older holder of
@@ -78,7 +85,7 @@ export class RunRepository {
       )
       .selectFrom('runner.runs as r')
       .select(RUN_RECORD_COLUMNS)
-      .select(['r.idempotency_fingerprint as fingerprint', this.stepsOfR()])
+      .select(['r.idempotency_fingerprint as fingerprint', stepsOfR(this.db)])
       .where('r.organization_id', '=', organizationId)
       .where('r.idempotency_key', '=', key)
       .where('r.created_at', '>=', keptSince)
@@ -93,7 +100,14 @@ export class RunRepository {
    * the run exists and its job will be executed (`queuedRunOf` is what was written).
    */
   insert(run: NewRun): Promise<RecordOutcome> {
-    return this.record('runs.insert', run, { status: 'queued', dispatched_at: now() }, [triggerStepOf(run)]);
+    return this.record(
+      'runs.insert',
+      this.insertRun.bind({
+        ...newRunRow(run),
+        ...QUEUED_COLUMNS,
+        steps: stepsJson(run.id, [triggerStepOf(run)]),
+      }),
+    );
   }
 
   /**
@@ -108,17 +122,15 @@ export class RunRepository {
     steps: readonly StepRecord[],
     settlement?: RunSettlement,
   ): Promise<RecordOutcome> {
+    const hold = holdAfter(settlement);
     return this.record(
-      `runs.insertStarted.${settlement?.status ?? 'held'}`,
-      run,
-      {
-        status: 'running',
-        lease_token: 1,
-        claims: 1,
-        started_at: run.createdAt,
-        ...heldOrSettled(settlement, leaseMs),
-      },
-      steps,
+      `runs.insertStarted.${hold}`,
+      this.insertStartedRun[hold].bind({
+        ...newRunRow(run),
+        ...startedColumns(run, settlement, leaseMs),
+        leaseMs,
+        steps: stepsJson(run.id, steps),
+      }),
     );
   }
 
@@ -130,43 +142,8 @@ export class RunRepository {
    */
   private async record(
     statement: string,
-    run: NewRun,
-    write: RunColumns & { status: RunRecord['status'] },
-    steps: readonly StepRecord[],
+    query: Compilable<{ open: boolean; recorded: boolean }>,
   ): Promise<RecordOutcome> {
-    const values: Written<Insertable<RunnerRuns>> = { ...newRunRow(run), ...write };
-    const columns = Object.keys(values) as Array<keyof RunnerRuns>;
-    const query = this.db
-      .with('gate', (db) =>
-        db.selectNoFrom(
-          sql<boolean>`runner.workflow_takes_runs(${run.organizationId}, ${run.workflowId})`.as('open'),
-        ),
-      )
-      .with('run', (db) =>
-        db
-          .insertInto('runner.runs')
-          .columns(columns)
-          .expression(
-            db
-              .selectFrom('gate')
-              .select(columns.map((column) => sql`${values[column]}`.as(column)))
-              .where((eb) => eb.ref('gate.open')),
-          )
-          .onConflict((oc) =>
-            oc
-              .columns(['organization_id', 'idempotency_key'])
-              .where('idempotency_key', 'is not', null)
-              .doNothing(),
-          )
-          .returning('id'),
-      )
-      .with('written', (db) =>
-        db
-          .insertInto('runner.run_steps')
-          .expression(db.selectFrom(['run', stepRows(run.id, steps)]).selectAll('s')),
-      )
-      .selectFrom('gate')
-      .select((eb) => ['gate.open', eb.exists(eb.selectFrom('run').select('run.id')).as('recorded')]);
     const [{ open, recorded }] = await preparedQuery(this.db, statement, query);
     return !open ? 'workflow_deleted' : recorded ? 'recorded' : 'key_taken';
   }
@@ -177,30 +154,7 @@ export class RunRepository {
    * its checkpoints, or null when it is not to be taken now.
    */
   async claim(runId: string, leaseMs: number): Promise<RunWithSteps | null> {
-    const query = this.db
-      .with('claimed', (db) =>
-        db
-          .updateTable('runner.runs')
-          .set((eb) => ({
-            status: 'running',
-            lease_token: eb('lease_token', '+', 1),
-            claims: eb('claims', '+', 1),
-            lease_expires_at: leaseEnd(leaseMs),
-            started_at: eb.fn.coalesce('started_at', now()),
-          }))
-          .where('id', '=', runId)
-          .where((eb) =>
-            eb.or([
-              eb('status', '=', 'queued'),
-              eb.and([eb('status', '=', 'running'), eb('lease_expires_at', '<', now())]),
-            ]),
-          )
-          .returningAll(),
-      )
-      .selectFrom('claimed as r')
-      .select(RUN_RECORD_COLUMNS)
-      .select(this.stepsOfR());
-    const [row] = await preparedQuery(this.db, 'runs.claim', query);
+    const [row] = await preparedQuery(this.db, 'runs.claim', this.claimRun.bind({ runId, leaseMs }));
     return row ? toRunWithSteps(row) : null;
   }
 
@@ -231,50 +185,20 @@ export class RunRepository {
     steps: readonly StepRecord[],
     settlement?: RunSettlement,
   ): Promise<boolean> {
-    const query = this.db
-      .with('run', (db) =>
-        db
-          .updateTable('runner.runs')
-          .set(heldOrSettled(settlement, leaseMs))
-          .where('id', '=', runId)
-          .where('lease_token', '=', leaseToken)
-          .where('status', '=', 'running')
-          .returning('id'),
-      )
-      .with('written', (db) =>
-        db
-          .insertInto('runner.run_steps')
-          .expression(db.selectFrom(['run', stepRows(runId, steps)]).selectAll('s'))
-          .onConflict((oc) =>
-            oc.columns(['run_id', 'node_id']).doUpdateSet((eb) => ({
-              status: eb.ref('excluded.status'),
-              via: eb.ref('excluded.via'),
-              input: eb.ref('excluded.input'),
-              output: eb.ref('excluded.output'),
-              error: eb.ref('excluded.error'),
-              ms: eb.ref('excluded.ms'),
-              attempt: eb.ref('excluded.attempt'),
-              route: eb.ref('excluded.route'),
-              state: eb.ref('excluded.state'),
-              wake_at: eb.ref('excluded.wake_at'),
-            })),
-          ),
-      )
-      .selectFrom('run')
-      .select('run.id');
-    const held = await preparedQuery(this.db, `runs.checkpoint.${settlement?.status ?? 'held'}`, query);
-    return held.length > 0;
+    const hold = holdAfter(settlement);
+    const query = this.checkpointRun[hold].bind({
+      ...heldOrSettled(settlement, leaseMs),
+      runId,
+      leaseToken,
+      leaseMs,
+      steps: stepsJson(runId, steps),
+    });
+    return (await preparedQuery(this.db, `runs.checkpoint.${hold}`, query)).length > 0;
   }
 
   /** Keeps the holder's lease alive during a long step; false when it is no longer the holder's. */
   async renewLease(runId: string, leaseToken: number, leaseMs: number): Promise<boolean> {
-    const query = this.db
-      .updateTable('runner.runs')
-      .set({ lease_expires_at: leaseEnd(leaseMs) })
-      .where('id', '=', runId)
-      .where('lease_token', '=', leaseToken)
-      .where('status', '=', 'running')
-      .returning('id');
+    const query = this.renewRunLease.bind({ runId, leaseToken, leaseMs });
     return (await preparedQuery(this.db, 'runs.renewLease', query)).length > 0;
   }
 
@@ -290,24 +214,17 @@ export class RunRepository {
   }
 
   async find(organizationId: string, id: string): Promise<RunWithSteps | null> {
-    const query = this.db
-      .selectFrom('runner.runs as r')
-      .select(RUN_RECORD_COLUMNS)
-      .select(this.stepsOfR())
-      .where('r.organization_id', '=', organizationId)
-      .where('r.id', '=', id);
-    const [row] = await preparedQuery(this.db, 'runs.find', query);
+    const [row] = await preparedQuery(this.db, 'runs.find', this.findRun.bind({ organizationId, id }));
     return row ? toRunWithSteps(row) : null;
   }
+}
 
-  /** The steps of the run `r` in start order as one JSON value, so a run and its steps are one round trip. */
-  private stepsOfR() {
-    return this.db
-      .selectFrom('runner.run_steps as s')
-      .select(sql<StepJson[]>`coalesce(json_agg(s ORDER BY s.position), '[]'::json)`.as('steps'))
-      .where('s.run_id', '=', sql.ref<string>('r.id'))
-      .$asScalar()
-      .$notNull()
-      .as('steps');
-  }
+/** A statement for each way a holder's write leaves the run. */
+function perHold<S>(build: (hold: Hold) => S): Record<Hold, S> {
+  return {
+    held: build('held'),
+    complete: build('complete'),
+    errored: build('errored'),
+    waiting: build('waiting'),
+  };
 }

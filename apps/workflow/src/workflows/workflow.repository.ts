@@ -23,6 +23,7 @@ import {
   type WorkflowChanges,
   type WorkflowRecord,
 } from './workflow.mapper.js';
+import { runTargetStatement } from './workflow.statements.js';
 
 /** A deleted workflow a purge sweep has taken. */
 export interface DeletedWorkflow {
@@ -32,7 +33,11 @@ export interface DeletedWorkflow {
 
 @Injectable()
 export class WorkflowRepository {
-  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
+  private readonly runTarget;
+
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {
+    this.runTarget = runTargetStatement(db);
+  }
 
   transaction<T>(work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
@@ -85,34 +90,7 @@ export class WorkflowRepository {
     draft: boolean,
     knownVersion: number | null,
   ): Promise<RunTargetRecord | null> {
-    const query = this.db
-      .selectFrom('workflow.workflows as w')
-      .leftJoin('workflow.versions as v', (join) =>
-        join.onRef('v.workflow_id', '=', 'w.id').onRef('v.number', '=', 'w.published_version'),
-      )
-      .select((eb) => [
-        'w.id',
-        'w.name',
-        'w.project_id',
-        'w.paused_at',
-        'w.published_version',
-        'v.time_zone',
-        eb
-          .case()
-          .when(eb.val(draft))
-          .then(eb.ref('w.diagram'))
-          .when(
-            'w.published_version',
-            'is distinct from',
-            eb.cast<number | null>(eb.val(knownVersion), 'integer'),
-          )
-          .then(eb.ref('v.diagram'))
-          .end()
-          .as('diagram'),
-      ])
-      .where('w.organization_id', '=', organizationId)
-      .where('w.id', '=', id)
-      .where('w.deleted_at', 'is', null);
+    const query = this.runTarget.bind({ draft, knownVersion, organizationId, id });
     const [row] = await preparedQuery(this.db, 'workflow.workflows.run-target', query);
     return row ? toRunTargetRecord(row) : null;
   }
