@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import pg from 'pg';
 
+import { requireData } from './api-client.js';
+import { queryDatabase } from './databases.js';
 import { chainOf, nodes } from './diagrams.js';
 import type { LocalCluster } from './local-cluster.js';
 import { ClusterWorkload } from './cluster-proof.js';
@@ -90,42 +92,34 @@ class ChaosWorkload {
 
   static async create(cluster: LocalCluster): Promise<ChaosWorkload> {
     const base = await ClusterWorkload.create(cluster, 4);
-    const agent = await base.api.post('/api/v1/agents', { name: 'chaos', instructions: 'Answer ok.' });
-    if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.body)}`);
+    const agent = requireData(
+      await base.api.POST('/api/v1/agents', { body: { name: 'chaos', instructions: 'Answer ok.' } }),
+      201,
+      'agent',
+    );
     const databaseIds: string[] = [];
     const runWorkflowIds: string[] = [];
     // One after the other: each new database goes to the replica holding the fewest.
     for (const name of ['chaos-a', 'chaos-b']) {
-      const database = await base.api.post('/api/v1/databases', { name });
-      if (database.status !== 201) {
-        throw new Error(`database: ${database.status} ${JSON.stringify(database.body)}`);
-      }
-      const table = await base.api.post(`/api/v1/databases/${database.body.id}/query`, {
-        statements: [
-          { sql: 'CREATE TABLE effects (key VARCHAR, written_at TIMESTAMP DEFAULT now())', params: [] },
-        ],
-      });
-      if (table.status !== 200) throw new Error(`table: ${table.status} ${JSON.stringify(table.body)}`);
-      databaseIds.push(database.body.id as string);
+      const database = requireData(
+        await base.api.POST('/api/v1/databases', { body: { name } }),
+        201,
+        'database',
+      );
+      const table = await queryDatabase(base.api, database.id, [
+        { sql: 'CREATE TABLE effects (key VARCHAR, written_at TIMESTAMP DEFAULT now())', params: [] },
+      ]);
+      requireData(table, 200, 'table');
+      databaseIds.push(database.id);
       runWorkflowIds.push(
         await base.publish(
           `Chaos runs ${name}`,
           chainOf(
             nodes.trigger('t'),
             base.sideEffect('call'),
-            {
-              id: 'store',
-              data: {
-                type: 'database',
-                properties: {
-                  databaseId: database.body.id,
-                  sql: 'INSERT INTO effects (key) VALUES (?)',
-                  params: ['{{trigger.key}}'],
-                },
-              },
-            },
+            nodes.database('store', database.id, 'INSERT INTO effects (key) VALUES (?)', ['{{trigger.key}}']),
             nodes.delay('wait', 1),
-            { id: 'ask', data: { type: 'agent', properties: { agentId: agent.body.id, task: 'Say ok.' } } },
+            nodes.agent('ask', agent.id, 'Say ok.'),
           ),
         ),
       );
@@ -166,11 +160,11 @@ class ChaosWorkload {
   async databaseRows(): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     for (const databaseId of this.databaseIds) {
-      const answer = await this.base.api.post(`/api/v1/databases/${databaseId}/query`, {
-        statements: [{ sql: 'SELECT key, count(*) AS n FROM effects GROUP BY key', params: [] }],
-      });
-      if (answer.status !== 200) throw new Error(`effects: ${answer.status} ${JSON.stringify(answer.body)}`);
-      for (const [key, count] of answer.body.results[0].rows as Array<[string, string | number]>) {
+      const answer = await queryDatabase(this.base.api, databaseId, [
+        { sql: 'SELECT key, count(*) AS n FROM effects GROUP BY key', params: [] },
+      ]);
+      const { rows } = requireData(answer, 200, 'effects').results[0]!;
+      for (const [key, count] of rows as Array<[string, string | number]>) {
         counts.set(key, (counts.get(key) ?? 0) + Number(count));
       }
     }

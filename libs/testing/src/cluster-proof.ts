@@ -1,7 +1,7 @@
 import pg from 'pg';
 
 import { adminCli } from './admin-cli.js';
-import { ApiClient } from './api-client.js';
+import { ApiClient, requireData } from './api-client.js';
 import { chainOf, nodes, type TestDiagram } from './diagrams.js';
 import type { LocalCluster } from './local-cluster.js';
 import { percentile, type RunOutcome, runSender, settledRuns, SteadyLoad } from './run-load.js';
@@ -73,15 +73,18 @@ export class ClusterWorkload {
       ),
     );
     const api = new ApiClient(cluster.gateways[0]!, apiKey);
-    const project = await api.post('/api/v1/projects', { name: 'Cluster proof' });
-    if (project.status !== 201) throw new Error(`project: ${project.status} ${JSON.stringify(project.body)}`);
+    const project = requireData(
+      await api.POST('/api/v1/projects', { body: { name: 'Cluster proof' } }),
+      201,
+      'project',
+    );
     const ledger = await SideEffectLedger.start(cluster.env.DATABASE_URL!);
     const { connectionId } = await createConnection(cluster.description, organizationId, 'http');
     return new ClusterWorkload(
       organizationId,
       [apiKey, ...more.map((key) => key.apiKey)],
       api,
-      project.body.id as string,
+      project.id,
       ledger,
       connectionId,
     );
@@ -98,14 +101,17 @@ export class ClusterWorkload {
   }
 
   async publish(name: string, diagram: TestDiagram): Promise<string> {
-    const created = await this.api.post(`/api/v1/projects/${this.projectId}/workflows`, { name, diagram });
-    if (created.status !== 201)
-      throw new Error(`workflow: ${created.status} ${JSON.stringify(created.body)}`);
-    const published = await this.api.post(`/api/v1/workflows/${created.body.id}/publish`, {});
-    if (published.status !== 201) {
-      throw new Error(`publish: ${published.status} ${JSON.stringify(published.body)}`);
-    }
-    return created.body.id as string;
+    const created = await this.api.POST('/api/v1/projects/{projectId}/workflows', {
+      params: { path: { projectId: this.projectId } },
+      body: { name, diagram },
+    });
+    const { id } = requireData(created, 201, 'workflow');
+    const published = await this.api.POST('/api/v1/workflows/{id}/publish', {
+      params: { path: { id } },
+      body: {},
+    });
+    requireData(published, 201, 'publish');
+    return id;
   }
 
   async stop(): Promise<void> {

@@ -1,42 +1,74 @@
-/** Builders for workflow diagrams in tests: the node types of DESIGN.md, section 3. */
-export interface TestNode {
+import type {
+  ActionNodeProperties,
+  Condition,
+  ConditionNodeProperties,
+  DatabaseNodeProperties,
+  DelayNodeProperties,
+  NodePropertiesByType,
+  NodeType,
+  RetryPolicy,
+  TriggerNodeProperties,
+} from '#contracts';
+
+/*
+ * Builders for workflow diagrams in tests: the node types of DESIGN.md, section 3. Type aliases
+ * rather than interfaces, so that a diagram is assignable to the document's `Diagram`, which allows
+ * extra properties at every level.
+ */
+export type TestNode = {
   id: string;
   data: { type: string; properties: Record<string, unknown> };
-}
+};
 
-export interface TestEdge {
+export type TestEdge = {
   id: string;
   source: string;
   target: string;
   sourceHandle?: string;
-}
+};
 
-export interface TestDiagram {
+export type TestDiagram = {
   nodes: TestNode[];
   edges: TestEdge[];
+};
+
+/** A node of one of the node types, its properties checked against that type's. */
+export function node<Type extends NodeType>(
+  id: string,
+  type: Type,
+  properties: NodePropertiesByType[Type],
+): TestNode {
+  return { id, data: { type, properties: { ...properties } } };
 }
 
-const node = (id: string, type: string, properties: Record<string, unknown>): TestNode => ({
-  id,
-  data: { type, properties },
-});
+/**
+ * A node whose type or properties are deliberately not what the node types take (an unknown type,
+ * a missing property), for the tests of diagram validation.
+ */
+export function invalidNode(id: string, type: string, properties: Record<string, unknown> = {}): TestNode {
+  return { id, data: { type, properties } };
+}
 
 export const nodes = {
-  trigger: (id: string, properties: Record<string, unknown> = { kind: 'api' }) =>
+  trigger: (id: string, properties: TriggerNodeProperties = { kind: 'api' }) =>
     node(id, 'trigger', properties),
   schedule: (id: string, cron: string) => node(id, 'trigger', { kind: 'schedule', cron }),
-  condition: (
-    id: string,
-    conditions: Array<{ left: string; operator: string; right?: string }>,
-    extra: Record<string, unknown> = {},
-  ) => node(id, 'condition', { conditions, ...extra }),
+  condition: (id: string, conditions: Condition[], extra: Omit<ConditionNodeProperties, 'conditions'> = {}) =>
+    node(id, 'condition', { conditions, ...extra }),
   /** A condition that always holds. */
   alwaysTrue: (id: string) =>
     node(id, 'condition', { conditions: [{ left: '1', operator: 'equals', right: '1' }] }),
-  delay: (id: string, seconds: number) => node(id, 'delay', { seconds }),
+  /** A delay of `seconds`, or of the properties given (`until`, a retry). */
+  delay: (id: string, wait: number | DelayNodeProperties) =>
+    node(id, 'delay', typeof wait === 'number' ? { seconds: wait } : wait),
   /** One SQL statement on one of the organization's databases. */
-  database: (id: string, databaseId: string, sql: string, params: unknown[] = []) =>
-    node(id, 'database', { databaseId, sql, params }),
+  database: (
+    id: string,
+    databaseId: string,
+    sql: string,
+    params: NonNullable<DatabaseNodeProperties['params']> = [],
+    extra: { retry?: RetryPolicy } = {},
+  ) => node(id, 'database', { databaseId, sql, params, ...extra }),
   /** An App event trigger on a webhook connection. */
   webhook: (id: string, connectionId: string, filter?: Record<string, unknown>) =>
     node(id, 'trigger', {
@@ -48,23 +80,24 @@ export const nodes = {
   action: (
     id: string,
     action: string,
-    input: Record<string, unknown>,
-    extra: { connectionId?: string; retry?: { attempts: number; backoffSeconds: number } } = {},
+    input: NonNullable<ActionNodeProperties['input']>,
+    extra: { connectionId?: string; retry?: RetryPolicy } = {},
   ) => node(id, 'action', { action, input, ...extra }),
+  /** An Agent step running one of the organization's agents. */
+  agent: (id: string, agentId: string, task?: string) =>
+    node(id, 'agent', { agentId, ...(task === undefined ? {} : { task }) }),
 };
 
-/**
- * The nodes joined one after another; an edge out of a condition leaves by its `true` handle.
- */
+/** An edge; out of a condition it leaves by `sourceHandle` `true` or `false`. */
+export function edge(id: string, source: string, target: string, sourceHandle?: string): TestEdge {
+  return { id, source, target, ...(sourceHandle === undefined ? {} : { sourceHandle }) };
+}
+
+/** The nodes joined one after another; an edge out of a condition leaves by its `true` handle. */
 export function chainOf(...chained: TestNode[]): TestDiagram {
   const edges = chained.slice(1).map((target, index) => {
     const source = chained[index]!;
-    return {
-      id: `e${index}`,
-      source: source.id,
-      target: target.id,
-      ...(source.data.type === 'condition' ? { sourceHandle: 'true' } : {}),
-    };
+    return edge(`e${index}`, source.id, target.id, source.data.type === 'condition' ? 'true' : undefined);
   });
   return { nodes: chained, edges };
 }

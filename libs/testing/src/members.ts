@@ -1,5 +1,6 @@
 import { adminCli } from './admin-cli.js';
 import { ApiClient } from './api-client.js';
+import { RawClient } from './raw-client.js';
 import type { StackDescription } from './test-stack.js';
 
 export interface MemberFixture {
@@ -14,15 +15,16 @@ let counter = 0;
 
 /** Signs in through the browser route and answers the session token. */
 export async function signIn(stack: StackDescription, email: string, password: string): Promise<string> {
-  const response = await new ApiClient(stack.baseUrl).post(
+  const response = await new RawClient(stack.baseUrl).post<{ token?: string }>(
     '/api/auth/sign-in/email',
     { email, password },
     { origin: stack.baseUrl },
   );
-  if (response.status !== 200 || typeof response.body?.token !== 'string') {
+  const token = response.body?.token;
+  if (response.status !== 200 || typeof token !== 'string') {
     throw new Error(`sign-in answered ${response.status}: ${JSON.stringify(response.body)}`);
   }
-  return response.body.token as string;
+  return token;
 }
 
 /** Signs in through the browser route as a browser does, and answers the `Cookie` header it would send. */

@@ -6,8 +6,6 @@ import type { NatsIdentity } from '#contracts';
 import { connectNats, passwordVariableOf } from '#nats';
 import type { NatsConnection } from '@nats-io/transport-node';
 
-import { adminCli } from './admin-cli.js';
-import { ApiClient } from './api-client.js';
 import { freePort } from './free-port.js';
 import { TestNatsServer } from './nats-server.js';
 import { createDatabase, databaseUrl, dropDatabase } from './postgres.js';
@@ -201,22 +199,4 @@ export function runningStack(): StackDescription {
   const raw = process.env.E2E_STACK;
   if (!raw) throw new Error('E2E_STACK is not set: run end-to-end tests through the e2e Jest project');
   return JSON.parse(raw) as StackDescription;
-}
-
-export interface OrganizationFixture {
-  organizationId: string;
-  apiKey: string;
-  api: ApiClient;
-}
-
-/** A fresh organization with a key, made with the admin CLI as an operator would. */
-export async function createOrganization(
-  stack: StackDescription,
-  { plan = 'enterprise', name = 'Test org' }: { plan?: 'free' | 'pro' | 'enterprise'; name?: string } = {},
-): Promise<OrganizationFixture> {
-  const { organizationId, apiKey } = await adminCli<{ organizationId: string; apiKey: string }>(
-    ['org', 'create', '--name', name, '--plan', plan],
-    stack.env,
-  );
-  return { organizationId, apiKey, api: new ApiClient(stack.baseUrl, apiKey) };
 }
