@@ -119,5 +119,10 @@ export default tseslint.config(
     files: ['libs/testing/**/*.ts', 'apps/e2e/src/runs.e2e-spec.ts'],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
+  {
+    // The e2e specs moved to the typed client after runs.e2e-spec.ts: no untyped calls either.
+    files: ['apps/e2e/src/projects.e2e-spec.ts'],
+    rules: { '@typescript-eslint/no-deprecated': 'error' },
+  },
   prettier,
 );
