@@ -1,11 +1,19 @@
 import {
   chainOf,
+  createAgent,
   createConnection,
+  createDatabaseIn,
   createOrganization,
+  createProject,
+  createWorkflow,
+  finished,
   HttpTarget,
   nodes,
   type OrganizationFixture,
+  rowsOf,
   ScriptedModel,
+  startRun,
+  type TestDiagram,
   TestStack,
   waitFor,
 } from '#testing';
@@ -27,7 +35,7 @@ describe('steps whose service dies', () => {
     model = await ScriptedModel.start();
     stack = await TestStack.start({ ...model.gatewayEnv, ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
     org = await createOrganization(stack.description);
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Step recovery' })).body.id;
+    projectId = await createProject(org.api, 'Step recovery');
   }, 120_000);
 
   afterAll(async () => {
@@ -35,44 +43,26 @@ describe('steps whose service dies', () => {
     await model?.stop();
   });
 
-  async function start(diagram: ReturnType<typeof chainOf>): Promise<string> {
-    const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Recovery',
-      diagram,
-    });
-    expect((await org.api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
-    const started = await org.api.post(`/api/v1/workflows/${created.body.id}/runs`, {
-      input: '{"tag": "x"}',
-    });
-    expect(started.status).toBe(201);
-    return started.body.id as string;
+  async function start(diagram: TestDiagram): Promise<string> {
+    const workflowId = await createWorkflow(org.api, projectId, diagram, { name: 'Recovery' });
+    const started = await startRun(org.api, workflowId, { input: '{"tag": "x"}' });
+    expect(started.response.status).toBe(201);
+    return started.data!.id;
   }
 
-  const finished = (runId: string) =>
-    waitFor(
-      async () => {
-        const run = await org.api.get(`/api/v1/runs/${runId}`);
-        return ['complete', 'errored', 'terminated'].includes(run.body.status) ? run.body : undefined;
-      },
-      { timeoutMs: 45_000, intervalMs: 200, what: `run ${runId} to end` },
-    );
+  const ended = (runId: string) => finished(org.api, runId, { timeoutMs: 45_000, intervalMs: 200 });
 
   it('runs an agent step again when the agent service dies while the model answers', async () => {
-    const agent = await org.api.post('/api/v1/agents', { name: 'slow-thinker', instructions: 'Answer.' });
+    const agent = await createAgent(org.api, { name: 'slow-thinker', instructions: 'Answer.' });
     const calls = model.calls.length;
     model.queue({ delayMs: 60_000, text: 'never heard' }, { text: 'Answered after the restart.' });
-    const runId = await start(
-      chainOf(nodes.trigger('t'), {
-        id: 'ask',
-        data: { type: 'agent', properties: { agentId: agent.body.id } },
-      }),
-    );
+    const runId = await start(chainOf(nodes.trigger('t'), nodes.agent('ask', agent.id)));
     await waitFor(() => (model.calls.length > calls ? true : undefined), { what: 'the model to be called' });
 
     await stack.processes.get('agent')!.kill('SIGKILL');
     await stack.startService('agent');
 
-    const run = await finished(runId);
+    const run = await ended(runId);
     expect(run.status).toBe('complete');
     expect(run.reply).toBe('Answered after the restart.');
     expect(model.calls.length - calls).toBe(2);
@@ -107,7 +97,7 @@ describe('steps whose service dies', () => {
       await stack.startService('events');
       release();
 
-      const run = await finished(runId);
+      const run = await ended(runId);
       expect(run.status).toBe('complete');
       const keys = target.requestsTo('/held').map((request) => request.headers['idempotency-key']);
       expect(keys).toEqual([`${runId}:call:1`, `${runId}:call:1`]);
@@ -117,28 +107,19 @@ describe('steps whose service dies', () => {
   });
 
   it('waits for the database service to be back when a database step starts while it is down', async () => {
-    const database = await org.api.post('/api/v1/databases', { name: 'recovery' });
-    await org.api.post(`/api/v1/databases/${database.body.id}/query`, {
-      statements: [{ sql: 'CREATE TABLE seen (tag VARCHAR)', params: [] }],
-    });
+    const databaseId = await createDatabaseIn(org.api, 'recovery');
+    await rowsOf(org.api, databaseId, [{ sql: 'CREATE TABLE seen (tag VARCHAR)', params: [] }]);
     await stack.processes.get('database')!.kill('SIGKILL');
     const runId = await start(
-      chainOf(nodes.trigger('t'), {
-        id: 'store',
-        data: {
-          type: 'database',
-          properties: {
-            databaseId: database.body.id,
-            sql: 'INSERT INTO seen VALUES (?)',
-            params: ['{{trigger.tag}}'],
-          },
-        },
-      }),
+      chainOf(
+        nodes.trigger('t'),
+        nodes.database('store', databaseId, 'INSERT INTO seen VALUES (?)', ['{{trigger.tag}}']),
+      ),
     );
     await waitFor(
       async () => {
-        const run = await org.api.get(`/api/v1/runs/${runId}`);
-        return run.body.steps?.some((step: any) => step.nodeId === 'store' && step.status === 'running')
+        const run = await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } });
+        return run.data?.steps.some((step) => step.nodeId === 'store' && step.status === 'running')
           ? true
           : undefined;
       },
@@ -146,11 +127,9 @@ describe('steps whose service dies', () => {
     );
     await stack.startService('database');
 
-    const run = await finished(runId);
+    const run = await ended(runId);
     expect(run.status).toBe('complete');
-    const rows = await org.api.post(`/api/v1/databases/${database.body.id}/query`, {
-      statements: [{ sql: 'SELECT tag FROM seen', params: [] }],
-    });
-    expect(rows.body.results[0].rows).toEqual([['x']]);
+    const [rows] = await rowsOf(org.api, databaseId, [{ sql: 'SELECT tag FROM seen', params: [] }]);
+    expect(rows).toEqual([['x']]);
   });
 });
