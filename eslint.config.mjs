@@ -121,7 +121,12 @@ export default tseslint.config(
   },
   {
     // The e2e specs moved to the typed client after runs.e2e-spec.ts: no untyped calls either.
-    files: ['apps/e2e/src/projects.e2e-spec.ts', 'apps/e2e/src/step-services-recovery.e2e-spec.ts'],
+    files: [
+      'apps/e2e/src/projects.e2e-spec.ts',
+      'apps/e2e/src/step-services-recovery.e2e-spec.ts',
+      'apps/e2e/src/health.e2e-spec.ts',
+      'apps/e2e/src/databases-limits.e2e-spec.ts',
+    ],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
   prettier,
