@@ -30,3 +30,4 @@ export * from './inspector.js';
 export * from './smtp-sink.js';
 export * from './processes.js';
 export * from './agents.js';
+export * from './openapi-document.js';
