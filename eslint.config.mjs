@@ -129,6 +129,8 @@ export default tseslint.config(
       'apps/e2e/src/console-agents.e2e-spec.ts',
       'apps/e2e/src/dashboard.e2e-spec.ts',
       'apps/e2e/src/gateway.e2e-spec.ts',
+      'apps/e2e/src/agents.e2e-spec.ts',
+      'apps/e2e/src/agent-steps.e2e-spec.ts',
     ],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
