@@ -1,9 +1,21 @@
 import { RunJobsStream } from '#contracts';
 import {
   type ApiClient,
+  chainOf,
   connectAs,
+  createDatabaseIn,
   createOrganization,
+  createProject,
+  createWorkflow,
+  finished,
+  nodes,
+  type QueryRows,
+  rowsOf,
+  runReaches,
   type ServiceProcess,
+  startRun,
+  type Statement,
+  type TestNode,
   TestStack,
   waitFor,
 } from '#testing';
@@ -14,16 +26,6 @@ import pg from 'pg';
  * run against a stack of their own rather than the shared one, with a short lease (the JetStream ack
  * wait of a run job) so a dead runner's runs are taken over in seconds.
  */
-
-type Node = { id: string; data: { type: string; properties: Record<string, unknown> } };
-type Edge = { id: string; source: string; target: string };
-
-const node = (id: string, type: string, properties: Record<string, unknown>): Node => ({
-  id,
-  data: { type, properties },
-});
-const chain = (...ids: string[]): Edge[] =>
-  ids.slice(1).map((target, index) => ({ id: `e${index}`, source: ids[index]!, target }));
 
 const RUNNER_ENV = {
   RUNNER_LEASE_MS: '2000',
@@ -46,49 +48,28 @@ describe('run recovery', () => {
     return runner;
   }
 
-  async function workflow(nodes: Node[], edges: Edge[]): Promise<string> {
-    const created = await api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Recovery',
-      diagram: { nodes, edges },
-    });
-    expect(created.status).toBe(201);
-    expect((await api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
-    return created.body.id as string;
-  }
+  /** A published workflow of the nodes one after another. */
+  const workflow = (...chained: TestNode[]) =>
+    createWorkflow(api, projectId, chainOf(...chained), { name: 'Recovery' });
 
   const insert = (id: string) =>
-    node(id, 'database', {
-      databaseId,
-      sql: 'INSERT INTO executions VALUES (?, ?)',
-      params: [id, '{{trigger.tag}}'],
-    });
+    nodes.database(id, databaseId, 'INSERT INTO executions VALUES (?, ?)', [id, '{{trigger.tag}}']);
 
-  async function sql(statement: string, params: unknown[] = []): Promise<any[]> {
-    const answer = await api.post(`/api/v1/databases/${databaseId}/query`, {
-      statements: [{ sql: statement, params }],
-    });
-    expect(answer.status).toBe(200);
-    return answer.body.results[0].rows;
+  async function sql(statement: string, params: Statement['params'] = []): Promise<QueryRows> {
+    const [rows] = await rowsOf(api, databaseId, [{ sql: statement, params }]);
+    return rows;
   }
 
   /** How often each step of a run inserted its row. */
   async function executions(tag: string): Promise<Record<string, number>> {
     const rows = await sql('SELECT node, count(*) AS n FROM executions WHERE tag = ? GROUP BY node', [tag]);
-    return Object.fromEntries(rows.map(([nodeId, count]) => [nodeId, Number(count)]));
+    return Object.fromEntries(rows.map(([nodeId, count]) => [String(nodeId), Number(count)]));
   }
 
-  async function finished(runId: string, timeoutMs = 30_000): Promise<any> {
-    return waitFor(
-      async () => {
-        const run = (await api.get(`/api/v1/runs/${runId}`)).body;
-        return ['complete', 'errored', 'terminated'].includes(run.status) ? run : undefined;
-      },
-      { timeoutMs, intervalMs: 100, what: `run ${runId} to finish` },
-    );
-  }
+  const ended = (runId: string, timeoutMs = 30_000) => finished(api, runId, { timeoutMs });
 
   async function checkpoints(runId: string): Promise<Array<{ node_id: string; status: string }>> {
-    const { rows } = await db.query(
+    const { rows } = await db.query<{ node_id: string; status: string }>(
       'SELECT node_id, status FROM runner.run_steps WHERE run_id = $1 ORDER BY position',
       [runId],
     );
@@ -100,10 +81,8 @@ describe('run recovery', () => {
     runners = [stack.processes.get('runner')!];
     const org = await createOrganization(stack.description);
     api = org.api;
-    projectId = (await api.post('/api/v1/projects', { name: 'Recovery' })).body.id;
-    const database = await api.post('/api/v1/databases', { name: 'recovery' });
-    expect(database.status).toBe(201);
-    databaseId = database.body.id;
+    projectId = await createProject(api, 'Recovery');
+    databaseId = await createDatabaseIn(api, 'recovery');
     await sql('CREATE TABLE executions (node TEXT, tag TEXT)');
     db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
     await db.connect();
@@ -137,25 +116,20 @@ describe('run recovery', () => {
       );
       const tag = `crash-${mode}`;
       const workflowId = await workflow(
-        [
-          node('t', 'trigger', { kind: 'api' }),
-          insert('first'),
-          // A statement that keeps the database busy for a moment: the runner is killed during it.
-          node('slow', 'database', { databaseId, sql: 'SELECT sum(i) AS total FROM range(600000000) t(i)' }),
-          insert('last'),
-        ],
-        chain('t', 'first', 'slow', 'last'),
+        nodes.trigger('t'),
+        insert('first'),
+        // A statement that keeps the database busy for a moment: the runner is killed during it.
+        nodes.database('slow', databaseId, 'SELECT sum(i) AS total FROM range(600000000) t(i)'),
+        insert('last'),
       );
-      const started = await api.post(`/api/v1/workflows/${workflowId}/runs`, {
-        input: JSON.stringify({ tag }),
-      });
-      expect(started.status).toBe(201);
-      const runId = started.body.id as string;
+      const started = await startRun(api, workflowId, { input: JSON.stringify({ tag }) });
+      expect(started.response.status).toBe(201);
+      const runId = started.data!.id;
 
       // Poll Postgres directly: the slow step's `running` checkpoint is written before it starts.
       await waitFor(
         async () => {
-          const { rows } = await db.query(
+          const { rows } = await db.query<{ status: string }>(
             `SELECT status FROM runner.run_steps WHERE run_id = $1 AND node_id = 'slow'`,
             [runId],
           );
@@ -170,55 +144,48 @@ describe('run recovery', () => {
         { node_id: 'first', status: 'done' },
         { node_id: 'slow', status: 'running' },
       ]);
-      const firstAtKill = await db.query(
+      const firstAtKill = await db.query<{ output: unknown; started_at: Date }>(
         `SELECT output, started_at FROM runner.run_steps WHERE run_id = $1 AND node_id = 'first'`,
         [runId],
       );
 
       await startRunner(`runner-after-crash-${mode}`);
-      const run = await finished(runId);
+      const run = await ended(runId);
       expect(run.status).toBe('complete');
-      expect(run.steps.map((step: any) => [step.nodeId, step.status])).toEqual([
+      expect(run.steps.map((step) => [step.nodeId, step.status])).toEqual([
         ['t', 'done'],
         ['first', 'done'],
         ['slow', 'done'],
         ['last', 'done'],
       ]);
-      expect(JSON.parse(run.steps[2].output.rows)).toEqual([{ total: expect.anything() }]);
+      expect(JSON.parse(run.steps[2]!.output!.rows!)).toEqual([{ total: expect.anything() }]);
       // The step that was done before the crash ran once; the one after it ran once.
       expect(await executions(tag)).toEqual({ first: 1, last: 1 });
-      expect(run.steps[1].output).toEqual(firstAtKill.rows[0].output);
-      expect(run.steps[1].startedAt).toBe(firstAtKill.rows[0].started_at.toISOString());
+      expect(run.steps[1]!.output).toEqual(firstAtKill.rows[0]!.output);
+      expect(run.steps[1]!.startedAt).toBe(firstAtKill.rows[0]!.started_at.toISOString());
     },
     60_000,
   );
 
   it('keeps a delay through a runner restart: the wait is a row, not a sleeping process', async () => {
-    const workflowId = await workflow(
-      [node('t', 'trigger', { kind: 'api' }), node('wait', 'delay', { seconds: 3 }), insert('after')],
-      chain('t', 'wait', 'after'),
-    );
-    const started = await api.post(`/api/v1/workflows/${workflowId}/runs`, { input: '{"tag": "restart"}' });
-    const runId = started.body.id as string;
-    const waiting = await waitFor(
-      async () => {
-        const run = (await api.get(`/api/v1/runs/${runId}`)).body;
-        return run.status === 'waiting' ? run : undefined;
-      },
-      { intervalMs: 50, what: 'the run to wait' },
-    );
-    const due = Date.parse(waiting.steps[1].input);
+    const workflowId = await workflow(nodes.trigger('t'), nodes.delay('wait', 3), insert('after'));
+    const started = await startRun(api, workflowId, { input: '{"tag": "restart"}' });
+    const runId = started.data!.id;
+    const waiting = await runReaches(api, runId, ['waiting'], { intervalMs: 50, what: 'the run to wait' });
+    const due = Date.parse(waiting.steps[1]!.input!);
     await runners[0]!.kill('SIGKILL');
     // No runner is alive when the delay falls due.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now()) + 500));
-    const { rows } = await db.query('SELECT status FROM runner.runs WHERE id = $1', [runId]);
-    expect(rows[0].status).toBe('waiting');
+    const { rows } = await db.query<{ status: string }>('SELECT status FROM runner.runs WHERE id = $1', [
+      runId,
+    ]);
+    expect(rows[0]!.status).toBe('waiting');
 
     await startRunner('runner-after-restart');
-    const run = await finished(runId);
+    const run = await ended(runId);
     expect(run.status).toBe('complete');
     expect(run.steps[1]).toMatchObject({ nodeId: 'wait', status: 'done' });
-    expect(Date.parse(run.steps[1].output.until)).toBeGreaterThanOrEqual(due);
+    expect(Date.parse(run.steps[1]!.output!.until!)).toBeGreaterThanOrEqual(due);
     expect(await executions('restart')).toEqual({ after: 1 });
   }, 60_000);
 
@@ -229,10 +196,7 @@ describe('run recovery', () => {
     // duplicate jobs meeting a held run, not about takeovers.
     const replicaEnv = { RUNNER_CONCURRENCY: '4', LOG_LEVEL: 'debug', RUNNER_LEASE_MS: '10000' };
     const replicas = [await startRunner('replica-a', replicaEnv), await startRunner('replica-b', replicaEnv)];
-    const workflowId = await workflow(
-      [node('t', 'trigger', { kind: 'api' }), insert('one'), insert('two')],
-      chain('t', 'one', 'two'),
-    );
+    const workflowId = await workflow(nodes.trigger('t'), insert('one'), insert('two'));
     // Every run's job is also queued twice more, as a republish by a sweeper or a client retry
     // outside the dedupe window would: both replicas get jobs for the same runs at the same time,
     // and only the lease on the run keeps them from executing it twice.
@@ -240,11 +204,9 @@ describe('run recovery', () => {
     const tags = Array.from({ length: 30 }, (_, index) => `replica-${index}`);
     const ids = await Promise.all(
       tags.map(async (tag) => {
-        const started = await api.post(`/api/v1/workflows/${workflowId}/runs`, {
-          input: JSON.stringify({ tag }),
-        });
-        expect(started.status).toBe(201);
-        const runId = started.body.id as string;
+        const started = await startRun(api, workflowId, { input: JSON.stringify({ tag }) });
+        expect(started.response.status).toBe(201);
+        const runId = started.data!.id;
         for (const dispatch of [100, 101]) {
           nats.publish(
             `${stack.env.NATS_SUBJECT_PREFIX}${RunJobsStream.bareSubject}`,
@@ -255,7 +217,7 @@ describe('run recovery', () => {
       }),
     );
     await nats.drain();
-    const runs = await Promise.all(ids.map((id) => finished(id, 45_000)));
+    const runs = await Promise.all(ids.map((id) => ended(id, 45_000)));
     expect(runs.map((run) => run.status)).toEqual(runs.map(() => 'complete'));
 
     const rows = await sql(
