@@ -116,7 +116,12 @@ export default tseslint.config(
   },
   {
     // The untyped calls `ApiClient` keeps for tools/bench are deprecated: tests use the typed ones.
-    files: ['libs/testing/**/*.ts', 'apps/e2e/src/runs.e2e-spec.ts'],
+    files: [
+      'libs/testing/**/*.ts',
+      'apps/e2e/src/runs.e2e-spec.ts',
+      'apps/e2e/src/workflows.e2e-spec.ts',
+      'apps/e2e/src/events.e2e-spec.ts',
+    ],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
   {

@@ -1,3 +1,4 @@
+import type { ConnectionDto, CreatedConnectionDto, SendingSecretDto } from '#contracts';
 import {
   adminCli,
   type ApiClient,
@@ -5,12 +6,25 @@ import {
   createConnection,
   createMember,
   createOrganization,
+  createProject,
+  createWorkflow,
   deliver,
+  type ErrorBody,
+  eventsOf,
+  finished,
+  getWorkflow,
   HttpTarget,
   nodes,
   type OrganizationFixture,
+  publishWorkflow,
   runningStack,
+  runsOf,
+  runToEnd,
+  type Schemas,
   signedDelivery,
+  startRun,
+  statusOf,
+  stepOf,
   type TestDiagram,
   waitFor,
 } from '#testing';
@@ -26,14 +40,10 @@ import { Webhook } from 'standardwebhooks';
  */
 const stack = runningStack();
 
-const FINAL = ['complete', 'errored', 'terminated'];
+type Outcome = Schemas['OutcomeDto'];
 
-interface Outcome {
-  triggerNodeId: string;
-  outcome: string;
-  runId: string | null;
-  error: string | null;
-}
+/** Runs started by events may wait behind a fan-out: a little longer than the default. */
+const RUN_WAIT = { timeoutMs: 20_000 };
 
 describe('apps and events', () => {
   let org: OrganizationFixture;
@@ -41,26 +51,7 @@ describe('apps and events', () => {
   let hook: { connectionId: string; secret: string };
   let db: pg.Client;
 
-  async function workflow(api: ApiClient, diagram: TestDiagram, publish = true): Promise<string> {
-    const created = await api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Events test',
-      diagram,
-    });
-    expect(created.status).toBe(201);
-    if (publish) {
-      const published = await api.post(`/api/v1/workflows/${created.body.id}/publish`, {});
-      expect({ status: published.status, error: published.body.error }).toEqual({
-        status: 201,
-        error: undefined,
-      });
-    }
-    return created.body.id as string;
-  }
-
-  const eventsOf = (api: ApiClient, workflowId: string) =>
-    api.listAll(`/api/v1/workflows/${workflowId}/events`);
-
-  /** Waits until the workflow has the event of `deliveryId`'s body with an outcome for every trigger named. */
+  /** Waits until the workflow has the event of `marker` with an outcome for every trigger named. */
   async function outcomesOf(
     api: ApiClient,
     workflowId: string,
@@ -72,7 +63,7 @@ describe('apps and events', () => {
         const event = (await eventsOf(api, workflowId)).find((candidate) =>
           candidate.preview.includes(marker),
         );
-        const outcomes = (event?.outcomes ?? []) as Outcome[];
+        const outcomes = event?.outcomes ?? [];
         return triggers.every((trigger) => outcomes.some((outcome) => outcome.triggerNodeId === trigger))
           ? outcomes
           : undefined;
@@ -80,17 +71,6 @@ describe('apps and events', () => {
       { timeoutMs: 20_000, intervalMs: 100, what: `outcomes of ${marker} for ${triggers.join(', ')}` },
     );
   }
-
-  const finished = (api: ApiClient, runId: string) =>
-    waitFor(
-      async () => {
-        const run = await api.get(`/api/v1/runs/${runId}`);
-        return FINAL.includes(run.body.status) ? run.body : undefined;
-      },
-      { timeoutMs: 20_000, intervalMs: 100, what: `run ${runId} to finish` },
-    );
-
-  const runsOf = (api: ApiClient, workflowId: string) => api.listAll(`/api/v1/workflows/${workflowId}/runs`);
 
   const send = (
     connectionId: string,
@@ -101,7 +81,7 @@ describe('apps and events', () => {
 
   beforeAll(async () => {
     org = await createOrganization(stack);
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Events' })).body.id;
+    projectId = await createProject(org.api, 'Events');
     const created = await createConnection(stack, org.organizationId, 'webhook');
     expect(created.secret).toMatch(/^whsec_/);
     hook = { connectionId: created.connectionId, secret: created.secret! };
@@ -115,7 +95,7 @@ describe('apps and events', () => {
 
   describe('webhook ingress', () => {
     it('refuses unsigned, badly signed and stale deliveries and unknown connections, and stores nothing', async () => {
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [nodes.webhook('hook', hook.connectionId)],
         edges: [],
       });
@@ -137,7 +117,7 @@ describe('apps and events', () => {
       ];
       for (const delivery of cases) {
         const answer = await deliver(stack.baseUrl, hook.connectionId, delivery);
-        expect({ status: answer.status, code: (answer.body as any)?.error?.code }).toEqual({
+        expect({ status: answer.status, code: answer.body?.error?.code }).toEqual({
           status: 401,
           code: 'unauthorized',
         });
@@ -153,8 +133,9 @@ describe('apps and events', () => {
     });
 
     it('stores a delivery before answering 202, starts one event run, and starts nothing for a redelivery', async () => {
-      const workflowId = await workflow(
+      const workflowId = await createWorkflow(
         org.api,
+        projectId,
         chainOf(nodes.webhook('hook', hook.connectionId), nodes.alwaysTrue('c')),
       );
       const payload = { marker: 'once', customer: { name: 'Ada' } };
@@ -164,7 +145,7 @@ describe('apps and events', () => {
 
       const [outcome] = await outcomesOf(org.api, workflowId, 'once', ['hook']);
       expect(outcome).toMatchObject({ triggerNodeId: 'hook', outcome: 'started', error: null });
-      const run = await finished(org.api, outcome!.runId!);
+      const run = await finished(org.api, outcome!.runId!, RUN_WAIT);
       expect(run).toMatchObject({ trigger: 'event', triggerNodeId: 'hook', status: 'complete', version: 1 });
       expect(JSON.parse(run.input)).toEqual(payload);
 
@@ -181,21 +162,22 @@ describe('apps and events', () => {
     });
 
     it('runs a delivery whose JSON holds the NUL character, which Postgres cannot store in JSON', async () => {
-      const workflowId = await workflow(
+      const workflowId = await createWorkflow(
         org.api,
+        projectId,
         chainOf(nodes.webhook('hook', hook.connectionId, { marker: 'nul' }), nodes.alwaysTrue('c')),
       );
       const payload = { marker: 'nul', text: 'before\u0000after' };
       expect(await send(hook.connectionId, hook.secret, payload)).toMatchObject({ status: 202 });
       const [outcome] = await outcomesOf(org.api, workflowId, 'nul', ['hook']);
       expect(outcome).toMatchObject({ outcome: 'started', error: null });
-      const run = await finished(org.api, outcome!.runId!);
+      const run = await finished(org.api, outcome!.runId!, RUN_WAIT);
       expect(run.status).toBe('complete');
       expect(JSON.parse(run.input)).toEqual(payload);
     });
 
     it('previews the first 300 characters of the payload', async () => {
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [nodes.webhook('hook', hook.connectionId)],
         edges: [],
       });
@@ -207,7 +189,7 @@ describe('apps and events', () => {
     });
 
     it('delivers to the triggers whose filter matches', async () => {
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [
           nodes.webhook('orders', hook.connectionId, { type: 'order', 'order.paid': true }),
           nodes.webhook('refunds', hook.connectionId, { type: 'refund' }),
@@ -232,7 +214,7 @@ describe('apps and events', () => {
     });
 
     it('records error for an event that cannot start a run, and limit_reached when monthly runs are used up', async () => {
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [nodes.webhook('hook', hook.connectionId)],
         edges: [],
       });
@@ -242,14 +224,15 @@ describe('apps and events', () => {
       expect(failed).toMatchObject({ outcome: 'error', runId: null, error: expect.stringMatching(/input/) });
 
       const free = await createOrganization(stack, { plan: 'free' });
-      const freeProject = (await free.api.post('/api/v1/projects', { name: 'Free' })).body.id;
+      const freeProject = await createProject(free.api, 'Free');
       const freeHook = await createConnection(stack, free.organizationId, 'webhook');
-      const created = await free.api.post(`/api/v1/projects/${freeProject}/workflows`, {
-        name: 'Quota',
-        diagram: { nodes: [nodes.webhook('hook', freeHook.connectionId)], edges: [] },
-      });
-      expect((await free.api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
-      const limit = (await free.api.get('/api/v1/billing')).body.limits.runs as number;
+      const quota = await createWorkflow(
+        free.api,
+        freeProject,
+        { nodes: [nodes.webhook('hook', freeHook.connectionId)], edges: [] },
+        { name: 'Quota' },
+      );
+      const limit = (await free.api.GET('/api/v1/billing')).data!.limits.runs!;
       await db.query(
         `INSERT INTO catalog.run_usage (organization_id, period, runs)
          VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, $2)
@@ -257,14 +240,14 @@ describe('apps and events', () => {
         [free.organizationId, limit],
       );
       await send(freeHook.connectionId, freeHook.secret!, { marker: 'quota' });
-      const [refused] = await outcomesOf(free.api, created.body.id, 'quota', ['hook']);
+      const [refused] = await outcomesOf(free.api, quota, 'quota', ['hook']);
       expect(refused).toMatchObject({ outcome: 'limit_reached', runId: null });
     });
   });
 
   describe('stored events', () => {
     it('fans out an event whose queueing was lost, from the sweep', async () => {
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [nodes.webhook('hook', hook.connectionId, { lost: true })],
         edges: [],
       });
@@ -285,7 +268,7 @@ describe('apps and events', () => {
     });
 
     it('deletes events after 30 days, with their outcomes', async () => {
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [nodes.webhook('hook', hook.connectionId, { kept: true })],
         edges: [],
       });
@@ -322,56 +305,59 @@ describe('apps and events', () => {
   describe('subscriptions', () => {
     it('lets exactly one of two publishes racing for the last subscription win', async () => {
       const free = await createOrganization(stack, { plan: 'free' });
-      const freeProject = (await free.api.post('/api/v1/projects', { name: 'Race' })).body.id;
+      const freeProject = await createProject(free.api, 'Race');
       const freeHook = await createConnection(stack, free.organizationId, 'webhook');
-      const limit = (await free.api.get('/api/v1/billing')).body.limits.subscriptions as number;
-      const create = async (diagram: TestDiagram) =>
-        (await free.api.post(`/api/v1/projects/${freeProject}/workflows`, { name: 'Race', diagram })).body
-          .id as string;
+      const limit = (await free.api.GET('/api/v1/billing')).data!.limits.subscriptions!;
+      const create = (diagram: TestDiagram) =>
+        createWorkflow(free.api, freeProject, diagram, { name: 'Race', publish: false });
       const filler = await create({
         nodes: Array.from({ length: limit - 1 }, (_, index) =>
           nodes.webhook(`f${index}`, freeHook.connectionId, { f: index }),
         ),
         edges: [],
       });
-      expect((await free.api.post(`/api/v1/workflows/${filler}/publish`, {})).status).toBe(201);
+      await publishWorkflow(free.api, filler, {});
       const racers = await Promise.all(
         ['a', 'b'].map((name) =>
           create({ nodes: [nodes.webhook(name, freeHook.connectionId, { racer: name })], edges: [] }),
         ),
       );
       const answers = await Promise.all(
-        racers.map((id) => free.api.post(`/api/v1/workflows/${id}/publish`, {})),
+        racers.map((id) =>
+          free.api.POST('/api/v1/workflows/{id}/publish', { params: { path: { id } }, body: {} }),
+        ),
       );
-      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 402]);
+      expect(answers.map((answer) => answer.response.status).sort()).toEqual([201, 402]);
     });
 
     it('shares one subscription per connection, trigger and filter, and answers 402 past the plan', async () => {
       const free = await createOrganization(stack, { plan: 'free' });
-      const freeProject = (await free.api.post('/api/v1/projects', { name: 'Subscriptions' })).body.id;
+      const freeProject = await createProject(free.api, 'Subscriptions');
       const freeHook = await createConnection(stack, free.organizationId, 'webhook');
-      const limit = (await free.api.get('/api/v1/billing')).body.limits.subscriptions as number;
+      const limit = (await free.api.GET('/api/v1/billing')).data!.limits.subscriptions!;
       const triggers = (prefix: string, count: number, offset = 0) =>
         Array.from({ length: count }, (_, index) =>
           nodes.webhook(`${prefix}${index}`, freeHook.connectionId, { n: index + offset }),
         );
-      const create = async (diagram: TestDiagram) =>
-        (await free.api.post(`/api/v1/projects/${freeProject}/workflows`, { name: 'Subs', diagram })).body
-          .id as string;
+      const create = (diagram: TestDiagram) =>
+        createWorkflow(free.api, freeProject, diagram, { name: 'Subs', publish: false });
 
       const full = await create({ nodes: triggers('t', limit), edges: [] });
-      expect((await free.api.post(`/api/v1/workflows/${full}/publish`, {})).status).toBe(201);
+      await publishWorkflow(free.api, full, {});
       // The same connection, trigger and filter as one of the first workflow's: no new subscription.
       const shared = await create({ nodes: triggers('s', 1), edges: [] });
-      expect((await free.api.post(`/api/v1/workflows/${shared}/publish`, {})).status).toBe(201);
+      await publishWorkflow(free.api, shared, {});
       const over = await create({ nodes: triggers('o', 1, limit), edges: [] });
-      const refused = await free.api.post(`/api/v1/workflows/${over}/publish`, {});
-      expect(refused.status).toBe(402);
-      expect(refused.body.error).toMatchObject({
+      const refused = await free.api.POST('/api/v1/workflows/{id}/publish', {
+        params: { path: { id: over } },
+        body: {},
+      });
+      expect(refused.response.status).toBe(402);
+      expect(refused.error?.error).toMatchObject({
         code: 'plan_limit_reached',
         details: { resource: 'subscriptions', limit },
       });
-      expect((await free.api.get(`/api/v1/workflows/${over}`)).body.publishedVersion).toBeNull();
+      expect((await getWorkflow(free.api, over)).publishedVersion).toBeNull();
 
       // Both listeners of the shared subscription hear one delivery.
       await deliver(
@@ -383,12 +369,16 @@ describe('apps and events', () => {
       await outcomesOf(free.api, shared, 'shared', ['s0']);
 
       // Pausing frees the places its subscriptions held; resuming past the limit is refused the same way.
-      expect((await free.api.post(`/api/v1/workflows/${full}/pause`)).status).toBe(200);
-      expect((await free.api.post(`/api/v1/workflows/${over}/publish`, {})).status).toBe(201);
-      const resumed = await free.api.post(`/api/v1/workflows/${full}/resume`);
-      expect(resumed.status).toBe(402);
-      expect(resumed.body.error.details).toMatchObject({ resource: 'subscriptions' });
-      expect((await free.api.get(`/api/v1/workflows/${full}`)).body.pausedAt).not.toBeNull();
+      expect(
+        await statusOf(free.api.POST('/api/v1/workflows/{id}/pause', { params: { path: { id: full } } })),
+      ).toBe(200);
+      await publishWorkflow(free.api, over, {});
+      const resumed = await free.api.POST('/api/v1/workflows/{id}/resume', {
+        params: { path: { id: full } },
+      });
+      expect(resumed.response.status).toBe(402);
+      expect(resumed.error?.error.details).toMatchObject({ resource: 'subscriptions' });
+      expect((await getWorkflow(free.api, full)).pausedAt).not.toBeNull();
     });
 
     it('answers subscription_failed for a connection or trigger it cannot subscribe, and saves nothing', async () => {
@@ -404,39 +394,61 @@ describe('apps and events', () => {
           },
         },
       ]) {
-        const workflowId = await workflow(org.api, { nodes: [trigger], edges: [] }, false);
-        const refused = await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {});
-        expect({ status: refused.status, code: refused.body.error?.code }).toEqual({
+        const workflowId = await createWorkflow(
+          org.api,
+          projectId,
+          { nodes: [trigger], edges: [] },
+          { publish: false },
+        );
+        const refused = await org.api.POST('/api/v1/workflows/{id}/publish', {
+          params: { path: { id: workflowId } },
+          body: {},
+        });
+        expect({ status: refused.response.status, code: refused.error?.error?.code }).toEqual({
           status: 400,
           code: 'subscription_failed',
         });
-        expect((await org.api.get(`/api/v1/workflows/${workflowId}`)).body.publishedVersion).toBeNull();
-        expect((await org.api.get(`/api/v1/workflows/${workflowId}/versions`)).body.data).toEqual([]);
+        expect((await getWorkflow(org.api, workflowId)).publishedVersion).toBeNull();
+        expect(
+          (await org.api.GET('/api/v1/workflows/{id}/versions', { params: { path: { id: workflowId } } }))
+            .data!.data,
+        ).toEqual([]);
       }
     });
 
     it('runs nothing while paused, not even after resume, and replaces the triggers of a new version', async () => {
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [nodes.webhook('first', hook.connectionId, { w: 'pause' })],
         edges: [],
       });
-      expect((await org.api.post(`/api/v1/workflows/${workflowId}/pause`)).status).toBe(200);
+      expect(
+        await statusOf(
+          org.api.POST('/api/v1/workflows/{id}/pause', { params: { path: { id: workflowId } } }),
+        ),
+      ).toBe(200);
       await send(hook.connectionId, hook.secret, { marker: 'while-paused', w: 'pause' });
       const [paused] = await outcomesOf(org.api, workflowId, 'while-paused', ['first']);
       expect(paused).toMatchObject({ outcome: 'no_listener', runId: null });
 
-      expect((await org.api.post(`/api/v1/workflows/${workflowId}/resume`)).status).toBe(200);
+      expect(
+        await statusOf(
+          org.api.POST('/api/v1/workflows/{id}/resume', { params: { path: { id: workflowId } } }),
+        ),
+      ).toBe(200);
       await send(hook.connectionId, hook.secret, { marker: 'after-resume', w: 'pause' });
       const [resumed] = await outcomesOf(org.api, workflowId, 'after-resume', ['first']);
       expect(resumed).toMatchObject({ outcome: 'started' });
-      await finished(org.api, resumed!.runId!);
+      await finished(org.api, resumed!.runId!, RUN_WAIT);
       expect((await runsOf(org.api, workflowId)).map((run) => run.id)).toEqual([resumed!.runId]);
 
       // Version 2 listens with another trigger; version 1's stops at once.
-      await org.api.patch(`/api/v1/workflows/${workflowId}`, {
-        diagram: { nodes: [nodes.webhook('second', hook.connectionId, { w: 'pause' })], edges: [] },
+      await org.api.PATCH('/api/v1/workflows/{id}', {
+        params: { path: { id: workflowId } },
+        body: {
+          diagram: { nodes: [nodes.webhook('second', hook.connectionId, { w: 'pause' })], edges: [] },
+        },
       });
-      expect((await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {})).status).toBe(201);
+      await publishWorkflow(org.api, workflowId, {});
       await send(hook.connectionId, hook.secret, { marker: 'version-two', w: 'pause' });
       const outcomes = await outcomesOf(org.api, workflowId, 'version-two', ['second']);
       expect(outcomes.map((outcome) => outcome.triggerNodeId)).toEqual(['second']);
@@ -445,46 +457,65 @@ describe('apps and events', () => {
 
   describe('replay', () => {
     it('starts nothing new for a trigger that started a run, starts the others, and answers 404 and 400', async () => {
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [nodes.webhook('hook', hook.connectionId, { r: 1 }), nodes.trigger('api')],
         edges: [],
       });
-      expect((await org.api.post(`/api/v1/workflows/${workflowId}/pause`)).status).toBe(200);
+      expect(
+        await statusOf(
+          org.api.POST('/api/v1/workflows/{id}/pause', { params: { path: { id: workflowId } } }),
+        ),
+      ).toBe(200);
       await send(hook.connectionId, hook.secret, { marker: 'replayed', r: 1 });
       await outcomesOf(org.api, workflowId, 'replayed', ['hook']);
-      expect((await org.api.post(`/api/v1/workflows/${workflowId}/resume`)).status).toBe(200);
+      expect(
+        await statusOf(
+          org.api.POST('/api/v1/workflows/{id}/resume', { params: { path: { id: workflowId } } }),
+        ),
+      ).toBe(200);
       const [event] = await eventsOf(org.api, workflowId);
 
-      const replay = (body: unknown, eventId = event.id as string) =>
-        org.api.post(`/api/v1/workflows/${workflowId}/events/${eventId}/replay`, body);
-      expect(await replay({ triggerNodeId: 'hook' })).toMatchObject({ status: 200, body: { queued: true } });
+      const replay = (triggerNodeId: string, eventId = event!.id) =>
+        org.api.POST('/api/v1/workflows/{id}/events/{eventId}/replay', {
+          params: { path: { id: workflowId, eventId } },
+          body: { triggerNodeId },
+        });
+      const queued = await replay('hook');
+      expect({ status: queued.response.status, body: queued.data }).toMatchObject({
+        status: 200,
+        body: { queued: true },
+      });
       const started = await waitFor(async () => {
         const [current] = await eventsOf(org.api, workflowId);
-        return current.outcomes.find((outcome: Outcome) => outcome.outcome === 'started');
+        return current!.outcomes.find((outcome) => outcome.outcome === 'started');
       });
-      await finished(org.api, started.runId);
+      await finished(org.api, started.runId!, RUN_WAIT);
 
       // Started once: a second replay starts nothing new.
-      expect((await replay({ triggerNodeId: 'hook' })).status).toBe(200);
+      expect(await statusOf(replay('hook'))).toBe(200);
       // The api trigger is not an App event trigger of this event: it records no_listener.
-      expect((await replay({ triggerNodeId: 'api' })).status).toBe(200);
+      expect(await statusOf(replay('api'))).toBe(200);
       await outcomesOf(org.api, workflowId, 'replayed', ['api']);
       const [after] = await eventsOf(org.api, workflowId);
-      expect(after.outcomes.find((outcome: Outcome) => outcome.triggerNodeId === 'api')).toMatchObject({
+      expect(after!.outcomes.find((outcome) => outcome.triggerNodeId === 'api')).toMatchObject({
         outcome: 'no_listener',
       });
-      expect(after.outcomes.find((outcome: Outcome) => outcome.triggerNodeId === 'hook')).toMatchObject({
+      expect(after!.outcomes.find((outcome) => outcome.triggerNodeId === 'hook')).toMatchObject({
         outcome: 'started',
         runId: started.runId,
       });
       expect(await runsOf(org.api, workflowId)).toHaveLength(1);
 
-      expect(
-        (await replay({ triggerNodeId: 'hook' }, '01900000-0000-7000-8000-000000000000')).body.error.code,
-      ).toBe('event_not_found');
-      const invalid = await replay({});
+      expect((await replay('hook', '01900000-0000-7000-8000-000000000000')).error?.error.code).toBe(
+        'event_not_found',
+      );
+      // Without the triggerNodeId the document requires: sent past the typed client.
+      const invalid = await org.api.raw.post<ErrorBody>(
+        `/api/v1/workflows/${workflowId}/events/${event!.id}/replay`,
+        {},
+      );
       expect(invalid.status).toBe(400);
-      const issues = invalid.body.error.details.issues as Array<{ path: string }>;
+      const issues = invalid.body.error.details!.issues!;
       expect(issues.length).toBeGreaterThan(0);
       expect(issues.map((issue) => issue.path)).toEqual(issues.map(() => 'triggerNodeId'));
     });
@@ -492,31 +523,42 @@ describe('apps and events', () => {
     it('records dead for a replay whose connection is gone', async () => {
       const member = await createMember(stack, org.organizationId, 'admin');
       const doomed = await createConnection(stack, org.organizationId, 'webhook');
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [nodes.webhook('hook', doomed.connectionId)],
         edges: [],
       });
-      expect((await org.api.post(`/api/v1/workflows/${workflowId}/pause`)).status).toBe(200);
+      expect(
+        await statusOf(
+          org.api.POST('/api/v1/workflows/{id}/pause', { params: { path: { id: workflowId } } }),
+        ),
+      ).toBe(200);
       await send(doomed.connectionId, doomed.secret!, { marker: 'dead' });
       await outcomesOf(org.api, workflowId, 'dead', ['hook']);
-      expect((await org.api.post(`/api/v1/workflows/${workflowId}/resume`)).status).toBe(200);
-      expect((await member.api.delete(`/app/connections/${doomed.connectionId}`)).status).toBe(200);
+      expect(
+        await statusOf(
+          org.api.POST('/api/v1/workflows/{id}/resume', { params: { path: { id: workflowId } } }),
+        ),
+      ).toBe(200);
+      expect((await member.api.raw.delete(`/app/connections/${doomed.connectionId}`)).status).toBe(200);
 
       const [event] = await eventsOf(org.api, workflowId);
       expect(
-        (
-          await org.api.post(`/api/v1/workflows/${workflowId}/events/${event.id}/replay`, {
-            triggerNodeId: 'hook',
-          })
-        ).status,
+        await statusOf(
+          org.api.POST('/api/v1/workflows/{id}/events/{eventId}/replay', {
+            params: { path: { id: workflowId, eventId: event!.id } },
+            body: {
+              triggerNodeId: 'hook',
+            },
+          }),
+        ),
       ).toBe(200);
       const dead = await waitFor(async () => {
         const [current] = await eventsOf(org.api, workflowId);
-        return current.outcomes.find((outcome: Outcome) => outcome.outcome === 'dead');
+        return current!.outcomes.find((outcome) => outcome.outcome === 'dead');
       });
       expect(dead).toMatchObject({ triggerNodeId: 'hook', runId: null });
       // The dashboard hears of the broken trigger, its connection gone.
-      const { triggers } = (await org.api.get('/api/v1/dashboard')).body;
+      const { triggers } = (await org.api.GET('/api/v1/dashboard')).data!;
       expect(triggers).toContainEqual({
         workflowId,
         workflowName: expect.any(String),
@@ -549,13 +591,8 @@ describe('apps and events', () => {
       await Promise.all([target?.stop(), elsewhere?.stop()]);
     });
 
-    async function runOf(workflowId: string, input: unknown) {
-      const started = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {
-        input: JSON.stringify(input),
-      });
-      expect(started.status).toBe(201);
-      return finished(org.api, started.body.id);
-    }
+    const runOf = (workflowId: string, input: unknown) =>
+      runToEnd(org.api, workflowId, { input: JSON.stringify(input) }, RUN_WAIT);
 
     it('calls http__request with its idempotency key, and retries a failed attempt with the next key', async () => {
       target.respond(
@@ -563,8 +600,9 @@ describe('apps and events', () => {
         { status: 500, body: { error: 'try again' } },
         { status: 201, body: { id: 42 } },
       );
-      const workflowId = await workflow(
+      const workflowId = await createWorkflow(
         org.api,
+        projectId,
         chainOf(
           nodes.trigger('t'),
           nodes.action(
@@ -577,9 +615,9 @@ describe('apps and events', () => {
       );
       const run = await runOf(workflowId, { name: 'Ada' });
       expect(run.status).toBe('complete');
-      const step = run.steps.find((candidate: any) => candidate.nodeId === 'call');
-      expect(step.output.status).toBe('201');
-      expect(JSON.parse(step.output.result)).toMatchObject({ status: 201, body: { id: 42 } });
+      const step = stepOf(run, 'call')!;
+      expect(step.output!.status).toBe('201');
+      expect(JSON.parse(step.output!.result!)).toMatchObject({ status: 201, body: { id: 42 } });
 
       const calls = target.requestsTo('/flaky');
       expect(calls.map((call) => call.headers['idempotency-key'])).toEqual([
@@ -595,8 +633,9 @@ describe('apps and events', () => {
       target.respond('/hop', { status: 307, headers: { location: `${elsewhere.url}/landed` } });
       const call = (id: string, url: string) =>
         nodes.action('call-' + id, 'http__request', { method: 'POST', url, body: { id } }, { connectionId });
-      const workflowId = await workflow(
+      const workflowId = await createWorkflow(
         org.api,
+        projectId,
         chainOf(
           nodes.trigger('t'),
           call('mine', `${target.url}/mine`),
@@ -616,12 +655,13 @@ describe('apps and events', () => {
 
       // A failure there says why the app may not have known the caller.
       elsewhere.respond('/refused', { status: 401, body: { error: 'who are you?' } });
-      const refused = await workflow(
+      const refused = await createWorkflow(
         org.api,
+        projectId,
         chainOf(nodes.trigger('t'), call('x', `${elsewhere.url}/refused`)),
       );
       const failed = await runOf(refused, {});
-      expect(failed.steps.find((step: any) => step.nodeId === 'call-x').error).toContain(
+      expect(stepOf(failed, 'call-x')!.error).toContain(
         `the connection's headers were not sent to ${elsewhere.url}`,
       );
     });
@@ -633,39 +673,47 @@ describe('apps and events', () => {
         headers: { authorization: 'Bearer t' },
         allowedOrigins: ['https://API.example.com:443'],
       };
-      const made = await member.api.post('/app/connections', { integrationId: 'http', name: 'Api', config });
+      const made = await member.api.raw.post<CreatedConnectionDto>('/app/connections', {
+        integrationId: 'http',
+        name: 'Api',
+        config,
+      });
       expect(made).toMatchObject({ status: 201, body: { allowedOrigins: ['https://api.example.com'] } });
-      const unbound = await member.api.post('/app/connections', {
+      const unbound = await member.api.raw.post<ErrorBody>('/app/connections', {
         integrationId: 'http',
         name: 'Unbound',
         config: { headers: { authorization: 'Bearer t' } },
       });
       expect(unbound.status).toBe(400);
-      expect(unbound.body.error.details.issues).toEqual([
+      expect(unbound.body.error.details?.issues).toEqual([
         { path: 'config.allowedOrigins', message: expect.stringMatching(/origins/) },
       ]);
 
-      const moved = await admin.api.patch(`/app/connections/${made.body.id}`, {
+      const moved = await admin.api.raw.patch<ConnectionDto>(`/app/connections/${made.body.id}`, {
         allowedOrigins: [target.url],
       });
       expect(moved).toMatchObject({ status: 200, body: { id: made.body.id, allowedOrigins: [target.url] } });
-      const listed = await member.api.listAll('/app/connections');
-      expect(listed.find((connection) => connection.id === made.body.id).allowedOrigins).toEqual([
+      const listed = await member.api.raw.listAll<ConnectionDto>('/app/connections');
+      expect(listed.find((connection) => connection.id === made.body.id)!.allowedOrigins).toEqual([
         target.url,
       ]);
       expect(JSON.stringify(listed)).not.toContain('Bearer t');
       expect(
-        (await admin.api.patch(`/app/connections/${hook.connectionId}`, { allowedOrigins: [target.url] }))
+        (await admin.api.raw.patch(`/app/connections/${hook.connectionId}`, { allowedOrigins: [target.url] }))
           .status,
       ).toBe(400);
 
       const webhook = await createConnection(stack, org.organizationId, 'webhook');
-      const rotated = await admin.api.post(`/app/connections/${webhook.connectionId}/sending-secret`, {});
+      const rotated = await admin.api.raw.post<SendingSecretDto>(
+        `/app/connections/${webhook.connectionId}/sending-secret`,
+        {},
+      );
       expect(rotated.status).toBe(201);
       expect(rotated.body.sendingSecret).toMatch(/^whsec_/);
       expect([webhook.secret, webhook.sendingSecret]).not.toContain(rotated.body.sendingSecret);
-      const workflowId = await workflow(
+      const workflowId = await createWorkflow(
         org.api,
+        projectId,
         chainOf(
           nodes.trigger('t'),
           nodes.action(
@@ -698,14 +746,15 @@ describe('apps and events', () => {
       expect(byOperator.sendingSecret).toMatch(/^whsec_/);
       expect(byOperator.sendingSecret).not.toBe(rotated.body.sendingSecret);
 
-      expect((await admin.api.delete(`/app/connections/${made.body.id}`)).status).toBe(200);
-      expect((await admin.api.delete(`/app/connections/${webhook.connectionId}`)).status).toBe(200);
+      expect((await admin.api.raw.delete(`/app/connections/${made.body.id}`)).status).toBe(200);
+      expect((await admin.api.raw.delete(`/app/connections/${webhook.connectionId}`)).status).toBe(200);
     });
 
     it('fails the step when the app does not answer within timeoutMs', async () => {
       target.respond('/slow', { delayMs: 3_000 });
-      const workflowId = await workflow(
+      const workflowId = await createWorkflow(
         org.api,
+        projectId,
         chainOf(
           nodes.trigger('t'),
           nodes.action(
@@ -718,7 +767,7 @@ describe('apps and events', () => {
       );
       const run = await runOf(workflowId, {});
       expect(run.status).toBe('errored');
-      expect(run.steps.find((step: any) => step.nodeId === 'call')).toMatchObject({
+      expect(run.steps.find((step) => step.nodeId === 'call')).toMatchObject({
         status: 'error',
         error: expect.stringMatching(/time/i),
       });
@@ -726,8 +775,9 @@ describe('apps and events', () => {
 
     it('sends webhook__send with the event connection the run started from', async () => {
       const other = await createConnection(stack, org.organizationId, 'webhook');
-      const workflowId = await workflow(
+      const workflowId = await createWorkflow(
         org.api,
+        projectId,
         chainOf(
           nodes.webhook('hook', other.connectionId),
           nodes.action('send', 'webhook__send', {
@@ -738,7 +788,7 @@ describe('apps and events', () => {
       );
       await send(other.connectionId, other.secret!, { marker: 'send', who: 'world' });
       const [outcome] = await outcomesOf(org.api, workflowId, 'send', ['hook']);
-      const run = await finished(org.api, outcome!.runId!);
+      const run = await finished(org.api, outcome!.runId!, RUN_WAIT);
       expect(run.status).toBe('complete');
       const [sent] = target.requestsTo('/sent');
       expect(sent).toMatchObject({ method: 'POST' });
@@ -758,7 +808,7 @@ describe('apps and events', () => {
           ]),
         ),
       });
-      expect({ status: replayed.status, code: (replayed.body as any)?.error?.code }).toEqual({
+      expect({ status: replayed.status, code: replayed.body?.error?.code }).toEqual({
         status: 401,
         code: 'unauthorized',
       });
@@ -770,32 +820,31 @@ describe('apps and events', () => {
 
     it('posts slack__post_message through the connection, and marks it unhealthy when Slack refuses it', async () => {
       const slackOrg = await createOrganization(stack);
-      const slackProject = (await slackOrg.api.post('/api/v1/projects', { name: 'Slack' })).body.id;
+      const slackProject = await createProject(slackOrg.api, 'Slack');
       const slack = await createConnection(stack, slackOrg.organizationId, 'slack', {
         config: { webhookUrl: `${target.url}/slack/T000/B000` },
       });
       target.respond('/slack/T000/B000', { status: 200, body: 'ok' }, { status: 410, body: 'no_service' });
-      const created = await slackOrg.api.post(`/api/v1/projects/${slackProject}/workflows`, {
-        name: 'Slack',
-        diagram: chainOf(
+      const workflowId = await createWorkflow(
+        slackOrg.api,
+        slackProject,
+        chainOf(
           nodes.trigger('t'),
           nodes.action('post', 'slack__post_message', { text: 'Hi {{trigger.name}}' }),
         ),
-      });
-      expect((await slackOrg.api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
+        { name: 'Slack' },
+      );
       const runWith = async (name: string) => {
-        const started = await slackOrg.api.post(`/api/v1/workflows/${created.body.id}/runs`, {
-          input: JSON.stringify({ name }),
-        });
-        return finished(slackOrg.api, started.body.id);
+        const started = await startRun(slackOrg.api, workflowId, { input: JSON.stringify({ name }) });
+        return finished(slackOrg.api, started.data!.id, RUN_WAIT);
       };
       expect((await runWith('Ada')).status).toBe('complete');
       expect(JSON.parse(target.requestsTo('/slack/T000/B000')[0]!.body)).toEqual({ text: 'Hi Ada' });
       const refused = await runWith('Bob');
       expect(refused.status).toBe('errored');
-      expect(refused.steps.find((step: any) => step.nodeId === 'post').error).toMatch(/410/);
+      expect(stepOf(refused, 'post')!.error).toMatch(/410/);
       const member = await createMember(stack, slackOrg.organizationId);
-      const [connection] = await member.api.listAll('/app/connections');
+      const [connection] = await member.api.raw.listAll<ConnectionDto>('/app/connections');
       expect(connection).toMatchObject({
         id: slack.connectionId,
         integrationId: 'slack',
@@ -805,17 +854,22 @@ describe('apps and events', () => {
 
     it('refuses to publish an action with no connection to use (publish rule 4)', async () => {
       const lonely = await createOrganization(stack);
-      const lonelyProject = (await lonely.api.post('/api/v1/projects', { name: 'Lonely' })).body.id;
-      const created = await lonely.api.post(`/api/v1/projects/${lonelyProject}/workflows`, {
-        name: 'No connection',
-        diagram: chainOf(
+      const lonelyProject = await createProject(lonely.api, 'Lonely');
+      const workflowId = await createWorkflow(
+        lonely.api,
+        lonelyProject,
+        chainOf(
           nodes.trigger('t'),
           nodes.action('call', 'http__request', { method: 'GET', url: 'https://example.com' }),
         ),
+        { name: 'No connection', publish: false },
+      );
+      const refused = await lonely.api.POST('/api/v1/workflows/{id}/publish', {
+        params: { path: { id: workflowId } },
+        body: {},
       });
-      const refused = await lonely.api.post(`/api/v1/workflows/${created.body.id}/publish`, {});
-      expect(refused.status).toBe(400);
-      expect(refused.body.error).toMatchObject({
+      expect(refused.response.status).toBe(400);
+      expect(refused.error?.error).toMatchObject({
         code: 'invalid_workflow',
         details: { issues: [expect.objectContaining({ nodeId: 'call' })] },
       });
@@ -824,7 +878,7 @@ describe('apps and events', () => {
 
   describe('tenant isolation and browser routes', () => {
     it('keeps connections, events and replays to their organization, and connections to members', async () => {
-      const workflowId = await workflow(org.api, {
+      const workflowId = await createWorkflow(org.api, projectId, {
         nodes: [nodes.webhook('hook', hook.connectionId, { iso: 1 })],
         edges: [],
       });
@@ -833,30 +887,36 @@ describe('apps and events', () => {
       const [event] = await eventsOf(org.api, workflowId);
 
       const other = await createOrganization(stack);
-      expect((await other.api.get(`/api/v1/workflows/${workflowId}/events`)).body.error.code).toBe(
-        'workflow_not_found',
-      );
+      expect(
+        (await other.api.GET('/api/v1/workflows/{id}/events', { params: { path: { id: workflowId } } })).error
+          ?.error.code,
+      ).toBe('workflow_not_found');
       expect(
         (
-          await other.api.post(`/api/v1/workflows/${workflowId}/events/${event.id}/replay`, {
-            triggerNodeId: 'hook',
+          await other.api.POST('/api/v1/workflows/{id}/events/{eventId}/replay', {
+            params: { path: { id: workflowId, eventId: event!.id } },
+            body: {
+              triggerNodeId: 'hook',
+            },
           })
-        ).body.error.code,
+        ).error?.error.code,
       ).toMatch(/^(workflow|event)_not_found$/);
 
       // Connecting apps is for signed-in members: keys are refused.
-      expect((await org.api.get('/app/connections')).body.error.code).toBe('forbidden');
+      expect((await org.api.raw.get<ErrorBody>('/app/connections')).body.error.code).toBe('forbidden');
       const member = await createMember(stack, org.organizationId);
       const outsider = await createMember(stack, other.organizationId);
-      const mine = await member.api.listAll('/app/connections');
+      const mine = await member.api.raw.listAll<ConnectionDto>('/app/connections');
       expect(mine.map((connection) => connection.id)).toContain(hook.connectionId);
       expect(JSON.stringify(mine)).not.toMatch(/whsec_|secret-token/);
       expect(
-        (await outsider.api.listAll('/app/connections')).map((connection) => connection.id),
+        (await outsider.api.raw.listAll<ConnectionDto>('/app/connections')).map(
+          (connection) => connection.id,
+        ),
       ).not.toContain(hook.connectionId);
-      expect((await outsider.api.delete(`/app/connections/${hook.connectionId}`)).status).toBe(404);
+      expect((await outsider.api.raw.delete(`/app/connections/${hook.connectionId}`)).status).toBe(404);
 
-      const made = await member.api.post('/app/connections', {
+      const made = await member.api.raw.post<CreatedConnectionDto>('/app/connections', {
         integrationId: 'webhook',
         name: 'From the browser',
       });
@@ -868,7 +928,8 @@ describe('apps and events', () => {
       });
       expect(made.body.secret).toMatch(/^whsec_/);
       expect(
-        (await member.api.post('/app/connections', { integrationId: 'carrier-pigeon', name: 'x' })).status,
+        (await member.api.raw.post('/app/connections', { integrationId: 'carrier-pigeon', name: 'x' }))
+          .status,
       ).toBe(400);
     });
   });

@@ -13,11 +13,12 @@ import {
   type OrganizationFixture,
   publishWorkflow,
   rowsOf,
-  runReaches,
   runningStack,
+  runReaches,
   runToEnd,
   startRun,
   type StartRunBody,
+  statusOf,
   stepOf,
   templateProbe,
   type TestNode,
@@ -337,7 +338,7 @@ describe('runs', () => {
     expect(second).toMatchObject({ version: 2, reply: 'true' });
     expect(stepOf(second, 'c')!.input).toContain('"right":"two"');
     // Another organization never gets the version held for this one.
-    expect((await startRun(other.api, workflowId, {})).response.status).toBe(404);
+    expect(await statusOf(startRun(other.api, workflowId, {}))).toBe(404);
 
     const deleted = await org.api.DELETE('/api/v1/workflows/{id}', { params: { path: { id: workflowId } } });
     expect(deleted.response.status).toBe(200);
@@ -370,9 +371,9 @@ describe('runs', () => {
     expect((await startRun(free.api, unpublished, {})).error?.error.code).toBe('not_published');
     expect((await startRun(free.api, broken, { draft: true })).error?.error.code).toBe('invalid_workflow');
     expect((await startRun(free.api, twoTriggers, {})).error?.error.code).toBe('trigger_required');
-    expect((await startRun(free.api, '00000000-0000-7000-8000-000000000000', {})).response.status).toBe(404);
+    expect(await statusOf(startRun(free.api, '00000000-0000-7000-8000-000000000000', {}))).toBe(404);
     expect(await usage()).toBe(0);
-    expect((await startRun(free.api, twoTriggers, { triggerNodeId: 'a' })).response.status).toBe(201);
+    expect(await statusOf(startRun(free.api, twoTriggers, { triggerNodeId: 'a' }))).toBe(201);
     expect(await usage()).toBe(1);
   });
 
@@ -528,7 +529,7 @@ describe('runs', () => {
     const free = await createOrganization(stack, { plan: 'free' });
     const project = await createProject(free.api, 'p');
     const workflowId = await createWorkflow(free.api, project, chainOf(nodes.trigger('t')));
-    expect((await startRun(free.api, workflowId, {})).response.status).toBe(201);
+    expect(await statusOf(startRun(free.api, workflowId, {}))).toBe(201);
     const billing = (await free.api.GET('/api/v1/billing')).data!;
     expect(billing.usage.runs).toBe(1);
     const limit = billing.limits.runs;
@@ -553,7 +554,7 @@ describe('runs', () => {
     const free = await createOrganization(stack, { plan: 'free' });
     const project = await createProject(free.api, 'p');
     const workflowId = await createWorkflow(free.api, project, chainOf(nodes.trigger('t')));
-    expect((await startRun(free.api, workflowId, {})).response.status).toBe(201);
+    expect(await statusOf(startRun(free.api, workflowId, {}))).toBe(201);
     const limit = (await free.api.GET('/api/v1/billing')).data!.limits.runs;
     await db.query(`UPDATE catalog.run_usage SET runs = $2 WHERE organization_id = $1`, [
       free.organizationId,

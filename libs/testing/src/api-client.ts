@@ -16,6 +16,11 @@ export interface Answer<Data> {
   response: Response;
 }
 
+/** The status an answer came with: `expect(await statusOf(api.GET(...))).toBe(404)`. */
+export async function statusOf(answer: Promise<{ response: Response }>): Promise<number> {
+  return (await answer).response.status;
+}
+
 /**
  * The body of an answer a test needs to go on, once it is checked to have come with `status` (in
  * a Jest test: a failed check shows the status and the error the API gave).

@@ -13,10 +13,18 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   addFormatsModule) as unknown as (ajv: Ajv2020) => void;
 
 type Schema = Record<string, unknown>;
-type OpenApiDocument = {
-  paths: Record<string, Record<string, any>>;
-  components: { schemas: Record<string, Schema> };
-};
+
+/** The parts of an OpenAPI 3.1 document the fuzzing and the tests of the document read. */
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, Schema & { required?: string[] }> };
+}
+
+interface OpenApiOperation {
+  parameters?: Array<{ name: string; in: string; schema?: Schema }>;
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { description?: string; content?: Record<string, { schema?: Schema }> }>;
+}
 
 export interface Operation {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
@@ -40,9 +48,9 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
   for (const [route, methods] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
       if (method === 'parameters') continue;
-      const parameters: any[] = operation.parameters ?? [];
+      const parameters = operation.parameters ?? [];
       const statuses = new Map<string, string[]>();
-      for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const codes = /error\.code: (.*)$/.exec(response.description ?? '')?.[1];
         statuses.set(status, codes ? codes.split(',').map((code) => code.trim()) : []);
       }
@@ -90,7 +98,7 @@ export class ContractChecker {
     const key = `${operation.method} ${operation.route} ${status}`;
     if (!this.validators.has(key)) {
       const response =
-        this.document.paths[operation.route]![operation.method.toLowerCase()].responses[status];
+        this.document.paths[operation.route]![operation.method.toLowerCase()]!.responses?.[status];
       const schema = response?.content?.['application/json']?.schema;
       this.validators.set(key, schema ? this.ajv.compile(rebased(schema)) : null);
     }

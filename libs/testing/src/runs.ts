@@ -67,3 +67,8 @@ export async function runToEnd(
 export function stepOf(run: { steps: RunStep[] }, nodeId: string): RunStep | undefined {
   return run.steps.find((step) => step.nodeId === nodeId);
 }
+
+/** Every run of a workflow, newest first, as summaries. */
+export function runsOf(api: ApiClient, workflowId: string) {
+  return api.listAll('/api/v1/workflows/{id}/runs', { path: { id: workflowId } });
+}

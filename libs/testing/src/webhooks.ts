@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
 import { adminCli } from './admin-cli.js';
+import type { ApiClient } from './api-client.js';
+import type { ErrorBody } from './api-schema.js';
 import type { StackDescription } from './test-stack.js';
 
 export interface Connection {
@@ -61,12 +63,18 @@ export function signedDelivery(
   };
 }
 
-/** Posts a delivery to `POST /hooks/{connectionId}`. */
+/** What `POST /hooks/{connectionId}` answers: `{received: true}`, or an error. */
+export type HookAnswer = { received?: true } & Partial<ErrorBody>;
+
+/**
+ * Posts a delivery to `POST /hooks/{connectionId}`, a route apps call and the OpenAPI document leaves
+ * out; the body is what the route answers, or its text when that is not JSON.
+ */
 export async function deliver(
   baseUrl: string,
   connectionId: string,
   delivery: Pick<Delivery, 'body' | 'headers'>,
-): Promise<{ status: number; body: unknown }> {
+): Promise<{ status: number; body: HookAnswer }> {
   const response = await fetch(`${baseUrl}/hooks/${connectionId}`, {
     method: 'POST',
     headers: delivery.headers,
@@ -79,5 +87,10 @@ export async function deliver(
   } catch {
     // the test sees the text
   }
-  return { status: response.status, body };
+  return { status: response.status, body: body as HookAnswer };
+}
+
+/** Every app event of a workflow, newest first, with what each of its triggers did. */
+export function eventsOf(api: ApiClient, workflowId: string) {
+  return api.listAll('/api/v1/workflows/{id}/events', { path: { id: workflowId } });
 }
