@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import {
   createOrganization,
-  type OpenApiDocument,
+  type ServedOpenApiDocument,
   RawClient,
   REQUEST_FIELDS_WITH_DEFAULTS,
   runningStack,
@@ -66,11 +66,11 @@ function resolvePointer(document: unknown, pointer: string): Schema | undefined 
 const typeOf = (schema: Schema | undefined) => [schema?.type ?? []].flat();
 
 describe('OpenAPI document', () => {
-  let document: OpenApiDocument;
+  let document: ServedOpenApiDocument;
   let dir: string;
 
   beforeAll(async () => {
-    const response = await new RawClient(stack.baseUrl).get<OpenApiDocument>('/docs/openapi.json');
+    const response = await new RawClient(stack.baseUrl).get<ServedOpenApiDocument>('/docs/openapi.json');
     expect(response.status).toBe(200);
     document = response.body;
     dir = mkdtempSync(join(tmpdir(), 'flowmesh-openapi-'));
@@ -134,7 +134,7 @@ describe('OpenAPI document', () => {
         .filter(([, operation]) => (operation.parameters?.length ?? 0) > 0 || operation.requestBody)
         .map(([method, operation]) => ({
           route: `${method} ${path}`,
-          has400: '400' in operation.responses,
+          has400: '400' in operation.responses!,
         })),
     );
     expect(withInput).not.toHaveLength(0);
