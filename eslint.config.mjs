@@ -135,5 +135,24 @@ export default tseslint.config(
     ],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
+  {
+    // The e2e specs moved to the typed client after runs.e2e-spec.ts: no untyped calls either.
+    files: [
+      'apps/e2e/src/projects.e2e-spec.ts',
+      'apps/e2e/src/step-services-recovery.e2e-spec.ts',
+      'apps/e2e/src/health.e2e-spec.ts',
+      'apps/e2e/src/databases-limits.e2e-spec.ts',
+      'apps/e2e/src/console-agents.e2e-spec.ts',
+      'apps/e2e/src/dashboard.e2e-spec.ts',
+      'apps/e2e/src/gateway.e2e-spec.ts',
+      'apps/e2e/src/agents.e2e-spec.ts',
+      'apps/e2e/src/agent-steps.e2e-spec.ts',
+      'apps/e2e/src/runs-recovery.e2e-spec.ts',
+      'apps/e2e/src/openapi.e2e-spec.ts',
+      'apps/e2e/src/workflows-scheduler.e2e-spec.ts',
+      'apps/e2e/src/edge.e2e-spec.ts',
+    ],
+    rules: { '@typescript-eslint/no-deprecated': 'error' },
+  },
   prettier,
 );

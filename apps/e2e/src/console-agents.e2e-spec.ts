@@ -2,15 +2,21 @@ import {
   ConsoleBrowser,
   chainOf,
   createConnection,
+  createDatabaseIn,
   createMember,
   createOrganization,
+  createProject,
+  createSkill,
+  createWorkflow,
   deliver,
   HttpTarget,
   type MemberFixture,
   nodes,
   type OrganizationFixture,
+  runReaches,
   ScriptedModel,
   signedDelivery,
+  startRun,
   TestStack,
   waitFor,
 } from '#testing';
@@ -50,7 +56,7 @@ describe('console: agents, approvals and events', () => {
     ({ connectionId } = await createConnection(stack.description, org.organizationId, 'http', {
       name: 'Api',
     }));
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Support' })).body.id;
+    projectId = await createProject(org.api, 'Support');
     page = await browser.signIn(member.email, member.password);
   }, 120_000);
 
@@ -67,12 +73,12 @@ describe('console: agents, approvals and events', () => {
   }
 
   it('creates an agent with the grant pickers', async () => {
-    const skill = await org.api.post('/api/v1/skills', {
+    const skillId = await createSkill(org.api, {
       name: 'tone',
       description: 'How we write',
       instructions: 'Be brief.',
     });
-    const database = await org.api.post('/api/v1/databases', { name: 'tickets' });
+    const databaseId = await createDatabaseIn(org.api, 'tickets');
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByText('No agents yet.').waitFor();
     expect(await browser.accessibilityViolations(page)).toEqual([]);
@@ -88,33 +94,31 @@ describe('console: agents, approvals and events', () => {
     await page.getByRole('button', { name: 'Create agent' }).click();
     await page.getByRole('heading', { name: 'Agent careful' }).waitFor();
     agentId = page.url().split('/agents/')[1]!;
-    const agent = await org.api.get(`/api/v1/agents/${agentId}`);
-    expect(agent.body).toMatchObject({
+    const readAgent = () => org.api.GET('/api/v1/agents/{id}', { params: { path: { id: agentId } } });
+    expect((await readAgent()).data).toMatchObject({
       name: 'careful',
       thinkingLevel: 'low',
       apps: [
         { connectionId, integrationId: 'http', actions: ['http__request'], approvals: ['http__request'] },
       ],
-      skills: [skill.body.id],
-      databases: [database.body.id],
-      databaseWrites: [database.body.id],
+      skills: [skillId],
+      databases: [databaseId],
+      databaseWrites: [databaseId],
     });
     await check(page, 'agent');
     await page.getByLabel('Description').fill('Careful with money');
     await page.getByRole('button', { name: 'Save agent' }).click();
     await page.getByRole('status').getByText('Saved.').waitFor();
-    expect((await org.api.get(`/api/v1/agents/${agentId}`)).body.description).toBe('Careful with money');
+    expect((await readAgent()).data?.description).toBe('Careful with money');
   });
 
   it('shows a run waiting for approval, approved from the inbox, and the run page follows it live', async () => {
-    const workflow = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Escalate',
-      diagram: chainOf(nodes.trigger('start'), {
-        id: 'ask',
-        data: { type: 'agent', properties: { agentId, task: 'Tell the team.' } },
-      }),
-    });
-    expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.trigger('start'), nodes.agent('ask', agentId, 'Tell the team.')),
+      { name: 'Escalate' },
+    );
     model.queue(
       {
         toolCalls: [
@@ -126,10 +130,10 @@ describe('console: agents, approvals and events', () => {
       },
       { text: 'The team knows.' },
     );
-    const started = await org.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, { input: 'ticket 42' });
-    expect(started.status).toBe(201);
+    const started = await startRun(org.api, workflowId, { input: 'ticket 42' });
+    expect(started.response.status).toBe(201);
 
-    await page.goto(`/runs/${started.body.id}`);
+    await page.goto(`/runs/${started.data!.id}`);
     await page.locator('[data-testid="node-ask"][data-status="waiting"]').waitFor({ state: 'attached' });
 
     const inbox = await page.context().newPage();
@@ -171,24 +175,18 @@ describe('console: agents, approvals and events', () => {
   });
 
   it('denies an ask-first call from the inbox with a reason the agent reads', async () => {
-    const workflow = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Refund',
-      diagram: chainOf(nodes.trigger('start'), {
-        id: 'ask',
-        data: { type: 'agent', properties: { agentId, task: 'Refund the order.' } },
-      }),
-    });
-    expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.trigger('start'), nodes.agent('ask', agentId, 'Refund the order.')),
+      { name: 'Refund' },
+    );
     model.queue(
       { toolCalls: [{ name: 'http__request', arguments: { method: 'POST', url: `${target.url}/refund` } }] },
       { text: 'I did not refund.' },
     );
-    const started = await org.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {});
-    await waitFor(
-      async () =>
-        (await org.api.get(`/api/v1/runs/${started.body.id}`)).body.status === 'waiting' ? true : undefined,
-      { what: 'the run to wait for approval' },
-    );
+    const runId = (await startRun(org.api, workflowId, {})).data!.id;
+    await runReaches(org.api, runId, ['waiting'], { what: 'the run to wait for approval' });
     await page.goto('/approvals');
     const card = page.getByRole('article', { name: 'Approval of http__request' });
     await card.getByLabel(/Reason/).fill('Refunds need a manager.');
@@ -197,14 +195,8 @@ describe('console: agents, approvals and events', () => {
       .getByRole('status')
       .getByText(/^Denied http__request in Refund/)
       .waitFor();
-    const run = await waitFor(
-      async () => {
-        const answer = await org.api.get(`/api/v1/runs/${started.body.id}`);
-        return answer.body.status === 'complete' ? answer.body : undefined;
-      },
-      { what: 'the run to go on after the denial' },
-    );
-    expect(JSON.parse(run.steps[1].output.approvals)).toEqual([
+    const run = await runReaches(org.api, runId, ['complete'], { what: 'the run to go on after the denial' });
+    expect(JSON.parse(run.steps[1]!.output!.approvals!)).toEqual([
       expect.objectContaining({ status: 'denied', reason: 'Refunds need a manager.' }),
     ]);
     expect(target.received.filter((request) => request.path === '/refund')).toEqual([]);
@@ -214,11 +206,12 @@ describe('console: agents, approvals and events', () => {
 
   it("lists a workflow's app events with each trigger's outcome, and replays one", async () => {
     const hook = await createConnection(stack.description, org.organizationId, 'webhook', { name: 'Shop' });
-    const workflow = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Orders',
-      diagram: chainOf(nodes.webhook('order', hook.connectionId), nodes.alwaysTrue('check')),
-    });
-    expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.webhook('order', hook.connectionId), nodes.alwaysTrue('check')),
+      { name: 'Orders' },
+    );
     const delivered = await deliver(
       stack.baseUrl,
       hook.connectionId,
@@ -227,12 +220,14 @@ describe('console: agents, approvals and events', () => {
     expect(delivered.status).toBe(202);
     await waitFor(
       async () => {
-        const events = await org.api.get(`/api/v1/workflows/${workflow.body.id}/events`);
-        return events.body.data[0]?.outcomes[0]?.outcome === 'started' ? true : undefined;
+        const events = await org.api.GET('/api/v1/workflows/{id}/events', {
+          params: { path: { id: workflowId } },
+        });
+        return events.data?.data[0]?.outcomes[0]?.outcome === 'started' ? true : undefined;
       },
       { what: 'the event to start a run' },
     );
-    await page.goto(`/workflows/${workflow.body.id}?tab=events`);
+    await page.goto(`/workflows/${workflowId}?tab=events`);
     const event = page.getByRole('article').first();
     await event.getByText('webhook/received').waitFor();
     await event.getByText('started').waitFor();

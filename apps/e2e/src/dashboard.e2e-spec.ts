@@ -1,11 +1,12 @@
 import {
   chainOf,
+  createAgent,
   createConnection,
-  createDraft,
   createMember,
   createOrganization,
   createProject,
   createWorkflow,
+  expectData,
   HttpTarget,
   type MemberFixture,
   nodes,
@@ -14,7 +15,6 @@ import {
   type RunStatus,
   ScriptedModel,
   startRun,
-  statusOf,
   type TestDiagram,
   TestStack,
   waitFor,
@@ -62,29 +62,31 @@ describe('dashboard', () => {
     return started.data!.id;
   }
 
+  const dashboardOf = async () => expectData(await org.api.GET('/api/v1/dashboard'), 200);
+
   it('shows what needs attention, the recent runs and the counts, for this organization only', async () => {
     const healthy = await published('Healthy', chainOf(nodes.trigger('t'), nodes.alwaysTrue('ok')));
     const failing = await published('Failing', chainOf(nodes.trigger('t'), matching('bad')));
     ({ connectionId } = await createConnection(stack.description, org.organizationId, 'http'));
-    const agent = await org.api.POST('/api/v1/agents', {
-      body: {
-        name: 'careful',
-        apps: [
-          { connectionId, integrationId: 'http', actions: ['http__request'], approvals: ['http__request'] },
-        ],
-      },
+    const agent = await createAgent(org.api, {
+      name: 'careful',
+      apps: [
+        { connectionId, integrationId: 'http', actions: ['http__request'], approvals: ['http__request'] },
+      ],
     });
-    expect(agent.response.status).toBe(201);
     const asking = await published(
       'Asking',
-      chainOf(nodes.trigger('t'), nodes.agent('ask', agent.data!.id, 'Tell the team.')),
+      chainOf(nodes.trigger('t'), nodes.agent('ask', agent.id, 'Tell the team.')),
     );
     const hook = await createConnection(stack.description, org.organizationId, 'webhook');
     const hooked = await published('Hooked', {
       nodes: [nodes.webhook('hook', hook.connectionId)],
       edges: [],
     });
-    await createDraft(org.api, projectId, { name: 'Draft only', diagram: chainOf(nodes.trigger('t')) });
+    await createWorkflow(org.api, projectId, chainOf(nodes.trigger('t')), {
+      name: 'Draft only',
+      publish: false,
+    });
 
     const dayBefore = new Date().toISOString().slice(0, 10);
     const healthyRuns = [await runTo(healthy, '', ['complete']), await runTo(healthy, '', ['complete'])];
@@ -96,13 +98,11 @@ describe('dashboard', () => {
     // The hooked workflow's trigger breaks when its connection is deleted.
     expect((await member.api.raw.delete(`/app/connections/${hook.connectionId}`)).status).toBe(200);
 
-    const answer = await org.api.GET('/api/v1/dashboard');
-    expect(answer.response.status).toBe(200);
-    const dashboard = answer.data!;
+    const dashboard = await dashboardOf();
 
     expect(dashboard.activity).toHaveLength(7);
     // Today is last, whichever side of a UTC midnight this test ran; the four runs are this week's.
-    expect([dayBefore, new Date().toISOString().slice(0, 10)]).toContain(dashboard.activity.at(-1)!.date);
+    expect([dayBefore, new Date().toISOString().slice(0, 10)]).toContain(dashboard.activity.at(-1)?.date);
     expect(dashboard.activity.reduce((sum, day) => sum + day.runs, 0)).toBe(4);
     const days = dashboard.activity.map((day) => Date.parse(day.date));
     expect(days.slice(1).map((day, index) => day - days[index]!)).toEqual(Array(6).fill(86_400_000));
@@ -126,7 +126,7 @@ describe('dashboard', () => {
         at: expect.any(String),
       },
     ]);
-    expect(Date.now() - Date.parse(dashboard.failures[0].at)).toBeLessThan(60_000);
+    expect(Date.now() - Date.parse(dashboard.failures[0]!.at)).toBeLessThan(60_000);
     expect(dashboard.triggers).toEqual([
       {
         triggerNodeId: 'hook',
@@ -159,23 +159,19 @@ describe('dashboard', () => {
     expect(dashboard.stale).toEqual([]);
 
     // Names are current: a renamed workflow reads under its new name everywhere.
-    expect(
-      await statusOf(
-        org.api.PATCH('/api/v1/workflows/{id}', {
-          params: { path: { id: failing } },
-          body: { name: 'Renamed' },
-        }),
-      ),
-    ).toBe(200);
-    const renamed = (await org.api.GET('/api/v1/dashboard')).data!;
-    expect(renamed.failures[0].workflowName).toBe('Renamed');
+    const rename = await org.api.PATCH('/api/v1/workflows/{id}', {
+      params: { path: { id: failing } },
+      body: { name: 'Renamed' },
+    });
+    expect(rename.response.status).toBe(200);
+    const renamed = await dashboardOf();
+    expect(renamed.failures[0]!.workflowName).toBe('Renamed');
     expect(renamed.runs.find((run) => run.id === failed)!.workflowName).toBe('Renamed');
 
     // Deleting the waiting workflow ends its run: nothing of it waits for anyone any more.
-    expect(
-      await statusOf(org.api.DELETE('/api/v1/workflows/{id}', { params: { path: { id: asking } } })),
-    ).toBe(200);
-    expect((await org.api.GET('/api/v1/dashboard')).data!.approvals).toEqual([]);
+    const deleted = await org.api.DELETE('/api/v1/workflows/{id}', { params: { path: { id: asking } } });
+    expect(deleted.response.status).toBe(200);
+    expect((await org.api.GET('/api/v1/dashboard')).data?.approvals).toEqual([]);
 
     const other = await createOrganization(stack.description);
     const empty = (await other.api.GET('/api/v1/dashboard')).data!;
@@ -191,38 +187,35 @@ describe('dashboard', () => {
   });
 
   it('answers in bounded time with a frozen service: stale but marked when read before, 503 when never', async () => {
-    const agent = await org.api.POST('/api/v1/agents', {
-      body: {
-        name: 'patient',
-        apps: [
-          { connectionId, integrationId: 'http', actions: ['http__request'], approvals: ['http__request'] },
-        ],
-      },
+    const agent = await createAgent(org.api, {
+      name: 'patient',
+      apps: [
+        { connectionId, integrationId: 'http', actions: ['http__request'], approvals: ['http__request'] },
+      ],
     });
     const asking = await published(
       'Asking again',
-      chainOf(nodes.trigger('t'), nodes.agent('ask', agent.data!.id, 'Tell the team.')),
+      chainOf(nodes.trigger('t'), nodes.agent('ask', agent.id, 'Tell the team.')),
     );
     model.queue({
       toolCalls: [{ name: 'http__request', arguments: { method: 'POST', url: `${target.url}/ask` } }],
     });
     const waiting = await runTo(asking, '', ['waiting']);
-    const before = await org.api.GET('/api/v1/dashboard');
-    expect(before.response.status).toBe(200);
-    expect(before.data!.approvals).toEqual([expect.objectContaining({ runId: waiting, workflowId: asking })]);
+    const before = await dashboardOf();
+    expect(before.approvals).toEqual([expect.objectContaining({ runId: waiting, workflowId: asking })]);
     const never = await createOrganization(stack.description);
     const agentService = stack.processes.get('agent')!;
     agentService.child.kill('SIGSTOP');
     try {
       const startedAt = Date.now();
-      const stale = await org.api.GET('/api/v1/dashboard');
+      const answer = await org.api.GET('/api/v1/dashboard');
       // The services' own request timeout is 10 s: the dashboard gave up after its 2 s budget.
       expect(Date.now() - startedAt).toBeLessThan(3_500);
-      expect(stale.response.status).toBe(200);
-      expect(stale.data!.stale).toEqual([{ part: 'agents', asOf: expect.any(String) }]);
-      expect(Date.parse(stale.data!.stale[0]!.asOf!)).toBeLessThan(startedAt);
-      expect(stale.data!.approvals).toEqual(before.data!.approvals);
-      expect(stale.data!.counts).toEqual(before.data!.counts);
+      const stale = expectData(answer, 200);
+      expect(stale.stale).toEqual([{ part: 'agents', asOf: expect.any(String) }]);
+      expect(Date.parse(stale.stale[0]!.asOf!)).toBeLessThan(startedAt);
+      expect(stale.approvals).toEqual(before.approvals);
+      expect(stale.counts).toEqual(before.counts);
 
       const unavailable = await never.api.GET('/api/v1/dashboard');
       expect(unavailable.response.status).toBe(503);
@@ -236,7 +229,7 @@ describe('dashboard', () => {
     await waitFor(
       async () => {
         const current = await org.api.GET('/api/v1/dashboard');
-        return current.response.status === 200 && current.data!.stale.length === 0 ? current : undefined;
+        return current.response.status === 200 && current.data?.stale.length === 0 ? current : undefined;
       },
       { what: 'the dashboard to be current again' },
     );

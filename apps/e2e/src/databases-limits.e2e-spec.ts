@@ -1,11 +1,15 @@
 import {
   cpuTicksOf,
+  createDatabaseIn,
   createOrganization,
   engineWorkerOf,
   isRunning,
   type OrganizationFixture,
   peakRssBytesOf,
+  queryDatabase,
+  rowsOf,
   type ServiceProcess,
+  type Statement,
   TestStack,
   waitFor,
 } from '#testing';
@@ -22,11 +26,6 @@ const STATEMENT_TIMEOUT_MS = 500;
 const RESULT_LIMIT_BYTES = 64 * 1024;
 const WORKER_MEMORY_BYTES = 768 * MiB;
 
-interface Statement {
-  sql: string;
-  params?: unknown[];
-}
-
 /** Hours of CPU and next to no memory (a small right side): ends only when interrupted. */
 const ENDLESS_SQL = 'SELECT count(*) FROM range(10000000000) a, range(100) b WHERE a.range + b.range = -1';
 /** About 2 s of one core: long enough to be caught running, short enough to wait for. */
@@ -38,15 +37,8 @@ describe('database limits', () => {
   let id: string;
 
   const query = (statements: Statement[], as = org, database = id) =>
-    as.api.post(`/api/v1/databases/${database}/query`, { statements });
-  const rows = async (statements: Statement[], as = org, database = id) => {
-    const response = await query(statements, as, database);
-    expect({ status: response.status, error: response.body.error }).toEqual({
-      status: 200,
-      error: undefined,
-    });
-    return (response.body.results as Array<{ rows: unknown[][] }>).map((result) => result.rows);
-  };
+    queryDatabase(as.api, database, statements);
+  const rows = (statements: Statement[], as = org, database = id) => rowsOf(as.api, database, statements);
 
   beforeAll(async () => {
     stack = await TestStack.start(
@@ -63,9 +55,7 @@ describe('database limits', () => {
       { services: ['catalog', 'database'] },
     );
     org = await createOrganization(stack.description);
-    const created = await org.api.post('/api/v1/databases', { name: 'limits' });
-    expect(created.status).toBe(201);
-    id = created.body.id as string;
+    id = await createDatabaseIn(org.api, 'limits');
     await rows([{ sql: 'CREATE TABLE t (n INTEGER)' }]);
   }, 120_000);
 
@@ -75,13 +65,13 @@ describe('database limits', () => {
 
   it('stops a statement past the time limit, rolls the batch back and answers 500', async () => {
     const started = Date.now();
-    const response = await query([
+    const answer = await query([
       { sql: 'INSERT INTO t VALUES (1)' },
       { sql: 'SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range * b.range = 7' },
       { sql: 'INSERT INTO t VALUES (2)' },
     ]);
-    expect(response.status).toBe(500);
-    expect(response.body.error).toEqual({
+    expect(answer.response.status).toBe(500);
+    expect(answer.error?.error).toEqual({
       code: 'internal',
       message: expect.stringContaining(`${STATEMENT_TIMEOUT_MS} ms`),
       details: { statementIndex: 1 },
@@ -97,10 +87,10 @@ describe('database limits', () => {
     // `["<100 characters>"]` is 104 bytes: 400 rows (about 42 KB) fit, two such results do not.
     const rowsSql = `SELECT repeat('y', 100) FROM range(400)`;
     expect((await rows([{ sql: rowsSql }]))[0]).toHaveLength(400);
-    const response = await query([{ sql: 'INSERT INTO t VALUES (3)' }, { sql: rowsSql }, { sql: rowsSql }]);
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe('result_too_large');
-    expect(response.body.error.details.bytesRead).toBeGreaterThan(RESULT_LIMIT_BYTES);
+    const answer = await query([{ sql: 'INSERT INTO t VALUES (3)' }, { sql: rowsSql }, { sql: rowsSql }]);
+    expect(answer.response.status).toBe(400);
+    expect(answer.error?.error.code).toBe('result_too_large');
+    expect(answer.error?.error.details?.bytesRead).toBeGreaterThan(RESULT_LIMIT_BYTES);
     expect(await rows([{ sql: 'SELECT count(*) FROM t' }])).toEqual([[['0']]]);
   });
 
@@ -132,7 +122,7 @@ describe('database limits', () => {
       await stack.processes.get('database')!.stop();
       service = await stack.startService('database', { QUERY_TIMEOUT_MS: '60000' });
       other = await createOrganization(stack.description);
-      othersId = (await other.api.post('/api/v1/databases', { name: 'neighbour' })).body.id as string;
+      othersId = await createDatabaseIn(other.api, 'neighbour');
     }, 60_000);
 
     it('fails a query that builds a string or list past the worker memory, and the worker lives on', async () => {
@@ -143,9 +133,9 @@ describe('database limits', () => {
         query([{ sql: 'SELECT length(list(range)) FROM range(300000000)' }]),
       ]);
       for (const answer of answers) {
-        expect(answer.status).toBe(400);
-        expect(answer.body.error).toMatchObject({ code: 'query_failed', details: { statementIndex: 0 } });
-        expect(answer.body.error.message).toMatch(/^Out of Memory Error/);
+        expect(answer.response.status).toBe(400);
+        expect(answer.error?.error).toMatchObject({ code: 'query_failed', details: { statementIndex: 0 } });
+        expect(answer.error?.error.message).toMatch(/^Out of Memory Error/);
       }
       expect(await neighbour).toEqual([[[42]]]);
       // The same worker answered: it was not killed and started again.
@@ -162,10 +152,10 @@ describe('database limits', () => {
                   hash(range + 3) d FROM range(10000000) ORDER BY a DESC OFFSET 1)`,
         },
       ]);
-      expect(spilled.status).toBe(400);
-      expect(spilled.body.error.code).toBe('query_failed');
-      expect(spilled.body.error.message).toMatch(/max_temp_directory_size/);
-      expect(JSON.stringify(spilled.body)).not.toContain(stack.env.DATA_DIR);
+      expect(spilled.response.status).toBe(400);
+      expect(spilled.error?.error.code).toBe('query_failed');
+      expect(spilled.error?.error.message).toMatch(/max_temp_directory_size/);
+      expect(JSON.stringify(spilled.error)).not.toContain(stack.env.DATA_DIR);
     });
 
     it("runs two batches of an organization at once, lets one wait its turn and refuses the next; others' are not held up", async () => {
@@ -185,12 +175,12 @@ describe('database limits', () => {
       const neighbourMs = Date.now() - neighbourStarted;
 
       const settled = await Promise.all(batches);
-      const ran = settled.filter(({ answer }) => answer.status === 200);
-      const refused = settled.filter(({ answer }) => answer.status === 429);
+      const ran = settled.filter(({ answer }) => answer.response.status === 200);
+      const refused = settled.filter(({ answer }) => answer.response.status === 429);
       expect({ ran: ran.length, refused: refused.length }).toEqual({ ran: 3, refused: 2 });
       for (const { answer } of refused) {
-        expect(answer.body.error.code).toBe('rate_limited');
-        expect(answer.body.error.message).toMatch(/2 batches running and 1 waiting/);
+        expect(answer.error?.error.code).toBe('rate_limited');
+        expect(answer.error?.error.message).toMatch(/2 batches running and 1 waiting/);
       }
       // The one that waited ended after one of the first two, and was answered last.
       const times = ran.map(({ ms }) => ms).sort((a, b) => a - b);
@@ -202,9 +192,9 @@ describe('database limits', () => {
       const { pid, pending } = await insertThenRunEndlessly(21);
       process.kill(pid, 'SIGKILL');
       const answer = await pending;
-      expect(answer.status).toBe(503);
-      expect(answer.body.error.code).toBe('service_unavailable');
-      expect(answer.body.error.message).toMatch(/engine stopped while the batch ran/);
+      expect(answer.response.status).toBe(503);
+      expect(answer.error?.error.code).toBe('service_unavailable');
+      expect(answer.error?.error.message).toMatch(/engine stopped while the batch ran/);
       expect(await rows([{ sql: 'SELECT count(*) FROM t' }])).toEqual([[['0']]]);
       expect(worker()).not.toBe(pid);
       expect(isRunning(service.child.pid!)).toBe(true);
@@ -216,8 +206,8 @@ describe('database limits', () => {
       await service.kill('SIGKILL');
 
       const answer = await pending;
-      expect(answer.status).toBe(503);
-      expect(answer.body.error.code).toBe('service_unavailable');
+      expect(answer.response.status).toBe(503);
+      expect(answer.error?.error.code).toBe('service_unavailable');
       // No worker outlives its service holding the files' locks.
       await waitFor(() => (isRunning(pid) ? undefined : true), {
         timeoutMs: 5_000,

@@ -3,11 +3,18 @@ import {
   ApiClient,
   createConnection,
   createOrganization,
+  createProject,
+  createWorkflow,
+  type ErrorBody,
+  expectData,
   nodes,
+  type ServedOpenApiDocument,
   type OrganizationFixture,
+  type RawResponse,
   runningStack,
   type ServiceProcess,
   startExtraGateway,
+  startRun,
   waitFor,
 } from '#testing';
 
@@ -22,24 +29,29 @@ describe('gateway', () => {
   });
 
   it('answers health without a credential', async () => {
-    expect(await anonymous.get('/api/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    const health = await anonymous.GET('/api/health');
+    expect({ status: health.response.status, body: health.data }).toMatchObject({
+      status: 200,
+      body: { status: 'ok' },
+    });
   });
 
   it('answers every error in the contract shape', async () => {
-    const cases: Array<[string, Promise<{ status: number; body: any }>, number, string]> = [
-      ['unknown route', org.api.get('/api/v1/nothing-here'), 404, 'not_found'],
-      ['wrong method', org.api.request('PUT', '/api/v1/projects', {}), 405, 'method_not_allowed'],
-      ['malformed JSON', org.api.post('/api/v1/projects', '{"name": '), 400, 'invalid_request'],
-      ['array body', org.api.post('/api/v1/projects', '[1,2]'), 400, 'invalid_request'],
+    // Requests made wrong on purpose: sent as they are, past the typed client.
+    const cases: Array<[string, Promise<RawResponse<ErrorBody>>, number, string]> = [
+      ['unknown route', org.api.raw.get('/api/v1/nothing-here'), 404, 'not_found'],
+      ['wrong method', org.api.raw.request('PUT', '/api/v1/projects', {}), 405, 'method_not_allowed'],
+      ['malformed JSON', org.api.raw.post('/api/v1/projects', '{"name": '), 400, 'invalid_request'],
+      ['array body', org.api.raw.post('/api/v1/projects', '[1,2]'), 400, 'invalid_request'],
       [
         'wrong content type',
-        org.api.request('POST', '/api/v1/projects', 'name=x', {
+        org.api.raw.request('POST', '/api/v1/projects', 'name=x', {
           'content-type': 'application/x-www-form-urlencoded',
         }),
         415,
         'unsupported_media_type',
       ],
-      ['no credential', anonymous.get('/api/v1/projects'), 401, 'unauthorized'],
+      ['no credential', anonymous.raw.get('/api/v1/projects'), 401, 'unauthorized'],
     ];
     for (const [label, pending, status, code] of cases) {
       const response = await pending;
@@ -54,30 +66,29 @@ describe('gateway', () => {
   });
 
   it('names the methods a path takes on 405', async () => {
-    const response = await org.api.request('PUT', '/api/v1/projects', {});
+    const response = await org.api.raw.request('PUT', '/api/v1/projects', {});
     expect(response.headers.get('allow')).toBe('GET, POST');
   });
 
   it('treats an empty JSON body as no body', async () => {
-    const response = await org.api.request('POST', '/api/v1/projects', '', {
+    const response = await org.api.raw.request<ErrorBody>('POST', '/api/v1/projects', '', {
       'content-type': 'application/json',
     });
     expect(response.status).toBe(400);
-    expect(response.body.error.details.issues.map((issue: { path: string }) => issue.path)).toContain('name');
+    expect(response.body.error.details?.issues?.map((issue) => issue.path)).toContain('name');
   });
 
   it('echoes the request id it was given, or makes one', async () => {
-    const given = await org.api.get('/api/v1/projects', { 'x-request-id': 'trace-me-123' });
-    expect(given.headers.get('x-request-id')).toBe('trace-me-123');
-    const made = await org.api.get('/api/v1/projects');
-    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const given = await org.api.GET('/api/v1/projects', { headers: { 'x-request-id': 'trace-me-123' } });
+    expect(given.response.headers.get('x-request-id')).toBe('trace-me-123');
+    const made = await org.api.GET('/api/v1/projects');
+    expect(made.response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('shows the plan and its limits', async () => {
     const free = await createOrganization(stack, { plan: 'free' });
-    const billing = await free.api.get('/api/v1/billing');
-    expect(billing.status).toBe(200);
-    expect(billing.body).toEqual({
+    const billing = expectData(await free.api.GET('/api/v1/billing'), 200);
+    expect(billing).toEqual({
       plan: 'free',
       label: 'Free',
       complimentary: false,
@@ -101,25 +112,28 @@ describe('gateway', () => {
       },
       periodStart: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00.000Z$/),
     });
-    const pro = await (await createOrganization(stack, { plan: 'pro' })).api.get('/api/v1/billing');
-    expect(pro.body).toMatchObject({ plan: 'pro', complimentary: true });
-    expect(pro.body.limits.projects).toBeGreaterThan(billing.body.limits.projects);
+    const pro = await (await createOrganization(stack, { plan: 'pro' })).api.GET('/api/v1/billing');
+    expect(pro.data).toMatchObject({ plan: 'pro', complimentary: true });
+    expect(pro.data?.limits.projects).toBeGreaterThan(billing.limits.projects);
   });
 
   it('counts every limited resource in the usage, and applies a new plan at once', async () => {
     const free = await createOrganization(stack, { plan: 'free' });
-    const projectId = (await free.api.post('/api/v1/projects', { name: 'Counted' })).body.id;
-    expect((await free.api.post('/api/v1/databases', { name: 'counted' })).status).toBe(201);
-    expect((await free.api.post('/api/v1/agents', { name: 'counted' })).status).toBe(201);
+    const projectId = await createProject(free.api, 'Counted');
+    expect((await free.api.POST('/api/v1/databases', { body: { name: 'counted' } })).response.status).toBe(
+      201,
+    );
+    expect((await free.api.POST('/api/v1/agents', { body: { name: 'counted' } })).response.status).toBe(201);
     const hook = await createConnection(stack, free.organizationId, 'webhook');
-    const workflow = await free.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Hooked',
-      diagram: { nodes: [nodes.webhook('hook', hook.connectionId)], edges: [] },
-    });
-    expect((await free.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
-    expect((await free.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {})).status).toBe(201);
+    const workflowId = await createWorkflow(
+      free.api,
+      projectId,
+      { nodes: [nodes.webhook('hook', hook.connectionId)], edges: [] },
+      { name: 'Hooked' },
+    );
+    expect((await startRun(free.api, workflowId, {})).response.status).toBe(201);
 
-    const billing = (await free.api.get('/api/v1/billing')).body;
+    const billing = (await free.api.GET('/api/v1/billing')).data!;
     expect(billing.usage).toEqual({
       projects: 1,
       databases: 1,
@@ -132,20 +146,21 @@ describe('gateway', () => {
     });
 
     // Fill the free plan's projects; the next create is refused until the plan changes.
+    const create = (name: string) => free.api.POST('/api/v1/projects', { body: { name } });
     for (let index = 1; index < billing.limits.projects; index += 1) {
-      expect((await free.api.post('/api/v1/projects', { name: `p${index}` })).status).toBe(201);
+      expect((await create(`p${index}`)).response.status).toBe(201);
     }
-    expect((await free.api.post('/api/v1/projects', { name: 'one too many' })).status).toBe(402);
+    expect((await create('one too many')).response.status).toBe(402);
     await adminCli(['org', 'set-plan', '--org', free.organizationId, '--plan', 'pro'], stack.env);
-    const pro = (await free.api.get('/api/v1/billing')).body;
+    const pro = (await free.api.GET('/api/v1/billing')).data!;
     expect(pro).toMatchObject({ plan: 'pro', label: 'Pro' });
     expect(pro.limits.projects).toBeGreaterThan(billing.limits.projects);
-    expect((await free.api.post('/api/v1/projects', { name: 'now allowed' })).status).toBe(201);
+    expect((await create('now allowed')).response.status).toBe(201);
   });
 
   describe('OpenAPI reference', () => {
     it('serves an OpenAPI 3.1 document generated from the DTOs', async () => {
-      const response = await anonymous.get('/docs/openapi.json');
+      const response = await anonymous.raw.get<ServedOpenApiDocument>('/docs/openapi.json');
       expect(response.status).toBe(200);
       const document = response.body;
       expect(document.openapi).toBe('3.1.0');
@@ -153,15 +168,14 @@ describe('gateway', () => {
       expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['organizationKey', 'session']);
       expect(document.paths['/api/health'].get.security).toEqual([]);
       const create = document.paths['/api/v1/projects'].post;
-      expect(create.requestBody.content['application/json'].schema.$ref).toBe(
+      expect(create.requestBody!.content!['application/json']!.schema!.$ref).toBe(
         '#/components/schemas/CreateProjectDto',
       );
-      expect(Object.keys(create.responses)).toEqual(
+      expect(Object.keys(create.responses!)).toEqual(
         expect.arrayContaining(['201', '400', '401', '402', '429']),
       );
-      expect(document.components.schemas.CreateProjectDto.properties.name).toMatchObject({
-        minLength: 1,
-        maxLength: 100,
+      expect(document.components.schemas.CreateProjectDto).toMatchObject({
+        properties: { name: { minLength: 1, maxLength: 100 } },
       });
       expect(document.components.schemas.ErrorDto).toBeDefined();
       for (const path of [
@@ -211,20 +225,20 @@ describe('gateway', () => {
       const limited = first.withToken(fresh.apiKey);
       const remaining: string[] = [];
       for (let index = 0; index < 5; index += 1) {
-        const response = await limited.get('/api/v1/projects');
+        const { response } = await limited.GET('/api/v1/projects');
         expect(response.status).toBe(200);
         expect(response.headers.get('ratelimit-limit')).toBe('5');
         remaining.push(response.headers.get('ratelimit-remaining') ?? '');
       }
       expect(remaining).toEqual(['4', '3', '2', '1', '0']);
 
-      const refused = await limited.get('/api/v1/projects');
-      expect(refused.status).toBe(429);
-      expect(refused.body.error.code).toBe('rate_limited');
-      const retryAfter = Number(refused.headers.get('retry-after'));
+      const refused = await limited.GET('/api/v1/projects');
+      expect(refused.response.status).toBe(429);
+      expect(refused.error?.error.code).toBe('rate_limited');
+      const retryAfter = Number(refused.response.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(3600);
-      expect(refused.headers.get('ratelimit-reset')).toBe(String(retryAfter));
+      expect(refused.response.headers.get('ratelimit-reset')).toBe(String(retryAfter));
 
       // The other replica shares the count: it refuses as soon as the first replica's hits reach the
       // store (flushed every 200 ms). On a count of its own it would admit five more first.
@@ -232,28 +246,31 @@ describe('gateway', () => {
       let admittedElsewhere = 0;
       const refusedElsewhere = await waitFor(
         async () => {
-          const response = await elsewhere.get('/api/v1/projects');
-          if (response.status === 200) admittedElsewhere += 1;
-          return response.status === 429 ? response : undefined;
+          const answer = await elsewhere.GET('/api/v1/projects');
+          if (answer.response.status === 200) admittedElsewhere += 1;
+          return answer.response.status === 429 ? answer : undefined;
         },
         { timeoutMs: 5_000, intervalMs: 100, what: 'the second gateway to refuse the key' },
       );
-      expect(refusedElsewhere.body.error.code).toBe('rate_limited');
+      expect(refusedElsewhere.error?.error.code).toBe('rate_limited');
       expect(admittedElsewhere).toBeLessThan(5);
 
       // Another key has its own allowance, and health is never limited.
       expect(
-        (await first.withToken((await createOrganization(stack)).apiKey).get('/api/v1/projects')).status,
+        (await first.withToken((await createOrganization(stack)).apiKey).GET('/api/v1/projects')).response
+          .status,
       ).toBe(200);
       for (let index = 0; index < 7; index += 1)
-        expect((await first.withToken(undefined).get('/api/health')).status).toBe(200);
+        expect((await first.withToken(undefined).GET('/api/health')).response.status).toBe(200);
     });
 
     it('refuses a body over the limit with payload_too_large', async () => {
       const fresh = second.withToken((await createOrganization(stack)).apiKey);
-      const response = await fresh.post('/api/v1/projects', { name: 'big', description: 'x'.repeat(4096) });
-      expect(response.status).toBe(413);
-      expect(response.body.error.code).toBe('payload_too_large');
+      const answer = await fresh.POST('/api/v1/projects', {
+        body: { name: 'big', description: 'x'.repeat(4096) },
+      });
+      expect(answer.response.status).toBe(413);
+      expect(answer.error?.error.code).toBe('payload_too_large');
     });
   });
 });

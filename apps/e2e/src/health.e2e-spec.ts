@@ -6,6 +6,8 @@ import {
   databaseUrl,
   dropDatabase,
   freePort,
+  RawClient,
+  type RawResponse,
   restoreDatabase,
   runMigrations,
   runningStack,
@@ -14,6 +16,7 @@ import {
   TestNatsServer,
   waitFor,
 } from '#testing';
+import type { HealthCheckResult } from '@nestjs/terminus';
 
 const stack = runningStack();
 
@@ -27,7 +30,8 @@ describe('health', () => {
 
   interface Probed {
     process: ServiceProcess;
-    probes: ApiClient;
+    /** The probes are Terminus's, on a port of their own: not routes of the API's document. */
+    probes: RawClient;
   }
 
   /** A service process on a health port of its own, with the stack's settings overridden by `env`. */
@@ -38,17 +42,17 @@ describe('health', () => {
       env: { ...stack.env, ...env, HEALTH_PORT: String(port) },
       readyUrl: `http://127.0.0.1:${port}/health/ready`,
     });
-    return { process, probes: new ApiClient(`http://127.0.0.1:${port}`) };
+    return { process, probes: new RawClient(`http://127.0.0.1:${port}`) };
   }
 
   /** Polls a probe until it answers `status`; a process that died on the way fails it. */
   const answers = ({ process, probes }: Probed, path: string, status: number) =>
-    waitFor(
+    waitFor<RawResponse<HealthCheckResult>>(
       async () => {
         if (process.child.exitCode !== null || process.child.signalCode !== null) {
           throw new Error(`${process.name} exited:\n${process.output().slice(-2_000)}`);
         }
-        const response = await probes.get(path);
+        const response = await probes.get<HealthCheckResult>(path);
         return response.status === status ? response : undefined;
       },
       { timeoutMs: 20_000, intervalMs: 100, what: `${process.name} ${path} to answer ${status}` },
@@ -56,14 +60,18 @@ describe('health', () => {
 
   it('keeps the constant /api/health on the gateway, beside its liveness and readiness', async () => {
     const gateway = new ApiClient(stack.baseUrl);
-    expect(await gateway.get('/api/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
-    const ready = await gateway.get('/health/ready');
+    const health = await gateway.GET('/api/health');
+    expect({ status: health.response.status, body: health.data }).toMatchObject({
+      status: 200,
+      body: { status: 'ok' },
+    });
+    const ready = await gateway.raw.get<HealthCheckResult>('/health/ready');
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({
       status: 'ok',
       details: { nats: { status: 'up' }, nats_databases: { status: 'up' } },
     });
-    expect(await gateway.get('/health/live')).toMatchObject({
+    expect(await gateway.raw.get<HealthCheckResult>('/health/live')).toMatchObject({
       status: 200,
       body: { status: 'ok', details: { event_loop: { status: 'up' } } },
     });
@@ -97,7 +105,7 @@ describe('health', () => {
     });
 
     it('goes unready while staying live, and ready again when Postgres is back', async () => {
-      const ready = await catalog.probes.get('/health/ready');
+      const ready = await catalog.probes.get<HealthCheckResult>('/health/ready');
       expect(ready.status).toBe(200);
       expect(ready.body.details).toMatchObject({
         postgres: { status: 'up' },
@@ -124,7 +132,10 @@ describe('health', () => {
         info: { nats: { status: 'up' }, nats_publisher: { status: 'up' } },
       });
       expect((await catalog.probes.get('/health')).status).toBe(503);
-      expect(await catalog.probes.get('/health/live')).toMatchObject({ status: 200, body: { status: 'ok' } });
+      expect(await catalog.probes.get<HealthCheckResult>('/health/live')).toMatchObject({
+        status: 200,
+        body: { status: 'ok' },
+      });
 
       await restoreDatabase(databaseName);
       expect((await answers(catalog, '/health/ready', 200)).body.status).toBe('ok');
@@ -151,7 +162,7 @@ describe('health', () => {
           env: { ...stack.env, ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl },
           readyUrl: `${baseUrl}/health/ready`,
         }),
-        probes: new ApiClient(baseUrl),
+        probes: new RawClient(baseUrl),
       };
     });
 
@@ -162,7 +173,7 @@ describe('health', () => {
     });
 
     it('reports the runner and the gateway unready, still live, and ready again after a restart', async () => {
-      const ready = await runner.probes.get('/health/ready');
+      const ready = await runner.probes.get<HealthCheckResult>('/health/ready');
       expect(ready.status).toBe(200);
       expect(ready.body.details).toMatchObject({
         postgres: { status: 'up' },
@@ -190,7 +201,11 @@ describe('health', () => {
       });
       expect((await runner.probes.get('/health/live')).status).toBe(200);
       expect((await gateway.probes.get('/health/live')).status).toBe(200);
-      expect(await gateway.probes.get('/api/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
+      const health = await new ApiClient(gateway.probes.baseUrl).GET('/api/health');
+      expect({ status: health.response.status, body: health.data }).toMatchObject({
+        status: 200,
+        body: { status: 'ok' },
+      });
 
       await nats.resume();
       await answers(runner, '/health/ready', 200);

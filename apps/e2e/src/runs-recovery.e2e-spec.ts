@@ -8,13 +8,14 @@ import {
   createProject,
   createWorkflow,
   finished,
-  node,
   nodes,
+  type QueryRows,
   rowsOf,
   runReaches,
   type ServiceProcess,
   startRun,
   type Statement,
+  type TestNode,
   TestStack,
   waitFor,
 } from '#testing';
@@ -47,21 +48,28 @@ describe('run recovery', () => {
     return runner;
   }
 
+  /** A published workflow of the nodes one after another. */
+  const workflow = (...chained: TestNode[]) =>
+    createWorkflow(api, projectId, chainOf(...chained), { name: 'Recovery' });
+
   const insert = (id: string) =>
     nodes.database(id, databaseId, 'INSERT INTO executions VALUES (?, ?)', [id, '{{trigger.tag}}']);
 
-  async function sql(statement: string, params: Statement['params'] = []) {
-    return (await rowsOf(api, databaseId, [{ sql: statement, params }]))[0]!;
+  async function sql(statement: string, params: Statement['params'] = []): Promise<QueryRows> {
+    const [rows] = await rowsOf(api, databaseId, [{ sql: statement, params }]);
+    return rows;
   }
 
   /** How often each step of a run inserted its row. */
   async function executions(tag: string): Promise<Record<string, number>> {
     const rows = await sql('SELECT node, count(*) AS n FROM executions WHERE tag = ? GROUP BY node', [tag]);
-    return Object.fromEntries(rows.map(([nodeId, count]) => [nodeId, Number(count)]));
+    return Object.fromEntries(rows.map(([nodeId, count]) => [String(nodeId), Number(count)]));
   }
 
+  const ended = (runId: string, timeoutMs = 30_000) => finished(api, runId, { timeoutMs });
+
   async function checkpoints(runId: string): Promise<Array<{ node_id: string; status: string }>> {
-    const { rows } = await db.query(
+    const { rows } = await db.query<{ node_id: string; status: string }>(
       'SELECT node_id, status FROM runner.run_steps WHERE run_id = $1 ORDER BY position',
       [runId],
     );
@@ -107,16 +115,12 @@ describe('run recovery', () => {
         (runner) => runner.child.exitCode === null && runner.child.signalCode === null,
       );
       const tag = `crash-${mode}`;
-      const workflowId = await createWorkflow(
-        api,
-        projectId,
-        chainOf(
-          nodes.trigger('t'),
-          insert('first'),
-          // A statement that keeps the database busy for a moment: the runner is killed during it.
-          node('slow', 'database', { databaseId, sql: 'SELECT sum(i) AS total FROM range(600000000) t(i)' }),
-          insert('last'),
-        ),
+      const workflowId = await workflow(
+        nodes.trigger('t'),
+        insert('first'),
+        // A statement that keeps the database busy for a moment: the runner is killed during it.
+        nodes.database('slow', databaseId, 'SELECT sum(i) AS total FROM range(600000000) t(i)'),
+        insert('last'),
       );
       const started = await startRun(api, workflowId, { input: JSON.stringify({ tag }) });
       expect(started.response.status).toBe(201);
@@ -125,7 +129,7 @@ describe('run recovery', () => {
       // Poll Postgres directly: the slow step's `running` checkpoint is written before it starts.
       await waitFor(
         async () => {
-          const { rows } = await db.query(
+          const { rows } = await db.query<{ status: string }>(
             `SELECT status FROM runner.run_steps WHERE run_id = $1 AND node_id = 'slow'`,
             [runId],
           );
@@ -140,13 +144,13 @@ describe('run recovery', () => {
         { node_id: 'first', status: 'done' },
         { node_id: 'slow', status: 'running' },
       ]);
-      const firstAtKill = await db.query(
+      const firstAtKill = await db.query<{ output: unknown; started_at: Date }>(
         `SELECT output, started_at FROM runner.run_steps WHERE run_id = $1 AND node_id = 'first'`,
         [runId],
       );
 
       await startRunner(`runner-after-crash-${mode}`);
-      const run = await finished(api, runId, { timeoutMs: 30_000 });
+      const run = await ended(runId);
       expect(run.status).toBe('complete');
       expect(run.steps.map((step) => [step.nodeId, step.status])).toEqual([
         ['t', 'done'],
@@ -157,18 +161,14 @@ describe('run recovery', () => {
       expect(JSON.parse(run.steps[2]!.output!.rows!)).toEqual([{ total: expect.anything() }]);
       // The step that was done before the crash ran once; the one after it ran once.
       expect(await executions(tag)).toEqual({ first: 1, last: 1 });
-      expect(run.steps[1]!.output).toEqual(firstAtKill.rows[0].output);
-      expect(run.steps[1]!.startedAt).toBe(firstAtKill.rows[0].started_at.toISOString());
+      expect(run.steps[1]!.output).toEqual(firstAtKill.rows[0]!.output);
+      expect(run.steps[1]!.startedAt).toBe(firstAtKill.rows[0]!.started_at.toISOString());
     },
     60_000,
   );
 
   it('keeps a delay through a runner restart: the wait is a row, not a sleeping process', async () => {
-    const workflowId = await createWorkflow(
-      api,
-      projectId,
-      chainOf(nodes.trigger('t'), nodes.delay('wait', 3), insert('after')),
-    );
+    const workflowId = await workflow(nodes.trigger('t'), nodes.delay('wait', 3), insert('after'));
     const started = await startRun(api, workflowId, { input: '{"tag": "restart"}' });
     const runId = started.data!.id;
     const waiting = await runReaches(api, runId, ['waiting'], { intervalMs: 50, what: 'the run to wait' });
@@ -176,11 +176,13 @@ describe('run recovery', () => {
     await runners[0]!.kill('SIGKILL');
     // No runner is alive when the delay falls due.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now()) + 500));
-    const { rows } = await db.query('SELECT status FROM runner.runs WHERE id = $1', [runId]);
-    expect(rows[0].status).toBe('waiting');
+    const { rows } = await db.query<{ status: string }>('SELECT status FROM runner.runs WHERE id = $1', [
+      runId,
+    ]);
+    expect(rows[0]!.status).toBe('waiting');
 
     await startRunner('runner-after-restart');
-    const run = await finished(api, runId, { timeoutMs: 30_000 });
+    const run = await ended(runId);
     expect(run.status).toBe('complete');
     expect(run.steps[1]).toMatchObject({ nodeId: 'wait', status: 'done' });
     expect(Date.parse(run.steps[1]!.output!.until!)).toBeGreaterThanOrEqual(due);
@@ -194,11 +196,7 @@ describe('run recovery', () => {
     // duplicate jobs meeting a held run, not about takeovers.
     const replicaEnv = { RUNNER_CONCURRENCY: '4', LOG_LEVEL: 'debug', RUNNER_LEASE_MS: '10000' };
     const replicas = [await startRunner('replica-a', replicaEnv), await startRunner('replica-b', replicaEnv)];
-    const workflowId = await createWorkflow(
-      api,
-      projectId,
-      chainOf(nodes.trigger('t'), insert('one'), insert('two')),
-    );
+    const workflowId = await workflow(nodes.trigger('t'), insert('one'), insert('two'));
     // Every run's job is also queued twice more, as a republish by a sweeper or a client retry
     // outside the dedupe window would: both replicas get jobs for the same runs at the same time,
     // and only the lease on the run keeps them from executing it twice.
@@ -219,7 +217,7 @@ describe('run recovery', () => {
       }),
     );
     await nats.drain();
-    const runs = await Promise.all(ids.map((id) => finished(api, id, { timeoutMs: 45_000 })));
+    const runs = await Promise.all(ids.map((id) => ended(id, 45_000)));
     expect(runs.map((run) => run.status)).toEqual(runs.map(() => 'complete'));
 
     const rows = await sql(

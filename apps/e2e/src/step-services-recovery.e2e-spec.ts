@@ -1,5 +1,6 @@
 import {
   chainOf,
+  createAgent,
   createConnection,
   createDatabaseIn,
   createOrganization,
@@ -43,28 +44,25 @@ describe('steps whose service dies', () => {
   });
 
   async function start(diagram: TestDiagram): Promise<string> {
-    const workflowId = await createWorkflow(org.api, projectId, diagram);
+    const workflowId = await createWorkflow(org.api, projectId, diagram, { name: 'Recovery' });
     const started = await startRun(org.api, workflowId, { input: '{"tag": "x"}' });
     expect(started.response.status).toBe(201);
     return started.data!.id;
   }
 
-  /** A step waits for its service to come back: longer than the default. */
-  const RUN_WAIT = { timeoutMs: 45_000, intervalMs: 200 };
+  const ended = (runId: string) => finished(org.api, runId, { timeoutMs: 45_000, intervalMs: 200 });
 
   it('runs an agent step again when the agent service dies while the model answers', async () => {
-    const agent = await org.api.POST('/api/v1/agents', {
-      body: { name: 'slow-thinker', instructions: 'Answer.' },
-    });
+    const agent = await createAgent(org.api, { name: 'slow-thinker', instructions: 'Answer.' });
     const calls = model.calls.length;
     model.queue({ delayMs: 60_000, text: 'never heard' }, { text: 'Answered after the restart.' });
-    const runId = await start(chainOf(nodes.trigger('t'), nodes.agent('ask', agent.data!.id)));
+    const runId = await start(chainOf(nodes.trigger('t'), nodes.agent('ask', agent.id)));
     await waitFor(() => (model.calls.length > calls ? true : undefined), { what: 'the model to be called' });
 
     await stack.processes.get('agent')!.kill('SIGKILL');
     await stack.startService('agent');
 
-    const run = await finished(org.api, runId, RUN_WAIT);
+    const run = await ended(runId);
     expect(run.status).toBe('complete');
     expect(run.reply).toBe('Answered after the restart.');
     expect(model.calls.length - calls).toBe(2);
@@ -99,7 +97,7 @@ describe('steps whose service dies', () => {
       await stack.startService('events');
       release();
 
-      const run = await finished(org.api, runId, RUN_WAIT);
+      const run = await ended(runId);
       expect(run.status).toBe('complete');
       const keys = target.requestsTo('/held').map((request) => request.headers['idempotency-key']);
       expect(keys).toEqual([`${runId}:call:1`, `${runId}:call:1`]);
@@ -129,7 +127,7 @@ describe('steps whose service dies', () => {
     );
     await stack.startService('database');
 
-    const run = await finished(org.api, runId, RUN_WAIT);
+    const run = await ended(runId);
     expect(run.status).toBe('complete');
     const [rows] = await rowsOf(org.api, databaseId, [{ sql: 'SELECT tag FROM seen', params: [] }]);
     expect(rows).toEqual([['x']]);

@@ -5,11 +5,17 @@ import {
   type ApiClient,
   connectAs,
   createOrganization,
+  createProject,
+  createWorkflow,
+  expectData,
   freePort,
+  nodes,
   type OrganizationFixture,
+  publishWorkflow,
   runningStack,
   type ServiceProcess,
   startService,
+  type TestNode,
   waitFor,
 } from '#testing';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -24,26 +30,25 @@ interface StartMessage {
   data: StartRunRequest;
 }
 
-const scheduleNode = (id: string, cron: string) => ({
-  id,
-  position: { x: 0, y: 0 },
-  data: { type: 'trigger', properties: { kind: 'schedule', cron } },
-});
-
 async function publishedWorkflow(
   api: ApiClient,
   projectId: string,
-  nodes: unknown[],
+  triggers: TestNode[],
   timeZone = 'UTC',
 ): Promise<string> {
-  const created = await api.post(`/api/v1/projects/${projectId}/workflows`, {
-    name: 'Scheduled',
-    diagram: { nodes, edges: [] },
-  });
-  expect(created.status).toBe(201);
-  expect((await api.post(`/api/v1/workflows/${created.body.id}/publish`, { timeZone })).status).toBe(201);
-  return created.body.id as string;
+  const workflowId = await createWorkflow(
+    api,
+    projectId,
+    { nodes: triggers, edges: [] },
+    { name: 'Scheduled', publish: false },
+  );
+  await publishWorkflow(api, workflowId, { timeZone });
+  return workflowId;
 }
+
+/** A workflow as the API answers it. */
+const workflowOf = (api: ApiClient, id: string) =>
+  api.GET('/api/v1/workflows/{id}', { params: { path: { id } } });
 
 /**
  * The workflow service seen from NATS: as the runner (it answers the start subject and records each
@@ -70,7 +75,7 @@ describe('workflow scheduler and internal subjects', () => {
 
   beforeAll(async () => {
     [org, other] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Schedules' })).body.id;
+    projectId = await createProject(org.api, 'Schedules');
     db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
     await db.connect();
     // Observes every run start the schedulers send, with the runner's identity (the only one allowed
@@ -92,8 +97,8 @@ describe('workflow scheduler and internal subjects', () => {
       readyUrl: `http://127.0.0.1:${port}/health`,
     });
     // Due at the next minute boundary; the last test waits for it to fire through the real clock.
-    const workflowId = await publishedWorkflow(org.api, projectId, [scheduleNode('minute', '* * * * *')]);
-    everyMinute = { workflowId, due: (await org.api.get(`/api/v1/workflows/${workflowId}`)).body.nextRunAt };
+    const workflowId = await publishedWorkflow(org.api, projectId, [nodes.schedule('minute', '* * * * *')]);
+    everyMinute = { workflowId, due: (await workflowOf(org.api, workflowId)).data!.nextRunAt! };
   });
 
   afterAll(async () => {
@@ -116,11 +121,11 @@ describe('workflow scheduler and internal subjects', () => {
   async function advancedPast(workflowIds: string[], due: Date): Promise<void> {
     await waitFor(
       async () => {
-        const { rows } = await db.query(
+        const { rows } = await db.query<{ due: number }>(
           'SELECT count(*)::int AS due FROM workflow.schedules WHERE workflow_id = ANY($1) AND next_run_at <= $2',
           [workflowIds, due],
         );
-        return rows[0].due === 0 ? true : undefined;
+        return rows[0]!.due === 0 ? true : undefined;
       },
       { what: 'the due schedules to advance' },
     );
@@ -131,8 +136,8 @@ describe('workflow scheduler and internal subjects', () => {
     const workflowIds = await Promise.all(
       Array.from({ length: 12 }, () =>
         publishedWorkflow(org.api, projectId, [
-          scheduleNode('a', '0 0 1 1 *'),
-          scheduleNode('b', '0 0 1 1 *'),
+          nodes.schedule('a', '0 0 1 1 *'),
+          nodes.schedule('b', '0 0 1 1 *'),
         ]),
       ),
     );
@@ -164,19 +169,20 @@ describe('workflow scheduler and internal subjects', () => {
       }
     }
     // Each row moved on to its next real due time.
-    const detail = await org.api.get(`/api/v1/workflows/${workflowIds[0]}`);
-    expect(new Date(detail.body.nextRunAt).toISOString()).toMatch(/-01-01T00:00:00\.000Z$/);
+    const detail = await workflowOf(org.api, workflowIds[0]!);
+    expect(new Date(detail.data!.nextRunAt!).toISOString()).toMatch(/-01-01T00:00:00\.000Z$/);
   });
 
   it('fires nothing for a paused workflow, and owes nothing on resume', async () => {
-    const paused = await publishedWorkflow(org.api, projectId, [scheduleNode('p', '0 0 1 1 *')]);
-    const active = await publishedWorkflow(org.api, projectId, [scheduleNode('p', '0 0 1 1 *')]);
-    expect((await org.api.post(`/api/v1/workflows/${paused}/pause`)).status).toBe(200);
-    const { rows } = await db.query(
+    const paused = await publishedWorkflow(org.api, projectId, [nodes.schedule('p', '0 0 1 1 *')]);
+    const active = await publishedWorkflow(org.api, projectId, [nodes.schedule('p', '0 0 1 1 *')]);
+    const pause = await org.api.POST('/api/v1/workflows/{id}/pause', { params: { path: { id: paused } } });
+    expect(pause.response.status).toBe(200);
+    const { rows } = await db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM workflow.schedules WHERE workflow_id = $1',
       [paused],
     );
-    expect(rows[0].n).toBe(0);
+    expect(rows[0]!.n).toBe(0);
 
     // Even a row that a racing rebuild left behind does not fire while the workflow is paused.
     const due = new Date(Math.floor(Date.now() / 1000) * 1000 - 5000);
@@ -191,14 +197,14 @@ describe('workflow scheduler and internal subjects', () => {
     expect(starts.filter((start) => start.data.workflowId === paused)).toEqual([]);
     await db.query('DELETE FROM workflow.schedules WHERE workflow_id = $1', [paused]);
 
-    const resumed = await org.api.post(`/api/v1/workflows/${paused}/resume`);
-    expect(resumed.status).toBe(200);
-    const next = (await org.api.get(`/api/v1/workflows/${paused}`)).body.nextRunAt as string;
+    const resumed = await org.api.POST('/api/v1/workflows/{id}/resume', { params: { path: { id: paused } } });
+    expect(resumed.response.status).toBe(200);
+    const next = (await workflowOf(org.api, paused)).data!.nextRunAt!;
     expect(Date.parse(next)).toBeGreaterThan(Date.now());
   });
 
   it('skips a due time the scheduler reaches too late, and schedules the next one', async () => {
-    const workflowId = await publishedWorkflow(org.api, projectId, [scheduleNode('late', '0 0 1 1 *')]);
+    const workflowId = await publishedWorkflow(org.api, projectId, [nodes.schedule('late', '0 0 1 1 *')]);
     const due = new Date(Date.now() - 2 * 3_600_000);
     await makeDue([workflowId], due);
     await advancedPast([workflowId], due);
@@ -207,11 +213,11 @@ describe('workflow scheduler and internal subjects', () => {
 
   it('answers the run target: the live version, the draft, not_published and workflow_not_found', async () => {
     const principal = { organizationId: org.organizationId, userId: null, keyId: null, role: 'admin' };
-    const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Target',
-      diagram: { nodes: [{ id: 't', data: { type: 'trigger', properties: { kind: 'manual' } } }], edges: [] },
+    const created = await org.api.POST('/api/v1/projects/{projectId}/workflows', {
+      params: { path: { projectId } },
+      body: { name: 'Target', diagram: { nodes: [nodes.trigger('t', { kind: 'manual' })], edges: [] } },
     });
-    const workflowId = created.body.id as string;
+    const { id: workflowId, diagram } = expectData(created, 201);
 
     const unpublished = await request<RunTarget>(WorkflowSubjects.runTarget.bare, principal, {
       workflowId,
@@ -230,16 +236,17 @@ describe('workflow scheduler and internal subjects', () => {
         projectId,
         version: null,
         timeZone: 'UTC',
-        diagram: created.body.diagram,
+        diagram,
         pausedAt: null,
       },
     });
 
-    await org.api.post(`/api/v1/workflows/${workflowId}/publish`, { timeZone: 'Asia/Tokyo' });
-    const draft = { nodes: [{ id: 'n', data: { type: 'trigger', properties: { kind: 'api' } } }], edges: [] };
-    await org.api.patch(`/api/v1/workflows/${workflowId}`, { diagram: draft });
-    await org.api.post(`/api/v1/workflows/${workflowId}/pause`);
-    const pausedAt = (await org.api.get(`/api/v1/workflows/${workflowId}`)).body.pausedAt;
+    await publishWorkflow(org.api, workflowId, { timeZone: 'Asia/Tokyo' });
+    const draft = { nodes: [nodes.trigger('n')], edges: [] };
+    const onWorkflow = { params: { path: { id: workflowId } } };
+    await org.api.PATCH('/api/v1/workflows/{id}', { ...onWorkflow, body: { diagram: draft } });
+    await org.api.POST('/api/v1/workflows/{id}/pause', onWorkflow);
+    const pausedAt = (await workflowOf(org.api, workflowId)).data!.pausedAt;
 
     const live = await request<RunTarget>(WorkflowSubjects.runTarget.bare, principal, {
       workflowId,
@@ -250,7 +257,7 @@ describe('workflow scheduler and internal subjects', () => {
       data: expect.objectContaining({
         version: 1,
         timeZone: 'Asia/Tokyo',
-        diagram: created.body.diagram,
+        diagram,
         pausedAt,
       }),
     });
@@ -279,8 +286,8 @@ describe('workflow scheduler and internal subjects', () => {
 
   it("deletes the workflows of a project when catalog asks, and only that organization's", async () => {
     const principal = { organizationId: org.organizationId, userId: null, keyId: null, role: 'admin' };
-    const project = (await org.api.post('/api/v1/projects', { name: 'Doomed' })).body.id as string;
-    const doomed = await publishedWorkflow(org.api, project, [scheduleNode('d', '0 9 * * *')]);
+    const project = await createProject(org.api, 'Doomed');
+    const doomed = await publishedWorkflow(org.api, project, [nodes.schedule('d', '0 9 * * *')]);
     const outsider = { ...principal, organizationId: other.organizationId };
     expect(
       await request(WorkflowSubjects.deleteForProject.bare, outsider, { projectId: project }, catalogNats),
@@ -288,14 +295,14 @@ describe('workflow scheduler and internal subjects', () => {
       ok: true,
       data: { deleted: 0 },
     });
-    expect((await org.api.get(`/api/v1/workflows/${doomed}`)).status).toBe(200);
+    expect((await workflowOf(org.api, doomed)).response.status).toBe(200);
     expect(
       await request(WorkflowSubjects.deleteForProject.bare, principal, { projectId: project }, catalogNats),
     ).toEqual({
       ok: true,
       data: { deleted: 1 },
     });
-    expect((await org.api.get(`/api/v1/workflows/${doomed}`)).status).toBe(404);
+    expect((await workflowOf(org.api, doomed)).response.status).toBe(404);
   });
 
   it('fires a schedule when the real clock reaches it, once', async () => {
@@ -307,7 +314,7 @@ describe('workflow scheduler and internal subjects', () => {
     });
     await advancedPast([everyMinute.workflowId], new Date(everyMinute.due));
     expect(startsFor(key)).toHaveLength(1);
-    const next = (await org.api.get(`/api/v1/workflows/${everyMinute.workflowId}`)).body.nextRunAt;
+    const next = (await workflowOf(org.api, everyMinute.workflowId)).data!.nextRunAt!;
     expect(Date.parse(next) - Date.parse(everyMinute.due)).toBeGreaterThanOrEqual(60_000);
   }, 90_000);
 });

@@ -29,3 +29,5 @@ export * from './chaos-trials.js';
 export * from './inspector.js';
 export * from './smtp-sink.js';
 export * from './processes.js';
+export * from './agents.js';
+export * from './openapi-document.js';
