@@ -131,6 +131,7 @@ export default tseslint.config(
       'apps/e2e/src/all-in-one.e2e-spec.ts',
       'apps/e2e/src/cluster.e2e-spec.ts',
       'apps/e2e/src/console-routes.e2e-spec.ts',
+      'apps/e2e/src/events-recovery.e2e-spec.ts',
       'apps/e2e/src/identity.e2e-spec.ts',
       'apps/e2e/src/invalid-request.e2e-spec.ts',
       'apps/e2e/src/nats-permissions.e2e-spec.ts',

@@ -2,11 +2,18 @@ import {
   chainOf,
   createConnection,
   createOrganization,
+  createProject,
+  createWorkflow,
   deliver,
+  expectData,
   HttpTarget,
   nodes,
   type OrganizationFixture,
+  runReaches,
   signedDelivery,
+  startRun,
+  stepOf,
+  type TestDiagram,
   TestStack,
   waitFor,
 } from '#testing';
@@ -27,21 +34,14 @@ describe('events: private networks and crashes', () => {
       { services: ['catalog', 'workflow', 'runner', 'events'] },
     );
     org = await createOrganization(stack.description);
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Recovery' })).body.id;
+    projectId = await createProject(org.api, 'Recovery');
   }, 120_000);
 
   afterAll(async () => {
     await stack?.stop();
   });
 
-  async function publish(diagram: ReturnType<typeof chainOf>): Promise<string> {
-    const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Recovery',
-      diagram,
-    });
-    expect((await org.api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
-    return created.body.id as string;
-  }
+  const publish = (diagram: TestDiagram) => createWorkflow(org.api, projectId, diagram, { name: 'Recovery' });
 
   it('refuses actions to loopback and private addresses unless private networks are allowed', async () => {
     const target = await HttpTarget.start();
@@ -62,16 +62,14 @@ describe('events: private networks and crashes', () => {
             nodes.action('call', 'http__request', { method: 'GET', url, timeoutMs: 2_000 }),
           ),
         );
-        const started = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {});
-        const run = await waitFor(
-          async () => {
-            const current = await org.api.get(`/api/v1/runs/${started.body.id}`);
-            return current.body.status === 'errored' ? current.body : undefined;
-          },
-          { what: `run of ${url} to fail`, timeoutMs: 15_000 },
-        );
+        const started = expectData(await startRun(org.api, workflowId, {}), 201);
+        const run = await runReaches(org.api, started.id, ['errored'], {
+          what: `run of ${url} to fail`,
+          timeoutMs: 15_000,
+          intervalMs: 50,
+        });
         // Refused before connecting: not a connection that failed (ECONNREFUSED, ENETUNREACH).
-        expect(run.steps.find((step: any) => step.nodeId === 'call').error).toMatch(
+        expect(stepOf(run, 'call')?.error).toMatch(
           /private address; requests to private networks are not allowed/,
         );
       }
@@ -96,11 +94,13 @@ describe('events: private networks and crashes', () => {
       );
       // Kill once the first deliveries are in, while the rest arrive and fan out.
       await waitFor(
-        async () =>
-          (await org.api.get(`/api/v1/workflows/${workflowId}/events`)).body.data?.length ? true : undefined,
-        {
-          intervalMs: 20,
+        async () => {
+          const { data } = await org.api.GET('/api/v1/workflows/{id}/events', {
+            params: { path: { id: workflowId } },
+          });
+          return data?.data.length ? true : undefined;
         },
+        { intervalMs: 20 },
       );
       await stack.processes.get(victim)!.kill('SIGKILL');
       const answers = await sending;
@@ -118,7 +118,7 @@ describe('events: private networks and crashes', () => {
       }
       const events = await waitFor(
         async () => {
-          const listed = await org.api.listAll(`/api/v1/workflows/${workflowId}/events`);
+          const listed = await org.api.listAll('/api/v1/workflows/{id}/events', { path: { id: workflowId } });
           return listed.length === markers.length && listed.every((event) => event.outcomes.length === 1)
             ? listed
             : undefined;
@@ -126,11 +126,11 @@ describe('events: private networks and crashes', () => {
         { timeoutMs: 60_000, intervalMs: 200, what: 'every event to have its outcome' },
       );
       expect(events.map((event) => event.outcomes[0].outcome)).toEqual(markers.map(() => 'started'));
-      const runs = await org.api.listAll(`/api/v1/workflows/${workflowId}/runs`);
+      const runs = await org.api.listAll('/api/v1/workflows/{id}/runs', { path: { id: workflowId } });
       const byInput = new Map<string, number>();
       for (const run of runs) {
-        const detail = await org.api.get(`/api/v1/runs/${run.id}`);
-        const marker = JSON.parse(detail.body.input).marker as string;
+        const detail = await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: run.id } } });
+        const { marker } = JSON.parse(expectData(detail, 200).input) as { marker: string };
         byInput.set(marker, (byInput.get(marker) ?? 0) + 1);
       }
       expect([...byInput.keys()].sort()).toEqual([...markers].sort());
