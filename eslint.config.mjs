@@ -129,6 +129,7 @@ export default tseslint.config(
     files: [
       'apps/e2e/src/admin-cli.e2e-spec.ts',
       'apps/e2e/src/all-in-one.e2e-spec.ts',
+      'apps/e2e/src/api-fuzz.e2e-spec.ts',
       'apps/e2e/src/cluster.e2e-spec.ts',
       'apps/e2e/src/console-routes.e2e-spec.ts',
       'apps/e2e/src/events-recovery.e2e-spec.ts',
