@@ -11,6 +11,7 @@ import {
   nodes,
   type Operation,
   operationsOf,
+  type OpenApiDocument,
   type OrganizationFixture,
   RawClient,
   requestFor,
@@ -19,8 +20,6 @@ import {
   TestStack,
 } from '#testing';
 import fc from 'fast-check';
-
-type OpenApiDocument = Parameters<typeof operationsOf>[0];
 
 /** Requests per test run; `tools/fuzz` sends as many as it is asked. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);

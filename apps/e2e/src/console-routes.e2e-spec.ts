@@ -12,6 +12,7 @@ import {
   type OrganizationFixture,
   publishWorkflow,
   runningStack,
+  statusOf,
 } from '#testing';
 
 type KeyList = ReplyOf<typeof CatalogSubjects.keysList>;
@@ -54,7 +55,7 @@ describe('console routes', () => {
       });
       expect(created.body.key.startsWith(created.body.start!)).toBe(true);
       const key = new ApiClient(stack.baseUrl, created.body.key);
-      expect((await key.GET('/api/v1/projects')).response.status).toBe(200);
+      expect(await statusOf(key.GET('/api/v1/projects'))).toBe(200);
 
       const listed = await owner.api.raw.get<KeyList>('/app/keys');
       expect(listed.status).toBe(200);
@@ -67,7 +68,7 @@ describe('console routes', () => {
         deleted: true,
       });
       // Every gateway forgets the key at once.
-      expect((await key.GET('/api/v1/projects')).response.status).toBe(401);
+      expect(await statusOf(key.GET('/api/v1/projects'))).toBe(401);
       const again = await owner.api.raw.delete<ErrorBody>(`/app/keys/${created.body.id}`);
       expect(again.status).toBe(404);
       expect(again.body.error.code).toBe('not_found');
@@ -96,7 +97,7 @@ describe('console routes', () => {
       const listed = await otherOwner.api.raw.get<KeyList>('/app/keys');
       expect(listed.body.data.map((item) => item.name)).toEqual(['admin-cli']);
       const key = new ApiClient(stack.baseUrl, created.body.key);
-      expect((await key.GET('/api/v1/projects')).response.status).toBe(200);
+      expect(await statusOf(key.GET('/api/v1/projects'))).toBe(200);
     });
   });
 

@@ -5,11 +5,13 @@ import {
   createProject,
   createWorkflow,
   deliver,
+  eventsOf,
   expectData,
   HttpTarget,
   nodes,
   type OrganizationFixture,
   runReaches,
+  runsOf,
   signedDelivery,
   startRun,
   stepOf,
@@ -93,15 +95,9 @@ describe('events: private networks and crashes', () => {
         ),
       );
       // Kill once the first deliveries are in, while the rest arrive and fan out.
-      await waitFor(
-        async () => {
-          const { data } = await org.api.GET('/api/v1/workflows/{id}/events', {
-            params: { path: { id: workflowId } },
-          });
-          return data?.data.length ? true : undefined;
-        },
-        { intervalMs: 20 },
-      );
+      await waitFor(async () => ((await eventsOf(org.api, workflowId)).length ? true : undefined), {
+        intervalMs: 20,
+      });
       await stack.processes.get(victim)!.kill('SIGKILL');
       const answers = await sending;
       await stack.startService(victim);
@@ -118,7 +114,7 @@ describe('events: private networks and crashes', () => {
       }
       const events = await waitFor(
         async () => {
-          const listed = await org.api.listAll('/api/v1/workflows/{id}/events', { path: { id: workflowId } });
+          const listed = await eventsOf(org.api, workflowId);
           return listed.length === markers.length && listed.every((event) => event.outcomes.length === 1)
             ? listed
             : undefined;
@@ -126,7 +122,7 @@ describe('events: private networks and crashes', () => {
         { timeoutMs: 60_000, intervalMs: 200, what: 'every event to have its outcome' },
       );
       expect(events.map((event) => event.outcomes[0].outcome)).toEqual(markers.map(() => 'started'));
-      const runs = await org.api.listAll('/api/v1/workflows/{id}/runs', { path: { id: workflowId } });
+      const runs = await runsOf(org.api, workflowId);
       const byInput = new Map<string, number>();
       for (const run of runs) {
         const detail = await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: run.id } } });

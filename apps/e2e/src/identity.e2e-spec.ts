@@ -5,6 +5,7 @@ import {
   createOrganization,
   expectData,
   runningStack,
+  statusOf,
   sessionCookie,
 } from '#testing';
 
@@ -53,7 +54,7 @@ describe('identity', () => {
     const member = await createMember(stack, org.organizationId);
     const cookie = await sessionCookie(stack, member.email, member.password);
     expect(cookie).toContain('session_token=');
-    expect((await anonymous.GET('/api/v1/projects', { headers: { cookie } })).response.status).toBe(200);
+    expect(await statusOf(anonymous.GET('/api/v1/projects', { headers: { cookie } }))).toBe(200);
   });
 
   it('refuses a stranger an account and an organization in the default mode (SIGNUP=closed)', async () => {
@@ -99,7 +100,7 @@ describe('identity', () => {
   it('answers no_active_organization for a session outside any organization', async () => {
     const org = await createOrganization(stack);
     const member = await createMember(stack, org.organizationId);
-    expect((await member.api.GET('/api/v1/projects')).response.status).toBe(200);
+    expect(await statusOf(member.api.GET('/api/v1/projects'))).toBe(200);
     const left = await member.api.raw.post(
       '/api/auth/organization/set-active',
       { organizationId: null },
@@ -116,7 +117,7 @@ describe('identity', () => {
     const org = await createOrganization(stack);
     const owner = await createMember(stack, org.organizationId, 'owner');
     const member = await createMember(stack, org.organizationId);
-    expect((await member.api.GET('/api/v1/projects')).response.status).toBe(200);
+    expect(await statusOf(member.api.GET('/api/v1/projects'))).toBe(200);
 
     const removed = await owner.api.raw.post(
       '/api/auth/organization/remove-member',
@@ -132,7 +133,7 @@ describe('identity', () => {
   it('stops honouring a session after sign-out', async () => {
     const org = await createOrganization(stack);
     const member = await createMember(stack, org.organizationId);
-    expect((await member.api.GET('/api/v1/projects')).response.status).toBe(200);
+    expect(await statusOf(member.api.GET('/api/v1/projects'))).toBe(200);
     const out = await member.api.raw.post('/api/auth/sign-out', {}, { origin: stack.baseUrl });
     expect(out.status).toBe(200);
     const response = await member.api.GET('/api/v1/projects');

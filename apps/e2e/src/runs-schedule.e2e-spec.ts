@@ -3,13 +3,14 @@ import {
   createProject,
   createWorkflow,
   edge,
-  expectData,
   freePort,
+  getWorkflow,
   nodes,
   type OrganizationFixture,
   publishWorkflow,
   runningStack,
   runReaches,
+  runsOf,
   type ServiceProcess,
   startService,
   waitFor,
@@ -86,7 +87,7 @@ describe('scheduled runs', () => {
     }
 
     for (const workflowId of workflowIds) {
-      const runs = await org.api.listAll('/api/v1/workflows/{id}/runs', { path: { id: workflowId } });
+      const runs = await runsOf(org.api, workflowId);
       expect(runs).toHaveLength(dues.length);
       for (const run of runs) {
         expect(run).toMatchObject({ workflowId, trigger: 'schedule', triggerNodeId: 'nightly', version: 1 });
@@ -106,8 +107,8 @@ describe('scheduled runs', () => {
       );
       expect(complete.map((run) => run.reply)).toEqual(runs.map(() => 'true'));
 
-      const detail = await org.api.GET('/api/v1/workflows/{id}', { params: { path: { id: workflowId } } });
-      expect(Date.parse(expectData(detail, 200).nextRunAt ?? '')).toBeGreaterThan(Date.now());
+      const { nextRunAt } = await getWorkflow(org.api, workflowId);
+      expect(Date.parse(nextRunAt ?? '')).toBeGreaterThan(Date.now());
     }
   });
 });

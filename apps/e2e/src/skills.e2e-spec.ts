@@ -7,6 +7,7 @@ import {
   type MemberFixture,
   type OrganizationFixture,
   runningStack,
+  statusOf,
   type Schemas,
 } from '#testing';
 
@@ -57,7 +58,7 @@ describe('skills', () => {
     });
     const { id } = created.data!;
     for (const api of [alice.api, bob.api, org.api]) {
-      expect((await getSkill(api, id)).response.status).toBe(200);
+      expect(await statusOf(getSkill(api, id))).toBe(200);
       expect(await skillIds(api)).toContain(id);
     }
   });
@@ -73,15 +74,15 @@ describe('skills', () => {
       const hidden = await getSkill(api, id);
       expect(hidden.response.status).toBe(404);
       expect(hidden.error?.error.code).toBe('skill_not_found');
-      expect((await updateSkill(api, id, { description: 'taken over' })).response.status).toBe(404);
-      expect((await deleteSkill(api, id)).response.status).toBe(404);
+      expect(await statusOf(updateSkill(api, id, { description: 'taken over' }))).toBe(404);
+      expect(await statusOf(deleteSkill(api, id))).toBe(404);
     }
     const edited = await updateSkill(alice.api, id, { instructions: 'Updated.' });
     expect(edited.data).toMatchObject({ id, instructions: 'Updated.', userId: alice.userId });
 
     const shared = await updateSkill(alice.api, id, { owner: 'organization' });
     expect(shared.data?.userId).toBeNull();
-    expect((await getSkill(bob.api, id)).response.status).toBe(200);
+    expect(await statusOf(getSkill(bob.api, id))).toBe(200);
   });
 
   it('makes a skill created with a key and owner "me" the organization\'s', async () => {
@@ -100,7 +101,7 @@ describe('skills', () => {
     expect(rename.response.status).toBe(409);
     expect(rename.error?.error.code).toBe('skill_name_taken');
 
-    expect((await createSkill(outsider.api, skill('unique-name'))).response.status).toBe(201);
+    expect(await statusOf(createSkill(outsider.api, skill('unique-name')))).toBe(201);
   });
 
   // Bodies the document refuses, some of them not even of its types: sent raw.
@@ -123,14 +124,14 @@ describe('skills', () => {
 
   it('keeps organizations apart', async () => {
     const { id } = expectData(await createSkill(org.api, skill('private-skill')), 201);
-    expect((await getSkill(outsider.api, id)).response.status).toBe(404);
-    expect((await deleteSkill(outsider.api, id)).response.status).toBe(404);
+    expect(await statusOf(getSkill(outsider.api, id))).toBe(404);
+    expect(await statusOf(deleteSkill(outsider.api, id))).toBe(404);
     expect(await skillIds(outsider.api)).not.toContain(id);
   });
 
   it('deletes a skill', async () => {
     const { id } = expectData(await createSkill(org.api, skill('short-lived')), 201);
     expect(expectData(await deleteSkill(org.api, id), 200)).toMatchObject({ deleted: true });
-    expect((await getSkill(org.api, id)).response.status).toBe(404);
+    expect(await statusOf(getSkill(org.api, id))).toBe(404);
   });
 });
