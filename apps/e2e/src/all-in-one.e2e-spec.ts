@@ -4,9 +4,14 @@ import {
   appEntry,
   chainOf,
   createOrganization,
+  createProject,
+  createWorkflow,
+  expectData,
   freePort,
   nodes,
+  RawClient,
   type ServiceProcess,
+  startRun,
   startService,
   TestStack,
   WORKSPACE_ROOT,
@@ -41,9 +46,9 @@ describe('the all-in-one process', () => {
         /^Flowmesh is ready on http:\/\/127\.0\.0\.1:\d+: catalog, events, workflow, gateway in one/,
       ),
     ]);
-    const probe = await fetch(`${stack.baseUrl}/health/ready`);
+    const probe = await new RawClient(stack.baseUrl).get('/health/ready');
     expect(probe.status).toBe(200);
-    expect(await probe.json()).toMatchObject({
+    expect(probe.body).toMatchObject({
       status: 'ok',
       details: {
         nats: { status: 'up' },
@@ -56,15 +61,15 @@ describe('the all-in-one process', () => {
 
   describe('with the runner in a second all-in-one process', () => {
     let runner: ServiceProcess;
-    let probeUrl: string;
+    let probes: RawClient;
 
     beforeAll(async () => {
       const port = await freePort();
-      probeUrl = `http://127.0.0.1:${port}`;
+      probes = new RawClient(`http://127.0.0.1:${port}`);
       runner = await startService('all-in-one', {
         name: 'runner-process',
         env: { ...stack.env, SERVICES: 'runner', HEALTH_PORT: String(port) },
-        readyUrl: `${probeUrl}/health/ready`,
+        readyUrl: `${probes.baseUrl}/health/ready`,
         timeoutMs: 60_000,
       });
     }, 90_000);
@@ -74,34 +79,27 @@ describe('the all-in-one process', () => {
     });
 
     it('serves the probes on HEALTH_PORT without a gateway', async () => {
-      const ready = await fetch(`${probeUrl}/health/ready`);
+      const ready = await probes.get('/health/ready');
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: 'ok', details: { runner: { status: 'up' } } });
-      expect((await fetch(`${probeUrl}/health/live`)).status).toBe(200);
-      expect((await fetch(`${probeUrl}/nowhere`)).status).toBe(404);
+      expect(ready.body).toEqual({ status: 'ok', details: { runner: { status: 'up' } } });
+      expect((await probes.get('/health/live')).status).toBe(200);
+      expect((await probes.get('/nowhere')).status).toBe(404);
     });
 
     it('runs a workflow through apps split over the two processes, every step recorded', async () => {
       const org = await createOrganization(stack.description);
-      const project = await org.api.post('/api/v1/projects', { name: 'Split' });
-      const workflow = await org.api.post(`/api/v1/projects/${project.body.id}/workflows`, {
-        name: 'Split',
-        diagram: chainOf(nodes.trigger('start'), nodes.alwaysTrue('check'), nodes.alwaysTrue('again')),
-      });
-      expect(workflow.status).toBe(201);
-      expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
-
-      const started = await org.api.post(
-        `/api/v1/workflows/${workflow.body.id}/runs`,
-        {},
-        { prefer: 'wait=30' },
+      const projectId = await createProject(org.api, 'Split');
+      const workflowId = await createWorkflow(
+        org.api,
+        projectId,
+        chainOf(nodes.trigger('start'), nodes.alwaysTrue('check'), nodes.alwaysTrue('again')),
+        { name: 'Split' },
       );
-      expect(started.status).toBe(201);
-      expect(started.body.status).toBe('complete');
-      const run = await org.api.get(`/api/v1/runs/${started.body.id}`);
-      expect(
-        run.body.steps.map((step: { nodeId: string; status: string }) => [step.nodeId, step.status]),
-      ).toEqual([
+
+      const started = expectData(await startRun(org.api, workflowId, {}, { Prefer: 'wait=30' }), 201);
+      expect(started.status).toBe('complete');
+      const run = await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: started.id } } });
+      expect(run.data?.steps.map((step) => [step.nodeId, step.status])).toEqual([
         ['start', 'done'],
         ['check', 'done'],
         ['again', 'done'],

@@ -1,13 +1,21 @@
+import type { CatalogSubjects, CreatedApiKeyDto, DeletedDto, ReplyOf } from '#contracts';
 import {
   ApiClient,
   chainOf,
   createMember,
   createOrganization,
+  createProject,
+  createWorkflow,
+  type ErrorBody,
   type MemberFixture,
   nodes,
   type OrganizationFixture,
+  publishWorkflow,
   runningStack,
+  statusOf,
 } from '#testing';
+
+type KeyList = ReplyOf<typeof CatalogSubjects.keysList>;
 
 /**
  * The routes added for the console, over HTTP: the API keys page's `/app/keys` (owners and admins,
@@ -35,7 +43,7 @@ describe('console routes', () => {
 
   describe('/app/keys', () => {
     it('lets an owner and an admin list, create and revoke keys; the key is answered once and works', async () => {
-      const created = await admin.api.post('/app/keys', { name: 'reporting' });
+      const created = await admin.api.raw.post<CreatedApiKeyDto>('/app/keys', { name: 'reporting' });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
         id: expect.any(String),
@@ -45,81 +53,87 @@ describe('console routes', () => {
         lastUsedAt: null,
         key: expect.stringMatching(/^fm_/),
       });
-      expect(created.body.key.startsWith(created.body.start)).toBe(true);
+      expect(created.body.key.startsWith(created.body.start!)).toBe(true);
       const key = new ApiClient(stack.baseUrl, created.body.key);
-      expect((await key.get('/api/v1/projects')).status).toBe(200);
+      expect(await statusOf(key.GET('/api/v1/projects'))).toBe(200);
 
-      const listed = await owner.api.get('/app/keys');
+      const listed = await owner.api.raw.get<KeyList>('/app/keys');
       expect(listed.status).toBe(200);
-      const names = listed.body.data.map((item: { name: string }) => item.name);
+      const names = listed.body.data.map((item) => item.name);
       // The operator's key of `org create` and the new one, newest first; never the key itself.
       expect(names).toEqual(['reporting', 'admin-cli']);
       expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
 
-      expect((await owner.api.delete(`/app/keys/${created.body.id}`)).body).toEqual({ deleted: true });
+      expect((await owner.api.raw.delete<DeletedDto>(`/app/keys/${created.body.id}`)).body).toEqual({
+        deleted: true,
+      });
       // Every gateway forgets the key at once.
-      expect((await key.get('/api/v1/projects')).status).toBe(401);
-      const again = await owner.api.delete(`/app/keys/${created.body.id}`);
+      expect(await statusOf(key.GET('/api/v1/projects'))).toBe(401);
+      const again = await owner.api.raw.delete<ErrorBody>(`/app/keys/${created.body.id}`);
       expect(again.status).toBe(404);
       expect(again.body.error.code).toBe('not_found');
     });
 
     it('refuses a member and an organization key with forbidden, and validates the name', async () => {
       for (const answer of [
-        await member.api.get('/app/keys'),
-        await member.api.post('/app/keys', { name: 'mine' }),
-        await org.api.get('/app/keys'),
-        await org.api.post('/app/keys', { name: 'mine' }),
+        await member.api.raw.get<ErrorBody>('/app/keys'),
+        await member.api.raw.post<ErrorBody>('/app/keys', { name: 'mine' }),
+        await org.api.raw.get<ErrorBody>('/app/keys'),
+        await org.api.raw.post<ErrorBody>('/app/keys', { name: 'mine' }),
       ]) {
         expect(answer.status).toBe(403);
         expect(answer.body.error.code).toBe('forbidden');
       }
-      const invalid = await owner.api.post('/app/keys', { name: '' });
+      const invalid = await owner.api.raw.post<ErrorBody>('/app/keys', { name: '' });
       expect(invalid.status).toBe(400);
-      expect(invalid.body.error.details.issues[0].path).toBe('name');
+      expect(invalid.body.error.details?.issues?.[0]?.path).toBe('name');
     });
 
     it("keeps each organization to its own keys: another's is not found", async () => {
-      const created = await owner.api.post('/app/keys', { name: 'first' });
-      const attempt = await otherOwner.api.delete(`/app/keys/${created.body.id}`);
+      const created = await owner.api.raw.post<CreatedApiKeyDto>('/app/keys', { name: 'first' });
+      const attempt = await otherOwner.api.raw.delete<ErrorBody>(`/app/keys/${created.body.id}`);
       expect(attempt.status).toBe(404);
       expect(attempt.body.error.code).toBe('not_found');
-      const listed = await otherOwner.api.get('/app/keys');
-      expect(listed.body.data.map((item: { name: string }) => item.name)).toEqual(['admin-cli']);
+      const listed = await otherOwner.api.raw.get<KeyList>('/app/keys');
+      expect(listed.body.data.map((item) => item.name)).toEqual(['admin-cli']);
       const key = new ApiClient(stack.baseUrl, created.body.key);
-      expect((await key.get('/api/v1/projects')).status).toBe(200);
+      expect(await statusOf(key.GET('/api/v1/projects'))).toBe(200);
     });
   });
 
   describe('GET /api/v1/workflows/{id}/versions/{number}', () => {
     it('answers a version with the diagram it froze, not the draft', async () => {
-      const project = await org.api.post('/api/v1/projects', { name: 'Versions' });
+      const projectId = await createProject(org.api, 'Versions');
       const first = chainOf(nodes.trigger('start'), nodes.delay('wait', 5));
-      const workflow = await org.api.post(`/api/v1/projects/${project.body.id}/workflows`, {
-        name: 'Frozen',
-        diagram: { ...first, nodes: first.nodes.map((node) => ({ ...node, position: { x: 1, y: 2 } })) },
-      });
-      const id = workflow.body.id as string;
-      expect((await org.api.post(`/api/v1/workflows/${id}/publish`, { timeZone: 'Asia/Tokyo' })).status).toBe(
-        201,
+      const id = await createWorkflow(
+        org.api,
+        projectId,
+        { ...first, nodes: first.nodes.map((node) => ({ ...node, position: { x: 1, y: 2 } })) },
+        { name: 'Frozen', publish: false },
       );
-      await org.api.patch(`/api/v1/workflows/${id}`, { diagram: chainOf(nodes.trigger('start')) });
+      await publishWorkflow(org.api, id, { timeZone: 'Asia/Tokyo' });
+      await org.api.PATCH('/api/v1/workflows/{id}', {
+        params: { path: { id } },
+        body: { diagram: chainOf(nodes.trigger('start')) },
+      });
 
-      const version = await org.api.get(`/api/v1/workflows/${id}/versions/1`);
-      expect(version.status).toBe(200);
-      expect(version.body).toMatchObject({ workflowId: id, number: 1, timeZone: 'Asia/Tokyo' });
-      expect(version.body.diagram.nodes.map((node: { id: string }) => node.id)).toEqual(['start', 'wait']);
-      expect(version.body.diagram.nodes[0].position).toEqual({ x: 1, y: 2 });
+      const versionOf = (api: ApiClient, number: string) =>
+        api.GET('/api/v1/workflows/{id}/versions/{number}', { params: { path: { id, number } } });
+      const version = await versionOf(org.api, '1');
+      expect(version.response.status).toBe(200);
+      expect(version.data).toMatchObject({ workflowId: id, number: 1, timeZone: 'Asia/Tokyo' });
+      expect(version.data?.diagram.nodes.map((node) => node.id)).toEqual(['start', 'wait']);
+      expect(version.data?.diagram.nodes[0]?.position).toEqual({ x: 1, y: 2 });
 
-      const missing = await org.api.get(`/api/v1/workflows/${id}/versions/2`);
-      expect(missing.status).toBe(404);
-      expect(missing.body.error.code).toBe('not_found');
-      const invalid = await org.api.get(`/api/v1/workflows/${id}/versions/first`);
-      expect(invalid.status).toBe(400);
-      expect(invalid.body.error.details.issues).toEqual([{ path: 'number', message: expect.any(String) }]);
-      const foreign = await other.api.get(`/api/v1/workflows/${id}/versions/1`);
-      expect(foreign.status).toBe(404);
-      expect(foreign.body.error.code).toBe('workflow_not_found');
+      const missing = await versionOf(org.api, '2');
+      expect(missing.response.status).toBe(404);
+      expect(missing.error?.error.code).toBe('not_found');
+      const invalid = await versionOf(org.api, 'first');
+      expect(invalid.response.status).toBe(400);
+      expect(invalid.error?.error.details?.issues).toEqual([{ path: 'number', message: expect.any(String) }]);
+      const foreign = await versionOf(other.api, '1');
+      expect(foreign.response.status).toBe(404);
+      expect(foreign.error?.error.code).toBe('workflow_not_found');
     });
   });
 });

@@ -6,6 +6,7 @@ import {
   createWorkflow,
   deliver,
   eventsOf,
+  expectData,
   HttpTarget,
   nodes,
   type OrganizationFixture,
@@ -42,7 +43,7 @@ describe('events: private networks and crashes', () => {
     await stack?.stop();
   });
 
-  const publish = (diagram: TestDiagram) => createWorkflow(org.api, projectId, diagram);
+  const publish = (diagram: TestDiagram) => createWorkflow(org.api, projectId, diagram, { name: 'Recovery' });
 
   it('refuses actions to loopback and private addresses unless private networks are allowed', async () => {
     const target = await HttpTarget.start();
@@ -63,13 +64,14 @@ describe('events: private networks and crashes', () => {
             nodes.action('call', 'http__request', { method: 'GET', url, timeoutMs: 2_000 }),
           ),
         );
-        const started = await startRun(org.api, workflowId, {});
-        const run = await runReaches(org.api, started.data!.id, ['errored'], {
+        const started = expectData(await startRun(org.api, workflowId, {}), 201);
+        const run = await runReaches(org.api, started.id, ['errored'], {
           what: `run of ${url} to fail`,
           timeoutMs: 15_000,
+          intervalMs: 50,
         });
         // Refused before connecting: not a connection that failed (ECONNREFUSED, ENETUNREACH).
-        expect(stepOf(run, 'call')!.error).toMatch(
+        expect(stepOf(run, 'call')?.error).toMatch(
           /private address; requests to private networks are not allowed/,
         );
       }
@@ -93,16 +95,9 @@ describe('events: private networks and crashes', () => {
         ),
       );
       // Kill once the first deliveries are in, while the rest arrive and fan out.
-      await waitFor(
-        async () =>
-          (await org.api.GET('/api/v1/workflows/{id}/events', { params: { path: { id: workflowId } } })).data
-            ?.data.length
-            ? true
-            : undefined,
-        {
-          intervalMs: 20,
-        },
-      );
+      await waitFor(async () => ((await eventsOf(org.api, workflowId)).length ? true : undefined), {
+        intervalMs: 20,
+      });
       await stack.processes.get(victim)!.kill('SIGKILL');
       const answers = await sending;
       await stack.startService(victim);
@@ -131,7 +126,7 @@ describe('events: private networks and crashes', () => {
       const byInput = new Map<string, number>();
       for (const run of runs) {
         const detail = await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: run.id } } });
-        const marker = JSON.parse(detail.data!.input).marker as string;
+        const { marker } = JSON.parse(expectData(detail, 200).input) as { marker: string };
         byInput.set(marker, (byInput.get(marker) ?? 0) + 1);
       }
       expect([...byInput.keys()].sort()).toEqual([...markers].sort());

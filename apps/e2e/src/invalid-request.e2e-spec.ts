@@ -1,9 +1,14 @@
 import { DatabaseSubjects, QueryStreamHeaders } from '#contracts';
 import {
-  type ApiResponse,
   connectAs,
+  createDatabaseIn,
   createOrganization,
+  createProject,
+  createWorkflow,
+  type ErrorBody,
+  nodes,
   type OrganizationFixture,
+  type RawResponse,
   runningStack,
 } from '#testing';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
@@ -11,11 +16,12 @@ import { headers, type NatsConnection } from '@nats-io/transport-node';
 const stack = runningStack();
 
 /** The contract: every invalid_request lists each problem in `details.issues` as `{path, message}`. */
-function issuesOf(body: any): Array<{ path: string; message: string }> {
-  expect(body?.error?.code).toBe('invalid_request');
-  const issues = body.error.details?.issues;
+function issuesOf(body: unknown): Array<{ path: string; message: string }> {
+  const { error } = (body ?? {}) as Partial<ErrorBody>;
+  expect(error?.code).toBe('invalid_request');
+  const issues = error?.details?.issues;
   expect(issues).toEqual(expect.arrayContaining([{ path: expect.any(String), message: expect.any(String) }]));
-  return issues;
+  return issues ?? [];
 }
 
 describe('every invalid_request names its issues', () => {
@@ -25,55 +31,56 @@ describe('every invalid_request names its issues', () => {
 
   beforeAll(async () => {
     org = await createOrganization(stack);
-    databaseId = (await org.api.post('/api/v1/databases', { name: 'issues' })).body.id;
-    const projectId = (await org.api.post('/api/v1/projects', { name: 'Issues' })).body.id;
-    workflowId = (
-      await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-        name: 'Issues',
-        diagram: { nodes: [{ id: 't', data: { type: 'trigger', properties: { kind: 'api' } } }], edges: [] },
-      })
-    ).body.id;
+    databaseId = await createDatabaseIn(org.api, 'issues');
+    const projectId = await createProject(org.api, 'Issues');
+    workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      { nodes: [nodes.trigger('t')], edges: [] },
+      { name: 'Issues', publish: false },
+    );
   });
 
-  it.each<[string, () => Promise<ApiResponse>, string]>([
-    ['malformed JSON', () => org.api.post('/api/v1/projects', '{"name": '), 'body'],
-    ['a JSON array body', () => org.api.post('/api/v1/projects', '[1,2]'), 'body'],
-    ['a JSON string body', () => org.api.post('/api/v1/projects', '"Acme"'), 'body'],
-    ['a JSON number body', () => org.api.post('/api/v1/projects', '5'), 'body'],
-    ['a missing field', () => org.api.post('/api/v1/projects', {}), 'name'],
-    ['a field of the wrong type', () => org.api.post('/api/v1/projects', { name: 5 }), 'name'],
-    ['a cursor this API did not make', () => org.api.get('/api/v1/projects?cursor=nope'), 'cursor'],
+  // Each request is wrong on purpose, most in ways the typed client would not compile: all go raw.
+  it.each<[string, () => Promise<RawResponse>, string]>([
+    ['malformed JSON', () => org.api.raw.post('/api/v1/projects', '{"name": '), 'body'],
+    ['a JSON array body', () => org.api.raw.post('/api/v1/projects', '[1,2]'), 'body'],
+    ['a JSON string body', () => org.api.raw.post('/api/v1/projects', '"Acme"'), 'body'],
+    ['a JSON number body', () => org.api.raw.post('/api/v1/projects', '5'), 'body'],
+    ['a missing field', () => org.api.raw.post('/api/v1/projects', {}), 'name'],
+    ['a field of the wrong type', () => org.api.raw.post('/api/v1/projects', { name: 5 }), 'name'],
+    ['a cursor this API did not make', () => org.api.raw.get('/api/v1/projects?cursor=nope'), 'cursor'],
     [
       'a cursor the runner cannot read',
-      () => org.api.get(`/api/v1/workflows/${workflowId}/runs?cursor=nope`),
+      () => org.api.raw.get(`/api/v1/workflows/${workflowId}/runs?cursor=nope`),
       'cursor',
     ],
-    ['a limit that is not a number', () => org.api.get('/api/v1/projects?limit=many'), 'limit'],
-    ['a fractional limit', () => org.api.get('/api/v1/projects?limit=2.5'), 'limit'],
-    ['a limit out of range', () => org.api.get('/api/v1/skills?limit=0'), 'limit'],
-    ['a repeated limit', () => org.api.get('/api/v1/databases?limit=1&limit=2'), 'limit'],
-    ['a repeated cursor', () => org.api.get('/api/v1/projects?cursor=a&cursor=b'), 'cursor'],
-    ['a path that is not a valid URL', () => org.api.get('/api/v1/projects/%E0%A4%A'), 'path'],
-    ['an over-long path parameter', () => org.api.get(`/api/v1/projects/${'a'.repeat(150)}`), 'path'],
+    ['a limit that is not a number', () => org.api.raw.get('/api/v1/projects?limit=many'), 'limit'],
+    ['a fractional limit', () => org.api.raw.get('/api/v1/projects?limit=2.5'), 'limit'],
+    ['a limit out of range', () => org.api.raw.get('/api/v1/skills?limit=0'), 'limit'],
+    ['a repeated limit', () => org.api.raw.get('/api/v1/databases?limit=1&limit=2'), 'limit'],
+    ['a repeated cursor', () => org.api.raw.get('/api/v1/projects?cursor=a&cursor=b'), 'cursor'],
+    ['a path that is not a valid URL', () => org.api.raw.get('/api/v1/projects/%E0%A4%A'), 'path'],
+    ['an over-long path parameter', () => org.api.raw.get(`/api/v1/projects/${'a'.repeat(150)}`), 'path'],
     [
       'a run flag of the wrong type',
-      () => org.api.post(`/api/v1/workflows/${workflowId}/runs`, { draft: 'yes' }),
+      () => org.api.raw.post(`/api/v1/workflows/${workflowId}/runs`, { draft: 'yes' }),
       'draft',
     ],
     [
       'a diagram without the shape of one',
-      () => org.api.patch(`/api/v1/workflows/${workflowId}`, { diagram: { nodes: 'none', edges: [] } }),
+      () => org.api.raw.patch(`/api/v1/workflows/${workflowId}`, { diagram: { nodes: 'none', edges: [] } }),
       'diagram.nodes',
     ],
     [
       'an empty query batch, refused by the database service behind the query stream',
-      () => org.api.post(`/api/v1/databases/${databaseId}/query`, { statements: [] }),
+      () => org.api.raw.post(`/api/v1/databases/${databaseId}/query`, { statements: [] }),
       'statements',
     ],
     [
       'a query parameter that is no SQL value',
       () =>
-        org.api.post(`/api/v1/databases/${databaseId}/query`, {
+        org.api.raw.post(`/api/v1/databases/${databaseId}/query`, {
           statements: [{ sql: 'SELECT ?', params: [{}] }],
         }),
       'statements.0.params',

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-import { appEntry, runningStack, startExtraGateway, WORKSPACE_ROOT } from '#testing';
+import { ApiClient, appEntry, runningStack, startExtraGateway, statusOf, WORKSPACE_ROOT } from '#testing';
 
 const run = promisify(execFile);
 const stack = runningStack();
@@ -74,7 +74,7 @@ describe('with NODE_ENV=production', () => {
   it('starts with settings of its own', async () => {
     const gateway = await startExtraGateway(stack, 'gateway-production', production);
     try {
-      expect((await fetch(`${gateway.baseUrl}/api/health`)).status).toBe(200);
+      expect(await statusOf(new ApiClient(gateway.baseUrl).GET('/api/health'))).toBe(200);
     } finally {
       await gateway.process.stop();
     }

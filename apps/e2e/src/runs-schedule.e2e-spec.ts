@@ -1,8 +1,16 @@
 import {
   createOrganization,
+  createProject,
+  createWorkflow,
+  edge,
   freePort,
+  getWorkflow,
+  nodes,
   type OrganizationFixture,
+  publishWorkflow,
   runningStack,
+  runReaches,
+  runsOf,
   type ServiceProcess,
   startService,
   waitFor,
@@ -25,7 +33,7 @@ describe('scheduled runs', () => {
 
   beforeAll(async () => {
     org = await createOrganization(stack);
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Scheduled runs' })).body.id;
+    projectId = await createProject(org.api, 'Scheduled runs');
     db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
     await db.connect();
     const port = await freePort();
@@ -42,28 +50,16 @@ describe('scheduled runs', () => {
   });
 
   async function scheduledWorkflow(): Promise<string> {
-    const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Nightly',
-      diagram: {
-        nodes: [
-          { id: 'nightly', data: { type: 'trigger', properties: { kind: 'schedule', cron: '0 0 1 1 *' } } },
-          {
-            id: 'check',
-            data: {
-              type: 'condition',
-              properties: { conditions: [{ left: '{{trigger}}', operator: 'is_empty' }] },
-            },
-          },
-        ],
-        edges: [{ id: 'e', source: 'nightly', target: 'check' }],
-      },
-    });
-    expect(created.status).toBe(201);
-    expect(
-      (await org.api.post(`/api/v1/workflows/${created.body.id}/publish`, { timeZone: 'Europe/Paris' }))
-        .status,
-    ).toBe(201);
-    return created.body.id as string;
+    const diagram = {
+      nodes: [
+        nodes.schedule('nightly', '0 0 1 1 *'),
+        nodes.condition('check', [{ left: '{{trigger}}', operator: 'is_empty' }]),
+      ],
+      edges: [edge('e', 'nightly', 'check')],
+    };
+    const id = await createWorkflow(org.api, projectId, diagram, { name: 'Nightly', publish: false });
+    await publishWorkflow(org.api, id, { timeZone: 'Europe/Paris' });
+    return id;
   }
 
   it('fires a schedule once per due time with two workflow replicas, and moves nextRunAt on', async () => {
@@ -80,43 +76,39 @@ describe('scheduled runs', () => {
       // Once no row is due at that time any more, every start for it has been answered.
       await waitFor(
         async () => {
-          const { rows } = await db.query(
+          const { rows } = await db.query<{ due: number }>(
             'SELECT count(*)::int AS due FROM workflow.schedules WHERE workflow_id = ANY($1) AND next_run_at <= $2',
             [workflowIds, due],
           );
-          return rows[0].due === 0 ? true : undefined;
+          return rows[0]!.due === 0 ? true : undefined;
         },
         { what: 'the schedules to move on' },
       );
     }
 
     for (const workflowId of workflowIds) {
-      const runs = await org.api.listAll(`/api/v1/workflows/${workflowId}/runs`);
+      const runs = await runsOf(org.api, workflowId);
       expect(runs).toHaveLength(dues.length);
       for (const run of runs) {
         expect(run).toMatchObject({ workflowId, trigger: 'schedule', triggerNodeId: 'nightly', version: 1 });
         expect(run.createdBy).toBeNull();
       }
-      const keys = await db.query(
+      const keys = await db.query<{ idempotency_key: string }>(
         'SELECT idempotency_key FROM runner.runs WHERE workflow_id = $1 ORDER BY id',
         [workflowId],
       );
       expect(keys.rows.map((row) => row.idempotency_key).sort()).toEqual(
         dues.map((due) => `schedule:${workflowId}:nightly:${due.toISOString()}`).sort(),
       );
-      const complete = await waitFor(
-        async () => {
-          const all = await Promise.all(
-            runs.map(async (run) => (await org.api.get(`/api/v1/runs/${run.id}`)).body),
-          );
-          return all.every((one) => one.status === 'complete') ? all : undefined;
-        },
-        { intervalMs: 100, what: 'the scheduled runs to complete' },
+      const complete = await Promise.all(
+        runs.map((run) =>
+          runReaches(org.api, run.id, ['complete'], { what: `scheduled run ${run.id} to complete` }),
+        ),
       );
       expect(complete.map((run) => run.reply)).toEqual(runs.map(() => 'true'));
 
-      const detail = await org.api.get(`/api/v1/workflows/${workflowId}`);
-      expect(Date.parse(detail.body.nextRunAt)).toBeGreaterThan(Date.now());
+      const { nextRunAt } = await getWorkflow(org.api, workflowId);
+      expect(Date.parse(nextRunAt ?? '')).toBeGreaterThan(Date.now());
     }
   });
 });

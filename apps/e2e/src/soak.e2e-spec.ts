@@ -1,9 +1,12 @@
 import {
   chainOf,
   createOrganization,
+  createProject,
+  createWorkflow,
   InspectedProcess,
   nodes,
   type OrganizationFixture,
+  startRun,
   TestStack,
   waitFor,
 } from '#testing';
@@ -33,13 +36,13 @@ describe('a short soak', () => {
     );
     inspected = await InspectedProcess.fromOutput(stack.processes.get('all-in-one')!.output());
     org = await createOrganization(stack.description);
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Soak' })).body.id;
-    const created = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: 'Soak',
-      diagram: chainOf(nodes.trigger('t'), nodes.alwaysTrue('c'), nodes.alwaysTrue('d')),
-    });
-    workflowId = created.body.id;
-    expect((await org.api.post(`/api/v1/workflows/${workflowId}/publish`, {})).status).toBe(201);
+    projectId = await createProject(org.api, 'Soak');
+    workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.trigger('t'), nodes.alwaysTrue('c'), nodes.alwaysTrue('d')),
+      { name: 'Soak' },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -54,14 +57,18 @@ describe('a short soak', () => {
     await Promise.all(
       Array.from({ length: 4 }, async () => {
         while (next++ < turns) {
-          const started = await org.api.post(
-            `/api/v1/workflows/${workflowId}/runs`,
+          const started = await startRun(
+            org.api,
+            workflowId,
             { input: '{"amount": 120}' },
-            { prefer: 'wait=30' },
+            { Prefer: 'wait=30' },
           );
-          if (started.status !== 201 || started.body.status !== 'complete') failures += 1;
-          if ((await org.api.get(`/api/v1/runs/${started.body.id}`)).status !== 200) failures += 1;
-          if ((await org.api.get(`/api/v1/projects/${projectId}`)).status !== 200) failures += 1;
+          if (started.response.status !== 201 || started.data?.status !== 'complete') failures += 1;
+          const runId = started.data?.id;
+          const run = runId && (await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } }));
+          if (!run || run.response.status !== 200) failures += 1;
+          const project = await org.api.GET('/api/v1/projects/{id}', { params: { path: { id: projectId } } });
+          if (project.response.status !== 200) failures += 1;
         }
       }),
     );
