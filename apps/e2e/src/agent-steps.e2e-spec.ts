@@ -1,14 +1,22 @@
+import type { ThreadDetailDto, ThreadDto } from '#contracts';
 import {
   chainOf,
   createConnection,
   createMember,
   createOrganization,
+  createProject,
+  createWorkflow,
+  type ErrorBody,
   HttpTarget,
   nodes,
   type OrganizationFixture,
+  rowsOf,
+  runReaches,
+  type Schemas,
   ScriptedModel,
+  startRun,
+  stepOf,
   TestStack,
-  waitFor,
 } from '#testing';
 
 /**
@@ -34,7 +42,7 @@ describe('agent steps', () => {
       { services: ['catalog', 'database', 'events', 'agent', 'workflow', 'runner'], allInOne: true },
     );
     org = await createOrganization(stack.description);
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Agent steps' })).body.id;
+    projectId = await createProject(org.api, 'Agent steps');
   }, 120_000);
 
   afterAll(async () => {
@@ -42,35 +50,28 @@ describe('agent steps', () => {
     await model?.stop();
   });
 
-  const agentNode = (agentId: string, task?: string) => ({
-    id: 'ask',
-    data: { type: 'agent', properties: { agentId, ...(task === undefined ? {} : { task }) } },
-  });
+  type NewAgent = Schemas['CreateAgentDto'];
 
-  async function runAgent(agent: Record<string, unknown>, input: unknown, task?: string) {
-    const created = await org.api.post('/api/v1/agents', agent);
-    expect(created.status).toBe(201);
-    const workflow = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: `Ask ${String(agent.name)}`,
-      diagram: chainOf(nodes.trigger('t'), agentNode(created.body.id, task)),
-    });
-    expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
-    const started = await org.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {
+  async function runAgent(agent: NewAgent, input: unknown, task?: string) {
+    const created = await org.api.POST('/api/v1/agents', { body: agent });
+    expect(created.response.status).toBe(201);
+    const workflowName = `Ask ${agent.name}`;
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.trigger('t'), nodes.agent('ask', created.data!.id, task)),
+      { name: workflowName },
+    );
+    const started = await startRun(org.api, workflowId, {
       input: typeof input === 'string' ? input : JSON.stringify(input),
     });
-    expect(started.status).toBe(201);
-    const run = await waitFor(
-      async () => {
-        const current = await org.api.get(`/api/v1/runs/${started.body.id}`);
-        return ['complete', 'errored'].includes(current.body.status) ? current.body : undefined;
-      },
-      { timeoutMs: 30_000, what: 'the agent run to end' },
-    );
-    return {
-      run,
-      step: run.steps.find((step: any) => step.nodeId === 'ask'),
-      workflowName: `Ask ${String(agent.name)}`,
-    };
+    expect(started.response.status).toBe(201);
+    const run = await runReaches(org.api, started.data!.id, ['complete', 'errored'], {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: 'the agent run to end',
+    });
+    return { run, step: stepOf(run, 'ask')!, workflowName };
   }
 
   it('answers the task unattended: the answer is the output and the reply, the conversation a thread', async () => {
@@ -106,7 +107,7 @@ describe('agent steps', () => {
         `SELECT t.title, array_agg(m.role ORDER BY m.position) AS roles
            FROM agent.threads t JOIN agent.messages m ON m.thread_id = t.id
           WHERE t.id = $1 GROUP BY t.title`,
-        [step.output.thread],
+        [step.output!.thread],
       );
       expect(rows).toEqual([{ title: `${workflowName} · run ${run.id}`, roles: ['user', 'assistant'] }]);
     } finally {
@@ -128,7 +129,7 @@ describe('agent steps', () => {
   });
 
   it('fails the step with a clear message when the model refuses, answers garbage, is slow or is not configured', async () => {
-    const cases: Array<[Record<string, unknown>, RegExp, (() => void)?]> = [
+    const cases: Array<[NewAgent, RegExp, (() => void)?]> = [
       [
         { name: 'refused' },
         /refused the call \(401\)/,
@@ -158,22 +159,28 @@ describe('agent steps', () => {
   it('calls its granted tools: SQL reads, a refused write on a read-only grant, a skill and an app action', async () => {
     const target = await HttpTarget.start();
     try {
-      const databaseId = (await org.api.post('/api/v1/databases', { name: 'crm', description: 'Customers' }))
-        .body.id as string;
-      const seeded = await org.api.post(`/api/v1/databases/${databaseId}/query`, {
-        statements: [
-          { sql: 'CREATE TABLE customers (name TEXT)' },
-          { sql: "INSERT INTO customers VALUES ('Ada'), ('Bob')" },
-        ],
+      const databaseId = (
+        await org.api.POST('/api/v1/databases', { body: { name: 'crm', description: 'Customers' } })
+      ).data!.id;
+      const seeded = await org.api.POST('/api/v1/databases/{id}/query', {
+        params: { path: { id: databaseId } },
+        body: {
+          statements: [
+            { sql: 'CREATE TABLE customers (name TEXT)' },
+            { sql: "INSERT INTO customers VALUES ('Ada'), ('Bob')" },
+          ],
+        },
       });
-      expect(seeded.status).toBe(200);
+      expect(seeded.response.status).toBe(200);
       const skillId = (
-        await org.api.post('/api/v1/skills', {
-          name: 'tone',
-          description: 'How to write',
-          instructions: 'Be kind.',
+        await org.api.POST('/api/v1/skills', {
+          body: {
+            name: 'tone',
+            description: 'How to write',
+            instructions: 'Be kind.',
+          },
         })
-      ).body.id as string;
+      ).data!.id;
       const { connectionId } = await createConnection(stack.description, org.organizationId, 'http');
       model.queue(
         {
@@ -201,8 +208,8 @@ describe('agent steps', () => {
         'Who are our customers? Add Eve.',
       );
       expect(run.status).toBe('complete');
-      expect(step.output.response).toBe('Ada and Bob are customers; I could not add Eve.');
-      const lines = (step.output.tools as string).split('\n');
+      expect(step.output!.response).toBe('Ada and Bob are customers; I could not add Eve.');
+      const lines = step.output!.tools!.split('\n');
       expect(lines.slice(0, 3)).toEqual(['sql_crm ok', 'load_skill ok', 'http__request ok']);
       expect(lines[3]).toMatch(/^sql_crm: .*read-only/);
 
@@ -220,11 +227,9 @@ describe('agent steps', () => {
       const [notified] = target.requestsTo('/notify');
       expect(JSON.parse(notified!.body)).toEqual({ hi: 1 });
       expect(notified!.headers['idempotency-key']).toMatch(new RegExp(`^${run.id}:ask:call_`));
-      const count = await org.api.post(`/api/v1/databases/${databaseId}/query`, {
-        statements: [{ sql: 'SELECT count(*) AS n FROM customers' }],
-      });
+      const [count] = await rowsOf(org.api, databaseId, [{ sql: 'SELECT count(*) AS n FROM customers' }]);
       // BIGINT counts come back as text (docs/databases.md).
-      expect(count.body.results[0].rows).toEqual([['2']]);
+      expect(count).toEqual([['2']]);
     } finally {
       await target.stop();
     }
@@ -234,35 +239,38 @@ describe('agent steps', () => {
     model.queue({ text: 'Noted.' });
     const { run, step } = await runAgent({ name: 'threaded' }, {}, 'Remember this.');
     expect(run.status).toBe('complete');
-    const agentId = JSON.parse(step.input).agentId as string;
+    const agentId = (JSON.parse(step.input!) as { agentId: string }).agentId;
+    const threadId = step.output!.thread!;
     const member = await createMember(stack.description, org.organizationId);
 
-    const threads = await member.api.listAll(`/app/agents/${agentId}/threads`);
+    const threads = await member.api.raw.listAll<ThreadDto>(`/app/agents/${agentId}/threads`);
     expect(threads).toEqual([
       expect.objectContaining({
-        id: step.output.thread,
+        id: threadId,
         agentId,
         runId: run.id,
         title: expect.stringContaining(run.id),
       }),
     ]);
-    const thread = await member.api.get(`/app/agents/${agentId}/threads/${step.output.thread}`);
+    const thread = await member.api.raw.get<ThreadDetailDto>(`/app/agents/${agentId}/threads/${threadId}`);
     expect(thread.status).toBe(200);
-    expect(thread.body.messages.map((message: any) => message.role)).toEqual(['user', 'assistant']);
-    expect(thread.body.messages[0].content).toBe('Remember this.');
+    expect(thread.body.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(thread.body.messages[0]!.content).toBe('Remember this.');
 
     // Organization keys are refused; other organizations see no such agent.
-    expect((await org.api.get(`/app/agents/${agentId}/threads`)).body.error.code).toBe('forbidden');
+    expect((await org.api.raw.get<ErrorBody>(`/app/agents/${agentId}/threads`)).body.error.code).toBe(
+      'forbidden',
+    );
     const outsider = await createMember(
       stack.description,
       (await createOrganization(stack.description)).organizationId,
     );
-    expect((await outsider.api.get(`/app/agents/${agentId}/threads`)).body.error.code).toBe(
+    expect((await outsider.api.raw.get<ErrorBody>(`/app/agents/${agentId}/threads`)).body.error.code).toBe(
       'agent_not_found',
     );
     expect(
-      (await outsider.api.get(`/app/agents/${agentId}/threads/${step.output.thread}`)).body.error.code,
+      (await outsider.api.raw.get<ErrorBody>(`/app/agents/${agentId}/threads/${threadId}`)).body.error.code,
     ).toBe('agent_not_found');
-    expect((await member.api.get(`/app/agents/${agentId}/threads/${run.id}`)).status).toBe(404);
+    expect((await member.api.raw.get(`/app/agents/${agentId}/threads/${run.id}`)).status).toBe(404);
   });
 });
