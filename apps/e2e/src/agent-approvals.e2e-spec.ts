@@ -1,18 +1,29 @@
 import { randomUUID } from 'node:crypto';
 
-import type { PendingApprovalDto } from '#contracts';
+import type { PendingApprovalDto, StepApproval } from '#contracts';
 import {
+  type ApiClient,
   chainOf,
   createConnection,
   createMember,
   createOrganization,
+  createProject,
+  createWorkflow,
+  type ErrorBody,
   HttpTarget,
   type MemberFixture,
   nodes,
   type OrganizationFixture,
+  runReaches,
+  type RunStatus,
+  type RunStep,
+  type Schemas,
   ScriptedModel,
   type SmtpSink,
+  startRun,
   startSmtpSink,
+  statusOf,
+  stepOf,
   TestStack,
   waitFor,
 } from '#testing';
@@ -53,7 +64,7 @@ describe('agent approvals', () => {
     );
     org = await createOrganization(stack.description);
     admin = await createMember(stack.description, org.organizationId, 'admin');
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Approvals' })).body.id;
+    projectId = await createProject(org.api, 'Approvals');
     ({ connectionId } = await createConnection(stack.description, org.organizationId, 'http'));
   }, 120_000);
 
@@ -64,7 +75,6 @@ describe('agent approvals', () => {
 
   let agents = 0;
 
-  /** Publishes a workflow whose agent must ask before each HTTP request, and starts a run of it. */
   /** One ask-first HTTP call to each path, all in the model's first answer. */
   const callsTo = (...paths: string[]) => ({
     toolCalls: paths.map((path) => ({
@@ -73,55 +83,50 @@ describe('agent approvals', () => {
     })),
   });
 
+  /** An Agent step's `approvals` output: its ask-first calls, as JSON text. */
+  const approvalsOf = (step: RunStep) => JSON.parse(step.output!.approvals!) as StepApproval[];
+
+  /** A run is settled for these tests once it reaches one of the statuses asked for. */
+  const SETTLE = { timeoutMs: 30_000, intervalMs: 50 };
+  const FINISHED: RunStatus[] = ['complete', 'errored'];
+
+  /** Publishes a workflow whose agent must ask before each HTTP request, and starts a run of it. */
   async function startWaitingRun(...paths: string[]) {
     agents += 1;
-    const agent = await org.api.post('/api/v1/agents', {
-      name: `careful-${agents}`,
-      apps: [
-        { connectionId, integrationId: 'http', actions: ['http__request'], approvals: ['http__request'] },
-      ],
-    });
-    expect(agent.status).toBe(201);
-    const workflow = await org.api.post(`/api/v1/projects/${projectId}/workflows`, {
-      name: `Careful ${agents}`,
-      diagram: chainOf(nodes.trigger('t'), {
-        id: 'ask',
-        data: { type: 'agent', properties: { agentId: agent.body.id, task: 'Tell the team.' } },
-      }),
-    });
-    expect((await org.api.post(`/api/v1/workflows/${workflow.body.id}/publish`, {})).status).toBe(201);
-    model.queue(callsTo(...paths));
-    const started = await org.api.post(`/api/v1/workflows/${workflow.body.id}/runs`, {});
-    expect(started.status).toBe(201);
-    const run = await settled(started.body.id, ['waiting']);
-    const step = run.steps.find((candidate: any) => candidate.nodeId === 'ask');
-    const approvals = JSON.parse(step.output.approvals);
-    return {
-      run,
-      step,
-      approvals,
-      workflowId: workflow.body.id as string,
-      workflowName: `Careful ${agents}`,
-    };
-  }
-
-  async function settled(runId: string, statuses = ['complete', 'errored']): Promise<any> {
-    return waitFor(
-      async () => {
-        const current = await org.api.get(`/api/v1/runs/${runId}`);
-        return statuses.includes(current.body.status) ? current.body : undefined;
+    const agent = await org.api.POST('/api/v1/agents', {
+      body: {
+        name: `careful-${agents}`,
+        apps: [
+          { connectionId, integrationId: 'http', actions: ['http__request'], approvals: ['http__request'] },
+        ],
       },
-      { timeoutMs: 30_000, what: `the run to be ${statuses.join(' or ')}` },
+    });
+    expect(agent.response.status).toBe(201);
+    const workflowName = `Careful ${agents}`;
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.trigger('t'), nodes.agent('ask', agent.data!.id, 'Tell the team.')),
+      { name: workflowName },
     );
+    model.queue(callsTo(...paths));
+    const started = await startRun(org.api, workflowId, {});
+    expect(started.response.status).toBe(201);
+    const run = await runReaches(org.api, started.data!.id, ['waiting'], SETTLE);
+    const step = stepOf(run, 'ask')!;
+    return { run, step, approvals: approvalsOf(step), workflowId, workflowName };
   }
 
-  const decide = (api: OrganizationFixture['api'], runId: string, approvalId: string, body: object) =>
-    api.post(`/api/v1/runs/${runId}/approvals/${approvalId}`, body);
+  const decide = (api: ApiClient, runId: string, approvalId: string, body: Schemas['DecideApprovalDto']) =>
+    api.POST('/api/v1/runs/{id}/approvals/{approvalId}', {
+      params: { path: { id: runId, approvalId } },
+      body,
+    });
 
   async function pendingOnDashboard(fixture: OrganizationFixture): Promise<PendingApprovalDto[]> {
-    const dashboard = await fixture.api.get('/api/v1/dashboard');
-    expect(dashboard.status).toBe(200);
-    return dashboard.body.approvals;
+    const dashboard = await fixture.api.GET('/api/v1/dashboard');
+    expect(dashboard.response.status).toBe(200);
+    return dashboard.data!.approvals;
   }
 
   it('waits for an ask-first call, emails the admins, runs the action once approved and goes on with its result', async () => {
@@ -162,23 +167,23 @@ describe('agent approvals', () => {
 
     model.queue({ text: 'The team was told.' });
     const calls = model.calls.length;
-    const decided = await decide(admin.api, run.id, approvals[0].id, { decision: 'approve' });
-    expect(decided.status).toBe(200);
-    expect(decided.body).toEqual({
-      id: approvals[0].id,
+    const decided = await decide(admin.api, run.id, approvals[0]!.id, { decision: 'approve' });
+    expect(decided.response.status).toBe(200);
+    expect(decided.data).toEqual({
+      id: approvals[0]!.id,
       status: 'approved',
       tool: 'http__request',
       reason: null,
       result: expect.objectContaining({ status: expect.anything() }),
     });
 
-    const done = await settled(run.id);
+    const done = await runReaches(org.api, run.id, FINISHED, SETTLE);
     expect(done.status).toBe('complete');
     expect(done.reply).toBe('The team was told.');
-    const output = done.steps.find((candidate: any) => candidate.nodeId === 'ask').output;
-    expect(output.tools).toBe('http__request ok');
-    expect(JSON.parse(output.approvals)).toEqual([
-      expect.objectContaining({ id: approvals[0].id, status: 'approved' }),
+    const ask = stepOf(done, 'ask')!;
+    expect(ask.output!.tools).toBe('http__request ok');
+    expect(approvalsOf(ask)).toEqual([
+      expect.objectContaining({ id: approvals[0]!.id, status: 'approved' }),
     ]);
     const received = target.requestsTo('/approved');
     expect(received).toHaveLength(1);
@@ -187,37 +192,39 @@ describe('agent approvals', () => {
     expect(JSON.stringify(model.calls.slice(calls)[0]!.messages)).toMatch(/"role":"tool"/);
     expect(await pendingOnDashboard(org)).not.toContainEqual(expect.objectContaining({ runId: run.id }));
 
-    const again = await decide(org.api, run.id, approvals[0].id, { decision: 'deny' });
-    expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe('approval_not_pending');
+    const again = await decide(org.api, run.id, approvals[0]!.id, { decision: 'deny' });
+    expect(again.response.status).toBe(409);
+    expect(again.error?.error.code).toBe('approval_not_pending');
   });
 
   it('resumes the agent with the reason when denied, and the action never runs', async () => {
     const { run, approvals } = await startWaitingRun('/denied');
     model.queue({ text: 'I did not tell the team: the request was denied.' });
     const calls = model.calls.length;
-    const decided = await decide(org.api, run.id, approvals[0].id, { decision: 'deny', reason: 'Not today' });
-    expect(decided.status).toBe(200);
-    expect(decided.body).toEqual({
-      id: approvals[0].id,
+    const decided = await decide(org.api, run.id, approvals[0]!.id, {
+      decision: 'deny',
+      reason: 'Not today',
+    });
+    expect(decided.response.status).toBe(200);
+    expect(decided.data).toEqual({
+      id: approvals[0]!.id,
       status: 'denied',
       tool: 'http__request',
       reason: 'Not today',
       result: null,
     });
-    const done = await settled(run.id);
+    const done = await runReaches(org.api, run.id, FINISHED, SETTLE);
     expect(done.status).toBe('complete');
-    const output = done.steps.find((candidate: any) => candidate.nodeId === 'ask').output;
-    expect(output.tools).toBe('http__request: denied (Not today)');
+    expect(stepOf(done, 'ask')!.output!.tools).toBe('http__request: denied (Not today)');
     expect(JSON.stringify(model.calls.slice(calls)[0]!.messages)).toContain('Not today');
     expect(target.requestsTo('/denied')).toEqual([]);
   });
 
   it('answers unknown runs and approvals, other organizations and bad decisions with the contract’s errors', async () => {
     const { run, approvals } = await startWaitingRun('/refused');
-    const approvalId = approvals[0].id as string;
+    const approvalId = approvals[0]!.id;
     const outsider = await createOrganization(stack.description);
-    const cases: Array<[OrganizationFixture['api'], string, string, object, number, string]> = [
+    const cases: Array<[ApiClient, string, string, object, number, string]> = [
       [org.api, randomUUID(), approvalId, { decision: 'approve' }, 404, 'run_not_found'],
       [org.api, run.id, randomUUID(), { decision: 'approve' }, 404, 'approval_not_found'],
       [org.api, run.id, 'not-an-id', { decision: 'approve' }, 404, 'approval_not_found'],
@@ -227,26 +234,33 @@ describe('agent approvals', () => {
       [org.api, run.id, approvalId, { decision: 'deny', reason: 'x'.repeat(1001) }, 400, 'invalid_request'],
     ];
     for (const [api, runId, id, body, status, code] of cases) {
-      const answer = await decide(api, runId, id, body);
-      expect({ body, status: answer.status, code: answer.body.error?.code }).toEqual({ body, status, code });
+      // Some of these bodies are wrong on purpose: sent past the typed client.
+      const answer = await api.raw.post<ErrorBody>(`/api/v1/runs/${runId}/approvals/${id}`, body);
+      expect({ body, status: answer.status, code: answer.body.error?.code }).toEqual({
+        body,
+        status,
+        code,
+      });
     }
     // Nothing was decided by the refused calls: the approval still waits, and is decided now.
     model.queue({ text: 'Done.' });
     const decided = await decide(org.api, run.id, approvalId, { decision: 'deny', reason: 'x'.repeat(1000) });
-    expect(decided.status).toBe(200);
-    expect((await settled(run.id)).status).toBe('complete');
+    expect(decided.response.status).toBe(200);
+    expect((await runReaches(org.api, run.id, FINISHED, SETTLE)).status).toBe('complete');
   });
 
   it('refuses decisions once the run has ended: the workflow was deleted while the step waited', async () => {
     const { run, approvals, workflowId } = await startWaitingRun('/terminated');
-    expect((await org.api.delete(`/api/v1/workflows/${workflowId}`)).status).toBe(200);
-    expect((await settled(run.id, ['terminated'])).status).toBe('terminated');
-    const late = await decide(org.api, run.id, approvals[0].id, { decision: 'approve' });
-    expect({ status: late.status, code: late.body.error?.code }).toEqual({
+    expect(
+      await statusOf(org.api.DELETE('/api/v1/workflows/{id}', { params: { path: { id: workflowId } } })),
+    ).toBe(200);
+    expect((await runReaches(org.api, run.id, ['terminated'], SETTLE)).status).toBe('terminated');
+    const late = await decide(org.api, run.id, approvals[0]!.id, { decision: 'approve' });
+    expect({ status: late.response.status, code: late.error?.error?.code }).toEqual({
       status: 409,
       code: 'approval_not_pending',
     });
-    expect(late.body.error.message).toMatch(/terminated/);
+    expect(late.error?.error.message).toMatch(/terminated/);
     expect(target.requestsTo('/terminated')).toEqual([]);
     expect(await pendingOnDashboard(org)).not.toContainEqual(expect.objectContaining({ runId: run.id }));
   });
@@ -260,24 +274,23 @@ describe('agent approvals', () => {
     await Promise.all([stack.startService('runner'), stack.startService('agent', AGENT_ENV)]);
 
     model.queue({ text: 'Survived.' });
-    const decided = await decide(admin.api, run.id, approvals[0].id, { decision: 'approve' });
-    expect(decided.status).toBe(200);
-    const done = await settled(run.id);
+    const decided = await decide(admin.api, run.id, approvals[0]!.id, { decision: 'approve' });
+    expect(decided.response.status).toBe(200);
+    const done = await runReaches(org.api, run.id, FINISHED, SETTLE);
     expect({ status: done.status, reply: done.reply }).toEqual({ status: 'complete', reply: 'Survived.' });
     expect(target.requestsTo('/survived')).toHaveLength(1);
   });
 
   it('resumes only once every call of the step is decided, and waits again for calls made after', async () => {
     const { run, approvals } = await startWaitingRun('/both-1', '/both-2');
-    expect(approvals.map((approval: any) => approval.status)).toEqual(['pending', 'pending']);
-    const first = await decide(org.api, run.id, approvals[0].id, { decision: 'approve' });
-    expect(first.body.status).toBe('approved');
+    expect(approvals.map((approval) => approval.status)).toEqual(['pending', 'pending']);
+    const first = await decide(org.api, run.id, approvals[0]!.id, { decision: 'approve' });
+    expect(first.data!.status).toBe('approved');
     // The step is woken by the first decision and goes back to waiting for the second.
     const half = await waitFor(
       async () => {
-        const current = (await org.api.get(`/api/v1/runs/${run.id}`)).body;
-        const step = current.steps.find((candidate: any) => candidate.nodeId === 'ask');
-        const statuses = JSON.parse(step.output.approvals).map((approval: any) => approval.status);
+        const current = (await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: run.id } } })).data!;
+        const statuses = approvalsOf(stepOf(current, 'ask')!).map((approval) => approval.status);
         return current.status === 'waiting' && statuses[0] === 'approved' ? statuses : undefined;
       },
       { timeoutMs: 15_000, what: 'the step to show the first decision' },
@@ -285,26 +298,22 @@ describe('agent approvals', () => {
     expect(half).toEqual(['approved', 'pending']);
 
     model.queue(callsTo('/again'), { text: 'Both done, and once more.' });
-    const second = await decide(org.api, run.id, approvals[1].id, {
+    const second = await decide(org.api, run.id, approvals[1]!.id, {
       decision: 'deny',
       reason: 'One is enough',
     });
-    expect(second.body.status).toBe('denied');
-    const again = await settled(run.id, ['waiting', 'complete', 'errored']);
-    const waitingAgain = JSON.parse(
-      again.steps.find((candidate: any) => candidate.nodeId === 'ask').output.approvals,
-    );
-    expect(waitingAgain.map((approval: any) => approval.status)).toEqual(['approved', 'denied', 'pending']);
-    expect(await decide(org.api, run.id, waitingAgain[2].id, { decision: 'approve' })).toMatchObject({
-      status: 200,
-    });
+    expect(second.data!.status).toBe('denied');
+    const again = await runReaches(org.api, run.id, ['waiting', 'complete', 'errored'], SETTLE);
+    const waitingAgain = approvalsOf(stepOf(again, 'ask')!);
+    expect(waitingAgain.map((approval) => approval.status)).toEqual(['approved', 'denied', 'pending']);
+    expect(await statusOf(decide(org.api, run.id, waitingAgain[2]!.id, { decision: 'approve' }))).toBe(200);
 
-    const done = await settled(run.id);
+    const done = await runReaches(org.api, run.id, FINISHED, SETTLE);
     expect({ status: done.status, reply: done.reply }).toEqual({
       status: 'complete',
       reply: 'Both done, and once more.',
     });
-    expect(done.steps.find((candidate: any) => candidate.nodeId === 'ask').output.tools).toBe(
+    expect(stepOf(done, 'ask')!.output!.tools).toBe(
       'http__request ok\nhttp__request: denied (One is enough)\nhttp__request ok',
     );
     expect(
@@ -326,16 +335,16 @@ describe('agent approvals', () => {
       async () => ((await pendingOnDashboard(org)).some((item) => item.runId === run.id) ? undefined : true),
       { timeoutMs: 15_000, what: 'the approval to pass its deadline' },
     );
-    const late = await decide(org.api, run.id, approvals[0].id, { decision: 'approve' });
-    expect({ status: late.status, code: late.body.error?.code }).toEqual({
+    const late = await decide(org.api, run.id, approvals[0]!.id, { decision: 'approve' });
+    expect({ status: late.response.status, code: late.error?.error?.code }).toEqual({
       status: 409,
       code: 'approval_not_pending',
     });
-    expect(late.body.error.message).toBe('The approval expired without a decision.');
+    expect(late.error?.error.message).toBe('The approval expired without a decision.');
     // The refused decision expired the approval and woke the step, which fails.
-    const done = await settled(run.id);
+    const done = await runReaches(org.api, run.id, FINISHED, SETTLE);
     expect(done.status).toBe('errored');
-    const step = done.steps.find((candidate: any) => candidate.nodeId === 'ask');
+    const step = stepOf(done, 'ask')!;
     expect(step.status).toBe('error');
     expect(step.error).toBe('The approval of http__request expired without a decision.');
     expect(done.error).toBe(step.error);

@@ -2,9 +2,13 @@ import {
   type ApiClient,
   chainOf,
   createOrganization,
+  createProject,
+  createWorkflow,
   nodes,
   type OrganizationFixture,
-  type TestDiagram,
+  runReaches,
+  startRun,
+  statusOf,
   TestStack,
   waitFor,
 } from '#testing';
@@ -69,36 +73,16 @@ describe('deletes, run starts and schedules across services', () => {
     await stack?.stop();
   });
 
-  const rows = async <T = any>(sql: string, params: unknown[] = []): Promise<T[]> =>
+  /** The rows of a statement on the stack's Postgres, as the type named. */
+  const rows = async <T>(sql: string, params: unknown[] = []): Promise<T[]> =>
     (await db.query(sql, params)).rows as T[];
-
-  async function newProject(api: ApiClient): Promise<string> {
-    const created = await api.post('/api/v1/projects', { name: `p-${Math.random().toString(36).slice(2)}` });
-    expect(created.status).toBe(201);
-    return created.body.id as string;
-  }
-
-  async function newWorkflow(
-    api: ApiClient,
-    projectId: string,
-    diagram: TestDiagram,
-    { publish = true } = {},
-  ): Promise<string> {
-    const created = await api.post(`/api/v1/projects/${projectId}/workflows`, { name: 'Flow', diagram });
-    expect(created.status).toBe(201);
-    if (publish) expect((await api.post(`/api/v1/workflows/${created.body.id}/publish`)).status).toBe(201);
-    return created.body.id as string;
-  }
 
   /** Starts a run that waits an hour on its delay, and answers its id once it is waiting. */
   async function waitingRun(api: ApiClient, workflowId: string): Promise<string> {
-    const started = await api.post(`/api/v1/workflows/${workflowId}/runs`);
-    expect(started.status).toBe(201);
-    const runId = started.body.id as string;
-    await waitFor(
-      async () => ((await api.get(`/api/v1/runs/${runId}`)).body.status === 'waiting' ? true : undefined),
-      { what: `run ${runId} to wait` },
-    );
+    const started = await startRun(api, workflowId);
+    expect(started.response.status).toBe(201);
+    const runId = started.data!.id;
+    await runReaches(api, runId, ['waiting'], { intervalMs: 50, what: `run ${runId} to wait` });
     return runId;
   }
 
@@ -120,7 +104,7 @@ describe('deletes, run starts and schedules across services', () => {
       ...Array.from({ length: 150 }, (_, index) => nodes.alwaysTrue(`c${index}`)),
       nodes.delay('wait', 3600),
     );
-    const workflowId = await newWorkflow(api, await newProject(api), diagram);
+    const workflowId = await createWorkflow(api, await createProject(api), diagram);
 
     const answers: StartAnswer[] = [];
     let deleted = false;
@@ -128,12 +112,14 @@ describe('deletes, run starts and schedules across services', () => {
       // Each starter goes on until a start it sent after the delete was answered is refused.
       for (;;) {
         const late = deleted;
-        const started = await api.post(`/api/v1/workflows/${workflowId}/runs`);
+        const started = await api.POST('/api/v1/workflows/{id}/runs', {
+          params: { path: { id: workflowId } },
+        });
         answers.push({
-          status: started.status,
-          code: started.body?.error?.code,
-          message: started.body?.error?.message,
-          runId: started.body?.id,
+          status: started.response.status,
+          code: started.error?.error.code,
+          message: started.error?.error.message,
+          runId: started.data?.id,
           late,
         });
         if (late || answers.length > 3_000) return;
@@ -143,11 +129,14 @@ describe('deletes, run starts and schedules across services', () => {
       timeoutMs: 60_000,
       what: 'runs to start',
     });
-    const removal = await api.delete(`/api/v1/workflows/${workflowId}`);
-    const [{ answered_at: answeredAt }] = await rows('SELECT now() AS answered_at');
+    const removal = await api.DELETE('/api/v1/workflows/{id}', { params: { path: { id: workflowId } } });
+    const [{ answered_at: answeredAt }] = await rows<{ answered_at: Date }>('SELECT now() AS answered_at');
     deleted = true;
     await Promise.all(starters);
-    expect(removal).toMatchObject({ status: 200, body: { deleted: true } });
+    expect({ status: removal.response.status, body: removal.data }).toMatchObject({
+      status: 200,
+      body: { deleted: true },
+    });
 
     // Every start was accepted or refused as the workflow being gone; those sent after the delete
     // was answered were all refused.
@@ -166,15 +155,18 @@ describe('deletes, run starts and schedules across services', () => {
     expect(recorded.filter((run) => run.status !== 'terminated')).toEqual([]);
     expect(recorded.filter((run) => run.finished_at > answeredAt)).toEqual([]);
     for (const runId of accepted.slice(0, 5)) {
-      expect((await api.get(`/api/v1/runs/${runId}`)).body.status).toBe('terminated');
+      expect((await api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } })).data!.status).toBe(
+        'terminated',
+      );
     }
     // Nor does any appear, or come back to life, later.
     await waitFor(
       async () => {
-        const [left] = await rows('SELECT count(*)::int AS n FROM workflow.workflows WHERE id = $1', [
-          workflowId,
-        ]);
-        return left.n === 0 ? true : undefined;
+        const [left] = await rows<{ n: number }>(
+          'SELECT count(*)::int AS n FROM workflow.workflows WHERE id = $1',
+          [workflowId],
+        );
+        return left!.n === 0 ? true : undefined;
       },
       { what: 'the deleted workflow to be purged' },
     );
@@ -203,13 +195,13 @@ describe('deletes, run starts and schedules across services', () => {
 
   it('deletes a project of hundreds of workflows at once, and every workflow and run with it', async () => {
     const { api } = await createOrganization(stack.description);
-    const projectId = await newProject(api);
+    const projectId = await createProject(api);
     const drafts = await inParallel(
       Array.from({ length: 400 }, (_, index) => index),
       16,
-      () => newWorkflow(api, projectId, waitsAnHour(), { publish: false }),
+      () => createWorkflow(api, projectId, waitsAnHour(), { publish: false }),
     );
-    const live = await inParallel([0, 1, 2], 3, () => newWorkflow(api, projectId, waitsAnHour()));
+    const live = await inParallel([0, 1, 2], 3, () => createWorkflow(api, projectId, waitsAnHour()));
     const runIds = await Promise.all(live.map((workflowId) => waitingRun(api, workflowId)));
 
     // Workflows created while the project is deleted either fail or go with it.
@@ -217,26 +209,36 @@ describe('deletes, run starts and schedules across services', () => {
     const racing: string[] = [];
     const creators = Array.from({ length: 4 }, async () => {
       while (deleting) {
-        const created = await api.post(`/api/v1/projects/${projectId}/workflows`, { name: 'late' });
-        if (created.status === 201) racing.push(created.body.id as string);
-        else expect(created.body.error.code).toBe('project_not_found');
+        const created = await api.POST('/api/v1/projects/{projectId}/workflows', {
+          params: { path: { projectId } },
+          body: { name: 'late' },
+        });
+        if (created.response.status === 201) racing.push(created.data!.id);
+        else expect(created.error?.error.code).toBe('project_not_found');
       }
     });
     const began = Date.now();
-    const removal = await api.delete(`/api/v1/projects/${projectId}`);
+    const removal = await api.DELETE('/api/v1/projects/{id}', { params: { path: { id: projectId } } });
     const took = Date.now() - began;
     deleting = false;
     await Promise.all(creators);
-    expect(removal).toMatchObject({ status: 200, body: { deleted: true } });
+    expect({ status: removal.response.status, body: removal.data }).toMatchObject({
+      status: 200,
+      body: { deleted: true },
+    });
     expect(took).toBeLessThan(5_000);
 
-    expect((await api.get(`/api/v1/projects/${projectId}`)).status).toBe(404);
-    expect((await api.get(`/api/v1/projects/${projectId}/workflows`)).status).toBe(404);
+    expect(await statusOf(api.GET('/api/v1/projects/{id}', { params: { path: { id: projectId } } }))).toBe(
+      404,
+    );
+    expect(
+      await statusOf(api.GET('/api/v1/projects/{projectId}/workflows', { params: { path: { projectId } } })),
+    ).toBe(404);
     const workflowIds = [...drafts, ...live, ...racing];
     const statuses = await inParallel(
       workflowIds,
       16,
-      async (id) => (await api.get(`/api/v1/workflows/${id}`)).status,
+      async (id) => (await api.GET('/api/v1/workflows/{id}', { params: { path: { id } } })).response.status,
     );
     expect(statuses.filter((status) => status !== 404)).toEqual([]);
 
@@ -255,7 +257,10 @@ describe('deletes, run starts and schedules across services', () => {
       runIds,
     ]);
     expect(runs.map((run) => run.status)).toEqual(['terminated', 'terminated', 'terminated']);
-    const versions = await rows('SELECT 1 FROM workflow.versions WHERE workflow_id = ANY($1)', [live]);
+    const versions = await rows<{ '?column?': number }>(
+      'SELECT 1 FROM workflow.versions WHERE workflow_id = ANY($1)',
+      [live],
+    );
     expect(versions).toEqual([]);
   }, 300_000);
 
@@ -263,18 +268,26 @@ describe('deletes, run starts and schedules across services', () => {
     it('deletes a workflow at once and ends its runs when the runner is back; schedules fire once, late', async () => {
       const due = new Date(Math.floor(Date.now() / 1000) * 1000 - 1000);
       const { api } = await createOrganization(stack.description);
-      const projectId = await newProject(api);
-      const doomed = await newWorkflow(api, projectId, waitsAnHour());
+      const projectId = await createProject(api);
+      const doomed = await createWorkflow(api, projectId, waitsAnHour());
       const runId = await waitingRun(api, doomed);
-      const scheduled = await newWorkflow(api, projectId, chainOf(nodes.schedule('s', '0 0 1 1 *')));
+      const scheduled = await createWorkflow(api, projectId, chainOf(nodes.schedule('s', '0 0 1 1 *')));
 
       await stack.processes.get('runner')!.stop();
       try {
-        const removal = await api.delete(`/api/v1/workflows/${doomed}`);
-        expect(removal).toMatchObject({ status: 200, body: { deleted: true } });
-        expect((await api.get(`/api/v1/workflows/${doomed}`)).status).toBe(404);
-        const [marked] = await rows('SELECT deleted_at FROM workflow.workflows WHERE id = $1', [doomed]);
-        expect(marked.deleted_at).toEqual(expect.any(Date));
+        const removal = await api.DELETE('/api/v1/workflows/{id}', { params: { path: { id: doomed } } });
+        expect({ status: removal.response.status, body: removal.data }).toMatchObject({
+          status: 200,
+          body: { deleted: true },
+        });
+        expect(await statusOf(api.GET('/api/v1/workflows/{id}', { params: { path: { id: doomed } } }))).toBe(
+          404,
+        );
+        const [marked] = await rows<{ deleted_at: Date | null }>(
+          'SELECT deleted_at FROM workflow.workflows WHERE id = $1',
+          [doomed],
+        );
+        expect(marked!.deleted_at).toEqual(expect.any(Date));
 
         // A due time the scheduler cannot send stays due, and is tried again.
         await db.query('UPDATE workflow.schedules SET next_run_at = $1 WHERE workflow_id = $2', [
@@ -288,37 +301,43 @@ describe('deletes, run starts and schedules across services', () => {
         await waitFor(() => (attempts() >= before + 2 ? true : undefined), {
           what: 'the scheduler to try the due time twice',
         });
-        const [row] = await rows('SELECT next_run_at FROM workflow.schedules WHERE workflow_id = $1', [
-          scheduled,
-        ]);
-        expect(row.next_run_at).toEqual(due);
+        const [row] = await rows<{ next_run_at: Date }>(
+          'SELECT next_run_at FROM workflow.schedules WHERE workflow_id = $1',
+          [scheduled],
+        );
+        expect(row!.next_run_at).toEqual(due);
       } finally {
         await stack.startService('runner');
       }
 
       await waitFor(
         async () => {
-          const [left] = await rows('SELECT count(*)::int AS n FROM workflow.workflows WHERE id = $1', [
-            doomed,
-          ]);
-          return left.n === 0 ? true : undefined;
+          const [left] = await rows<{ n: number }>(
+            'SELECT count(*)::int AS n FROM workflow.workflows WHERE id = $1',
+            [doomed],
+          );
+          return left!.n === 0 ? true : undefined;
         },
         { timeoutMs: 30_000, intervalMs: 200, what: 'the deleted workflow to be purged' },
       );
-      expect((await api.get(`/api/v1/runs/${runId}`)).body.status).toBe('terminated');
+      expect((await api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } })).data!.status).toBe(
+        'terminated',
+      );
 
       await waitFor(
         async () => {
-          const [row] = await rows('SELECT next_run_at FROM workflow.schedules WHERE workflow_id = $1', [
-            scheduled,
-          ]);
-          return row.next_run_at > new Date() ? true : undefined;
+          const [row] = await rows<{ next_run_at: Date }>(
+            'SELECT next_run_at FROM workflow.schedules WHERE workflow_id = $1',
+            [scheduled],
+          );
+          return row!.next_run_at > new Date() ? true : undefined;
         },
         { timeoutMs: 30_000, intervalMs: 200, what: 'the schedule to move on' },
       );
-      const fired = await rows('SELECT idempotency_key, status FROM runner.runs WHERE workflow_id = $1', [
-        scheduled,
-      ]);
+      const fired = await rows<{ idempotency_key: string; status: string }>(
+        'SELECT idempotency_key, status FROM runner.runs WHERE workflow_id = $1',
+        [scheduled],
+      );
       expect(fired.map((run) => run.idempotency_key)).toEqual([
         `schedule:${scheduled}:s:${due.toISOString()}`,
       ]);
@@ -328,20 +347,28 @@ describe('deletes, run starts and schedules across services', () => {
   describe('while the workflow service is down', () => {
     it('deletes a project at once and its workflows once the service is back', async () => {
       const { api } = await createOrganization(stack.description);
-      const projectId = await newProject(api);
+      const projectId = await createProject(api);
       const workflowIds = await inParallel([0, 1, 2, 3, 4], 5, () =>
-        newWorkflow(api, projectId, waitsAnHour(), { publish: false }),
+        createWorkflow(api, projectId, waitsAnHour(), { publish: false }),
       );
 
       await stack.processes.get('workflow')!.stop();
       try {
         const began = Date.now();
-        const removal = await api.delete(`/api/v1/projects/${projectId}`);
-        expect(removal).toMatchObject({ status: 200, body: { deleted: true } });
+        const removal = await api.DELETE('/api/v1/projects/{id}', { params: { path: { id: projectId } } });
+        expect({ status: removal.response.status, body: removal.data }).toMatchObject({
+          status: 200,
+          body: { deleted: true },
+        });
         expect(Date.now() - began).toBeLessThan(5_000);
-        expect((await api.get(`/api/v1/projects/${projectId}`)).status).toBe(404);
-        const [project] = await rows('SELECT deleted_at FROM catalog.projects WHERE id = $1', [projectId]);
-        expect(project.deleted_at).toEqual(expect.any(Date));
+        expect(
+          await statusOf(api.GET('/api/v1/projects/{id}', { params: { path: { id: projectId } } })),
+        ).toBe(404);
+        const [project] = await rows<{ deleted_at: Date | null }>(
+          'SELECT deleted_at FROM catalog.projects WHERE id = $1',
+          [projectId],
+        );
+        expect(project!.deleted_at).toEqual(expect.any(Date));
       } finally {
         await stack.startService('workflow');
       }
@@ -357,9 +384,13 @@ describe('deletes, run starts and schedules across services', () => {
         },
         { timeoutMs: 30_000, intervalMs: 200, what: "the project's rows to go" },
       );
-      for (const id of workflowIds) expect((await api.get(`/api/v1/workflows/${id}`)).status).toBe(404);
-      const created = await api.post(`/api/v1/projects/${projectId}/workflows`, { name: 'too late' });
-      expect(created.status).toBe(404);
+      for (const id of workflowIds)
+        expect(await statusOf(api.GET('/api/v1/workflows/{id}', { params: { path: { id } } }))).toBe(404);
+      const created = await api.POST('/api/v1/projects/{projectId}/workflows', {
+        params: { path: { projectId } },
+        body: { name: 'too late' },
+      });
+      expect(created.response.status).toBe(404);
     }, 180_000);
   });
 });

@@ -4,22 +4,37 @@ import {
   createConnection,
   createMember,
   createOrganization,
+  createProject,
+  createWorkflow,
+  type ErrorBody,
   HttpTarget,
   nodes,
   type OrganizationFixture,
   runningStack,
+  type RunStep,
   sessionCookie,
   startExtraGateway,
+  startRun,
+  stepOf,
   type TestDiagram,
   type TestNode,
   waitFor,
+  type WorkflowRun,
 } from '#testing';
 
 const stack = runningStack();
 
-interface SseEvent {
-  event: string;
-  data: any;
+/** What the run stream sends, as the route's description in the OpenAPI document lists it. */
+type SseEvent =
+  | { event: 'run'; data: WorkflowRun }
+  | { event: 'step'; data: RunStep }
+  | { event: 'status'; data: Pick<WorkflowRun, 'id' | 'status' | 'reply' | 'error'> }
+  | { event: 'end'; data: Pick<WorkflowRun, 'id' | 'status'> };
+
+/** The run of the stream's first event, which must be a `run` event. */
+function runIn(event: SseEvent | undefined): WorkflowRun {
+  if (event?.event !== 'run') throw new Error(`not a run event: ${JSON.stringify(event)}`);
+  return event.data;
 }
 
 /** An open `GET /runs/{id}/stream`, read event by event as a client would. */
@@ -39,7 +54,7 @@ async function openStream(
   baseUrl: string,
   runId: string,
   headers: Record<string, string>,
-): Promise<OpenStream & { errorBody?: any }> {
+): Promise<OpenStream & { errorBody?: ErrorBody }> {
   const controller = new AbortController();
   const response = await fetch(`${baseUrl}/api/v1/runs/${runId}/stream`, {
     headers: { accept: 'text/event-stream', ...headers },
@@ -47,7 +62,7 @@ async function openStream(
   });
   const abort = () => controller.abort();
   if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    const errorBody = await response.json();
+    const errorBody = (await response.json()) as ErrorBody;
     return {
       status: response.status,
       headers: response.headers,
@@ -78,7 +93,11 @@ async function openStream(
           }
           const field = (name: string) =>
             lines.find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
-          return { event: field('event') ?? 'message', data: JSON.parse(field('data') ?? 'null') };
+          // The stream's JSON, which the server types by the event's name.
+          return {
+            event: field('event') ?? 'message',
+            data: JSON.parse(field('data') ?? 'null'),
+          } as SseEvent;
         }
         const chunk = await reader.read();
         if (chunk.done) return undefined;
@@ -138,28 +157,23 @@ describe('live runs (extensions beyond the contract)', () => {
   const held = (id: string, { path }: Hold) =>
     nodes.action(id, 'http__request', { method: 'GET', url: `${target.url}${path}` }, { connectionId });
 
-  async function workflow(api: ApiClient, diagram: TestDiagram): Promise<string> {
-    const created = await api.post(`/api/v1/projects/${projectId}/workflows`, { name: 'Live', diagram });
-    expect(created.status).toBe(201);
-    expect((await api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
-    return created.body.id as string;
-  }
+  const workflow = (api: ApiClient, diagram: TestDiagram) => createWorkflow(api, projectId, diagram);
 
   /** Starts a run whose `call` step is held by the app; answers once the app has the call. */
   async function heldRun(then: TestNode[] = []) {
     const gate = hold();
     const workflowId = await workflow(org.api, chainOf(nodes.trigger('t'), held('call', gate), ...then));
-    const started = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {});
-    expect(started.status).toBe(201);
+    const started = await startRun(org.api, workflowId, {});
+    expect(started.response.status).toBe(201);
     await waitFor(() => (target.requestsTo(gate.path).length === 1 ? true : undefined), {
       what: 'the held call to reach the app',
     });
-    return { workflowId, runId: started.body.id as string, gate };
+    return { workflowId, runId: started.data!.id, gate };
   }
 
   beforeAll(async () => {
     [org, other] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
-    projectId = (await org.api.post('/api/v1/projects', { name: 'Live runs' })).body.id;
+    projectId = await createProject(org.api, 'Live runs');
     target = await HttpTarget.start();
     ({ connectionId } = await createConnection(stack, org.organizationId, 'http'));
   });
@@ -174,14 +188,16 @@ describe('live runs (extensions beyond the contract)', () => {
       const { runId, gate } = await heldRun([nodes.alwaysTrue('c')]);
       let answered = false;
       const began = Date.now();
-      const waiting = org.api.get(`/api/v1/runs/${runId}?wait=30`).finally(() => (answered = true));
+      const waiting = org.api
+        .GET('/api/v1/runs/{id}', { params: { path: { id: runId }, query: { wait: 30 } } })
+        .finally(() => (answered = true));
       await subscriptionsBecome(runId, 1);
       expect(answered).toBe(false);
       gate.release();
       const run = await waiting;
-      expect(run.status).toBe(200);
-      expect(run.body.status).toBe('complete');
-      expect(run.body.steps.map((step: any) => [step.nodeId, step.status])).toEqual([
+      expect(run.response.status).toBe(200);
+      expect(run.data!.status).toBe('complete');
+      expect(run.data!.steps.map((step) => [step.nodeId, step.status])).toEqual([
         ['t', 'done'],
         ['call', 'done'],
         ['c', 'done'],
@@ -192,12 +208,14 @@ describe('live runs (extensions beyond the contract)', () => {
 
     it('answers when the run starts waiting (a delay)', async () => {
       const { runId, gate } = await heldRun([nodes.delay('later', 3600)]);
-      const waiting = org.api.get(`/api/v1/runs/${runId}?wait=30`);
+      const waiting = org.api.GET('/api/v1/runs/{id}', {
+        params: { path: { id: runId }, query: { wait: 30 } },
+      });
       await subscriptionsBecome(runId, 1);
       gate.release();
       const run = await waiting;
-      expect(run.body.status).toBe('waiting');
-      expect(run.body.steps.find((step: any) => step.nodeId === 'later')).toMatchObject({
+      expect(run.data!.status).toBe('waiting');
+      expect(stepOf(run.data!, 'later')).toMatchObject({
         status: 'waiting',
       });
     });
@@ -205,33 +223,43 @@ describe('live runs (extensions beyond the contract)', () => {
     it('answers the run as it stands once N seconds pass', async () => {
       const { runId, gate } = await heldRun();
       const began = Date.now();
-      const run = await org.api.get(`/api/v1/runs/${runId}?wait=1`);
+      const run = await org.api.GET('/api/v1/runs/{id}', {
+        params: { path: { id: runId }, query: { wait: 1 } },
+      });
       const took = Date.now() - began;
-      expect(run.status).toBe(200);
-      expect(run.body.status).toBe('running');
-      expect(run.body.steps.find((step: any) => step.nodeId === 'call')).toMatchObject({ status: 'running' });
+      expect(run.response.status).toBe(200);
+      expect(run.data!.status).toBe('running');
+      expect(stepOf(run.data!, 'call')).toMatchObject({ status: 'running' });
       expect(took).toBeGreaterThanOrEqual(1_000);
       expect(took).toBeLessThan(5_000);
       gate.release();
       // wait=0 and no wait answer at once, as the contract's route does.
-      const final = await org.api.get(`/api/v1/runs/${runId}?wait=30`);
-      expect(final.body.status).toBe('complete');
-      expect((await org.api.get(`/api/v1/runs/${runId}?wait=0`)).body).toEqual(final.body);
-      expect((await org.api.get(`/api/v1/runs/${runId}`)).body).toEqual(final.body);
+      const final = await org.api.GET('/api/v1/runs/{id}', {
+        params: { path: { id: runId }, query: { wait: 30 } },
+      });
+      expect(final.data!.status).toBe('complete');
+      expect(
+        (await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: runId }, query: { wait: 0 } } }))
+          .data,
+      ).toEqual(final.data);
+      expect((await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } })).data).toEqual(
+        final.data,
+      );
     });
 
     it('refuses a wait that is not whole seconds from 0 to 60 with invalid_request', async () => {
       const { runId, gate } = await heldRun();
       gate.release();
+      // Query strings the document refuses, as they are.
       for (const value of ['-1', '61', '1.5', 'abc', '', '1e1', '0x10', '5&wait=6']) {
-        const refused = await org.api.get(`/api/v1/runs/${runId}?wait=${value}`);
+        const refused = await org.api.raw.get<ErrorBody>(`/api/v1/runs/${runId}?wait=${value}`);
         expect({ value, status: refused.status, code: refused.body.error?.code }).toEqual({
           value,
           status: 400,
           code: 'invalid_request',
         });
-        expect(refused.body.error.details.issues.length).toBeGreaterThan(0);
-        for (const issue of refused.body.error.details.issues) expect(issue.path).toBe('wait');
+        expect(refused.body.error.details!.issues!.length).toBeGreaterThan(0);
+        for (const issue of refused.body.error.details!.issues!) expect(issue.path).toBe('wait');
       }
     });
 
@@ -243,7 +271,8 @@ describe('live runs (extensions beyond the contract)', () => {
         '/api/v1/runs/01900000-0000-7000-8000-000000000000?wait=30',
         '/api/v1/runs/not.a*run?wait=30',
       ]) {
-        const refused = await other.api.get(path);
+        // Ids as a client might write them, unknown and malformed alike: the paths as they are.
+        const refused = await other.api.raw.get<ErrorBody>(path);
         expect({ path, status: refused.status, code: refused.body.error?.code }).toEqual({
           path,
           status: 404,
@@ -256,13 +285,19 @@ describe('live runs (extensions beyond the contract)', () => {
 
     it('counts as one request against the rate limit', async () => {
       const { runId, gate } = await heldRun();
-      const before = Number((await org.api.get(`/api/v1/runs/${runId}`)).headers.get('ratelimit-remaining'));
-      const waited = await org.api.get(`/api/v1/runs/${runId}?wait=2`);
-      expect(waited.status).toBe(200);
-      expect(waited.body.status).toBe('running');
-      expect(Number(waited.headers.get('ratelimit-remaining'))).toBe(before - 1);
-      const after = await org.api.get(`/api/v1/runs/${runId}`);
-      expect(Number(after.headers.get('ratelimit-remaining'))).toBe(before - 2);
+      const before = Number(
+        (await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } })).response.headers.get(
+          'ratelimit-remaining',
+        ),
+      );
+      const waited = await org.api.GET('/api/v1/runs/{id}', {
+        params: { path: { id: runId }, query: { wait: 2 } },
+      });
+      expect(waited.response.status).toBe(200);
+      expect(waited.data!.status).toBe('running');
+      expect(Number(waited.response.headers.get('ratelimit-remaining'))).toBe(before - 1);
+      const after = await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } });
+      expect(Number(after.response.headers.get('ratelimit-remaining'))).toBe(before - 2);
       gate.release();
     });
   });
@@ -274,18 +309,14 @@ describe('live runs (extensions beyond the contract)', () => {
         org.api,
         chainOf(nodes.trigger('t'), held('call', gate), nodes.alwaysTrue('c')),
       );
-      const starting = org.api.post(
-        `/api/v1/workflows/${workflowId}/runs`,
-        {},
-        { prefer: 'respond-async, wait=30' },
-      );
+      const starting = startRun(org.api, workflowId, {}, { Prefer: 'respond-async, wait=30' });
       await waitFor(() => (target.requestsTo(gate.path).length === 1 ? true : undefined));
       gate.release();
       const started = await starting;
-      expect(started.status).toBe(201);
-      expect(started.headers.get('preference-applied')).toBe('wait=30');
-      expect(started.body.status).toBe('complete');
-      expect(started.body.steps.map((step: any) => step.status)).toEqual(['done', 'done', 'done']);
+      expect(started.response.status).toBe(201);
+      expect(started.response.headers.get('preference-applied')).toBe('wait=30');
+      expect(started.data!.status).toBe('complete');
+      expect(started.data!.steps.map((step) => step.status)).toEqual(['done', 'done', 'done']);
     });
 
     it('answers at waiting, and after N seconds with the run as it stands; clamps N to 60', async () => {
@@ -295,36 +326,37 @@ describe('live runs (extensions beyond the contract)', () => {
         chainOf(nodes.trigger('t'), held('call', gate), nodes.delay('later', 3600)),
       );
       const began = Date.now();
-      const timedOut = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {}, { prefer: 'wait=1' });
+      const timedOut = await startRun(org.api, workflowId, {}, { Prefer: 'wait=1' });
       expect(Date.now() - began).toBeGreaterThanOrEqual(1_000);
-      expect(timedOut.status).toBe(201);
-      expect(timedOut.headers.get('preference-applied')).toBe('wait=1');
-      expect(timedOut.body.status).toBe('running');
+      expect(timedOut.response.status).toBe(201);
+      expect(timedOut.response.headers.get('preference-applied')).toBe('wait=1');
+      expect(timedOut.data!.status).toBe('running');
 
       const second = hold();
       const delayed = await workflow(
         org.api,
         chainOf(nodes.trigger('t'), held('call', second), nodes.delay('later', 3600)),
       );
-      const starting = org.api.post(`/api/v1/workflows/${delayed}/runs`, {}, { prefer: 'wait=600' });
+      const starting = startRun(org.api, delayed, {}, { Prefer: 'wait=600' });
       await waitFor(() => (target.requestsTo(second.path).length === 1 ? true : undefined));
       second.release();
       const waiting = await starting;
-      expect(waiting.headers.get('preference-applied')).toBe('wait=60');
-      expect(waiting.body.status).toBe('waiting');
+      expect(waiting.response.headers.get('preference-applied')).toBe('wait=60');
+      expect(waiting.data!.status).toBe('waiting');
       gate.release();
     });
 
     it('leaves a start without a readable wait preference as the contract has it', async () => {
       const workflowId = await workflow(org.api, chainOf(nodes.trigger('t'), nodes.alwaysTrue('c')));
       for (const prefer of [undefined, 'respond-async', 'wait=soon']) {
-        const started = await org.api.post(
-          `/api/v1/workflows/${workflowId}/runs`,
+        const started = await startRun(
+          org.api,
+          workflowId,
           {},
-          prefer === undefined ? {} : { prefer },
+          prefer === undefined ? {} : { Prefer: prefer },
         );
-        expect(started.status).toBe(201);
-        expect(started.headers.get('preference-applied')).toBeNull();
+        expect(started.response.status).toBe(201);
+        expect(started.response.headers.get('preference-applied')).toBeNull();
       }
     });
 
@@ -332,25 +364,17 @@ describe('live runs (extensions beyond the contract)', () => {
       const gate = hold();
       const workflowId = await workflow(org.api, chainOf(nodes.trigger('t'), held('call', gate)));
       const key = `live-${Date.now()}`;
-      const first = await org.api.post(
-        `/api/v1/workflows/${workflowId}/runs`,
-        {},
-        { 'idempotency-key': key, prefer: 'wait=1' },
-      );
-      expect(first.status).toBe(201);
-      expect(first.body.status).toBe('running');
-      const replaying = org.api.post(
-        `/api/v1/workflows/${workflowId}/runs`,
-        {},
-        { 'idempotency-key': key, prefer: 'wait=30' },
-      );
-      await subscriptionsBecome(first.body.id, 1);
+      const first = await startRun(org.api, workflowId, {}, { 'Idempotency-Key': key, Prefer: 'wait=1' });
+      expect(first.response.status).toBe(201);
+      expect(first.data!.status).toBe('running');
+      const replaying = startRun(org.api, workflowId, {}, { 'Idempotency-Key': key, Prefer: 'wait=30' });
+      await subscriptionsBecome(first.data!.id, 1);
       gate.release();
       const replayed = await replaying;
-      expect(replayed.status).toBe(201);
-      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
-      expect(replayed.headers.get('preference-applied')).toBe('wait=30');
-      expect(replayed.body).toMatchObject({ id: first.body.id, status: 'complete' });
+      expect(replayed.response.status).toBe(201);
+      expect(replayed.response.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.response.headers.get('preference-applied')).toBe('wait=30');
+      expect(replayed.data).toMatchObject({ id: first.data!.id, status: 'complete' });
     });
   });
 
@@ -362,8 +386,8 @@ describe('live runs (extensions beyond the contract)', () => {
         org.api,
         chainOf(nodes.trigger('t'), held('one', first), held('two', second), nodes.alwaysTrue('c')),
       );
-      const started = await org.api.post(`/api/v1/workflows/${workflowId}/runs`, {});
-      const runId = started.body.id as string;
+      const started = await startRun(org.api, workflowId, {});
+      const runId = started.data!.id;
       // Opened once the first call is held, so the run is surely `running` with its step started.
       await waitFor(() => (target.requestsTo(first.path).length === 1 ? true : undefined), {
         what: 'the first held call to reach the app',
@@ -374,7 +398,7 @@ describe('live runs (extensions beyond the contract)', () => {
 
       const opening = await stream.next();
       expect(opening).toMatchObject({ event: 'run', data: { id: runId, status: 'running' } });
-      expect(opening!.data.steps.map((step: any) => [step.nodeId, step.status])).toEqual([
+      expect(runIn(opening).steps.map((step) => [step.nodeId, step.status])).toEqual([
         ['t', 'done'],
         ['one', 'running'],
       ]);
@@ -384,12 +408,14 @@ describe('live runs (extensions beyond the contract)', () => {
         const event = await stream.next();
         if (!event) throw new Error(`the stream ended early, after ${JSON.stringify(untilSecondRuns)}`);
         untilSecondRuns.push(event);
-        if (event.data?.nodeId === 'two') break;
+        if (event.event === 'step' && event.data.nodeId === 'two') break;
       }
       second.release();
       const rest = await stream.rest();
-      const seen = [...untilSecondRuns, ...rest].map(({ event, data }) =>
-        event === 'step' ? `step ${data.nodeId} ${data.status}` : `${event} ${data.status}`,
+      const seen = [...untilSecondRuns, ...rest].map((sent) =>
+        sent.event === 'step'
+          ? `step ${sent.data.nodeId} ${sent.data.status}`
+          : `${sent.event} ${sent.data.status}`,
       );
       expect(seen).toEqual([
         'step one done',
@@ -399,7 +425,7 @@ describe('live runs (extensions beyond the contract)', () => {
         'status complete',
         'end complete',
       ]);
-      const complete = (await org.api.get(`/api/v1/runs/${runId}`)).body;
+      const complete = (await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } })).data!;
       expect(untilSecondRuns[0]!.data).toEqual(complete.steps[1]);
       expect(rest.find((event) => event.event === 'status')!.data).toEqual({
         id: runId,
@@ -481,7 +507,7 @@ describe('live runs (extensions beyond the contract)', () => {
 
       const second = await openStream(baseUrl, runId, auth);
       expect(second.status).toBe(429);
-      expect(second.errorBody.error).toMatchObject({
+      expect(second.errorBody!.error).toMatchObject({
         code: 'rate_limited',
         details: { resource: 'streams', limit: 1 },
       });
@@ -489,11 +515,16 @@ describe('live runs (extensions beyond the contract)', () => {
       // Waits are preferences: past the cap they answer at once, with the run as it stands. Were
       // they held, these would wait for the held call, which is let go only at the end.
       const limited = new ApiClient(baseUrl, org.apiKey);
-      const read = await limited.get(`/api/v1/runs/${runId}?wait=60`);
-      expect(read).toMatchObject({ status: 200, body: { id: runId, status: 'running' } });
-      const started = await limited.post(`/api/v1/workflows/${workflowId}/runs`, {}, { prefer: 'wait=60' });
-      expect(started.status).toBe(201);
-      expect(started.headers.get('preference-applied')).toBeNull();
+      const read = await limited.GET('/api/v1/runs/{id}', {
+        params: { path: { id: runId }, query: { wait: 60 } },
+      });
+      expect({ status: read.response.status, body: read.data }).toMatchObject({
+        status: 200,
+        body: { id: runId, status: 'running' },
+      });
+      const started = await startRun(limited, workflowId, {}, { Prefer: 'wait=60' });
+      expect(started.response.status).toBe(201);
+      expect(started.response.headers.get('preference-applied')).toBeNull();
       // Another organization's holds are its own: it gets as far as not finding the run.
       const elsewhere = await openStream(baseUrl, runId, { authorization: `Bearer ${other.apiKey}` });
       expect(elsewhere.errorBody?.error.code).toBe('run_not_found');
