@@ -182,9 +182,7 @@ describe('agent approvals', () => {
     expect(done.reply).toBe('The team was told.');
     const ask = stepOf(done, 'ask')!;
     expect(ask.output!.tools).toBe('http__request ok');
-    expect(approvalsOf(ask)).toEqual([
-      expect.objectContaining({ id: approvals[0]!.id, status: 'approved' }),
-    ]);
+    expect(approvalsOf(ask)).toEqual([expect.objectContaining({ id: approvals[0]!.id, status: 'approved' })]);
     const received = target.requestsTo('/approved');
     expect(received).toHaveLength(1);
     expect(received[0]!.headers['idempotency-key']).toMatch(new RegExp(`^${run.id}:ask:call_`));
