@@ -4,11 +4,15 @@ import {
   ConsoleBrowser,
   createMember,
   createOrganization,
+  type ErrorBody,
+  expectData,
+  getWorkflow,
   type MemberFixture,
   type OrganizationFixture,
   PHONE,
   runningStack,
   signIn,
+  statusOf,
   waitFor,
 } from '#testing';
 import type { Page } from 'playwright-core';
@@ -58,7 +62,7 @@ describe('console', () => {
     for (const path of ['/api/v1/nothing-here', '/app/nothing', '/docs/nothing', '/hooks']) {
       const answer = await fetch(`${stack.baseUrl}${path}`, { headers: { accept: 'text/html' } });
       expect([path, answer.status]).toEqual([path, 404]);
-      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('not_found');
+      expect(((await answer.json()) as ErrorBody).error.code).toBe('not_found');
     }
     // Not a browser: the contract's 404.
     const api = await fetch(`${stack.baseUrl}/workflows/anything`);
@@ -192,21 +196,17 @@ describe('console', () => {
     await page.getByRole('button', { name: 'Draft saved' }).waitFor();
 
     // The layout the editor adds (each node's position) comes back from the API.
-    const saved = await org.api.get(`/api/v1/workflows/${workflowId}`);
-    expect(saved.body.diagram.edges).toEqual([
+    const saved = await getWorkflow(org.api, workflowId);
+    expect(saved.diagram.edges).toEqual([
       { id: 'trigger-condition', source: 'trigger', target: 'condition' },
       { id: 'condition-true-database', source: 'condition', target: 'database', sourceHandle: 'true' },
     ]);
-    for (const node of saved.body.diagram.nodes) {
+    for (const node of saved.diagram.nodes) {
       expect(node.position).toEqual({ x: expect.any(Number), y: expect.any(Number) });
     }
-    // The starter trigger sits at x 80 until moved.
-    expect(saved.body.diagram.nodes[0].position.x).toBeLessThan(80);
-    expect(saved.body.diagram.nodes.map((node: { id: string }) => node.id)).toEqual([
-      'trigger',
-      'condition',
-      'database',
-    ]);
+    // The starter trigger sits at x 80 until moved. The document leaves the editor's layout untyped.
+    expect((saved.diagram.nodes[0]!.position as { x: number }).x).toBeLessThan(80);
+    expect(saved.diagram.nodes.map((node) => node.id)).toEqual(['trigger', 'condition', 'database']);
     await page.reload();
     await page.getByTestId('node-database').waitFor();
     await check(page, 'editor');
@@ -219,10 +219,10 @@ describe('console', () => {
     await page.getByText('live v1').waitFor();
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByRole('button', { name: 'Resume' }).waitFor();
-    expect((await org.api.get(`/api/v1/workflows/${workflowId}`)).body.pausedAt).not.toBeNull();
+    expect((await getWorkflow(org.api, workflowId)).pausedAt).not.toBeNull();
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.getByRole('button', { name: 'Pause' }).waitFor();
-    expect((await org.api.get(`/api/v1/workflows/${workflowId}`)).body.pausedAt).toBeNull();
+    expect((await getWorkflow(org.api, workflowId)).pausedAt).toBeNull();
 
     await page.getByRole('tab', { name: 'Versions' }).click();
     await page.getByRole('link', { name: 'Version 1' }).click();
@@ -256,8 +256,8 @@ describe('console', () => {
     const again = page.url().split('/runs/')[1]!;
     const run = await waitFor(
       async () => {
-        const answer = await org.api.get(`/api/v1/runs/${again}`);
-        return answer.body.status === 'complete' ? answer.body : undefined;
+        const { data } = await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: again } } });
+        return data?.status === 'complete' ? data : undefined;
       },
       { what: 'the second run to complete' },
     );
@@ -279,7 +279,10 @@ describe('console', () => {
 
   it('lists the workflow runs and filters them by status', async () => {
     // One more that takes the condition's false branch: three complete runs, none errored.
-    await org.api.post(`/api/v1/workflows/${workflowId}/runs`, { input: '{"amount": 5}' });
+    await org.api.POST('/api/v1/workflows/{id}/runs', {
+      params: { path: { id: workflowId } },
+      body: { input: '{"amount": 5}' },
+    });
     await page.goto(`/workflows/${workflowId}?tab=runs`);
     await page.getByLabel('Status').waitFor();
     await waitFor(async () => ((await page.getByRole('row').count()) >= 4 ? true : undefined), {
@@ -299,9 +302,8 @@ describe('console', () => {
     const key = (await page.getByTestId('secret-value').textContent())!;
     expect(key).toMatch(/^fm_/);
     const api = new ApiClient(stack.baseUrl, key);
-    const projects = await api.get('/api/v1/projects');
-    expect(projects.status).toBe(200);
-    expect(projects.body.data.map((project: { name: string }) => project.name)).toEqual(['Sales ops']);
+    const projects = expectData(await api.GET('/api/v1/projects'), 200);
+    expect(projects.data.map((project) => project.name)).toEqual(['Sales ops']);
     await page.getByRole('row', { name: /reporting/ }).waitFor();
     await check(page, 'keys');
     // Shown once: not on the page once it is read again.
@@ -311,7 +313,7 @@ describe('console', () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Revoke reporting' }).click();
     await page.getByRole('row', { name: /reporting/ }).waitFor({ state: 'detached' });
-    expect((await api.get('/api/v1/projects')).status).toBe(401);
+    expect(await statusOf(api.GET('/api/v1/projects'))).toBe(401);
   });
 
   it('does not show the API keys page to a member, and the keys routes refuse one', async () => {
@@ -326,11 +328,11 @@ describe('console', () => {
     await memberPage.goto('/keys');
     await memberPage.getByText("Only the organization's owners and admins manage its API keys.").waitFor();
     const token = await signIn(stack, member.email, member.password);
-    const refused = await new ApiClient(stack.baseUrl, token).get('/app/keys');
+    const refused = await new ApiClient(stack.baseUrl, token).raw.get<ErrorBody>('/app/keys');
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('forbidden');
     // An organization key cannot reach the page's routes either: they are for signed-in members.
-    expect((await org.api.get('/app/keys')).status).toBe(403);
+    expect((await org.api.raw.get('/app/keys')).status).toBe(403);
     // A member sees who is in the organization, and cannot invite.
     await memberPage.goto('/members');
     await memberPage
@@ -399,11 +401,12 @@ describe('console', () => {
     const ownerApi = new ApiClient(stack.baseUrl, await signIn(stack, owner.email, owner.password));
     await waitFor(
       async () => {
-        const { members: rows } = (await ownerApi.get('/api/auth/organization/list-members')).body;
-        return rows.find((row: { user: { email: string } }) => row.user.email === invitee.email)?.role ===
-          'member'
-          ? true
-          : undefined;
+        const { members: rows } = (
+          await ownerApi.raw.get<{ members: Array<{ role: string; user: { email: string } }> }>(
+            '/api/auth/organization/list-members',
+          )
+        ).body;
+        return rows.find((row) => row.user.email === invitee.email)?.role === 'member' ? true : undefined;
       },
       { what: 'the new role' },
     );

@@ -5,11 +5,13 @@ import {
   ConsoleBrowser,
   createMember,
   createOrganization,
+  expectData,
   type MemberFixture,
   type OrganizationFixture,
   signIn,
   type SmtpSink,
   startSmtpSink,
+  statusOf,
   TestStack,
   waitFor,
 } from '#testing';
@@ -17,6 +19,31 @@ import type { NatsConnection } from '@nats-io/transport-node';
 
 let unique = 0;
 const addressOf = (name: string) => `${name}-${Date.now().toString(36)}-${(unique += 1)}@example.com`;
+
+// better-auth's answers on the `/api/auth` routes, which the OpenAPI document leaves out.
+/** A refused browser request. */
+interface AuthError {
+  code: string;
+  message: string;
+}
+interface SignedUp {
+  token: string;
+  user: { id: string };
+}
+interface Invitation {
+  id: string;
+}
+interface Members {
+  members: Array<{ userId: string; role: string }>;
+}
+interface InvitationPreview {
+  email: string;
+  role: string;
+  organizationName: string;
+  expiresAt: string;
+  hasAccount: boolean;
+  canCreateAccount: boolean;
+}
 
 /**
  * Who may join, in the modes the shared stack does not run (`closed`, the default, is proven in
@@ -73,7 +100,7 @@ describe('who may join', () => {
 
   /** Organizations are the operator's in every mode. */
   async function expectNoOrganizationMadeBy(client: ApiClient) {
-    const made = await client.post(
+    const made = await client.raw.post<AuthError>(
       '/api/auth/organization/create',
       { name: 'Mine', slug: addressOf('mine') },
       origin,
@@ -83,18 +110,22 @@ describe('who may join', () => {
 
   /** Invites `email` as the owner and answers the invitation's id and the link its email carries. */
   async function invite(email: string, role: 'member' | 'admin' = 'member') {
-    const invited = await owner.api.post('/api/auth/organization/invite-member', { email, role }, origin);
+    const invited = await owner.api.raw.post<Invitation>(
+      '/api/auth/organization/invite-member',
+      { email, role },
+      origin,
+    );
     expect(invited.status).toBe(200);
     const mail = await waitFor(() => smtp.mails.find((candidate) => candidate.to.includes(email)), {
       what: `the invitation email to ${email}`,
     });
     const link = new URL(/https?:\/\/\S+\/invitations\/\S+/.exec(mail.text)![0]);
-    return { id: invited.body.id as string, link, token: link.searchParams.get('token')! };
+    return { id: invited.body.id, link, token: link.searchParams.get('token')! };
   }
 
   describe('SIGNUP=invite', () => {
     it('refuses a stranger an account and an organization', async () => {
-      const signUp = await anonymous.post(
+      const signUp = await anonymous.raw.post<AuthError>(
         '/api/auth/sign-up/email',
         { email: addressOf('stranger'), password: 'a-long-password-1', name: 'Stranger' },
         origin,
@@ -109,12 +140,14 @@ describe('who may join', () => {
       // The link points at the console under PUBLIC_URL (the gateway's address here).
       expect(`${link.origin}${link.pathname}`).toBe(`${stack.baseUrl}/invitations/${id}`);
       // Emailed invitations are never shown in the console: only the mailbox gets the token.
-      expect((await owner.api.get(`/api/auth/invitation/link?invitationId=${id}`)).body).toEqual({
+      expect((await owner.api.raw.get(`/api/auth/invitation/link?invitationId=${id}`)).body).toEqual({
         emailed: true,
         link: null,
       });
 
-      const preview = await anonymous.get(`/api/auth/invitation/preview?invitationId=${id}&token=${token}`);
+      const preview = await anonymous.raw.get<InvitationPreview>(
+        `/api/auth/invitation/preview?invitationId=${id}&token=${token}`,
+      );
       expect(preview.body).toEqual({
         email,
         role: 'admin',
@@ -123,7 +156,7 @@ describe('who may join', () => {
         hasAccount: false,
         canCreateAccount: true,
       });
-      const signUp = await anonymous.post(
+      const signUp = await anonymous.raw.post<SignedUp>(
         '/api/auth/invitation/sign-up',
         { invitationId: id, token, name: 'Newcomer', password: 'newcomer-password-1' },
         origin,
@@ -131,26 +164,29 @@ describe('who may join', () => {
       expect(signUp.status).toBe(200);
       const invitee = anonymous.withToken(signUp.body.token);
       // An account, not yet in any organization: the gateway caches this refusal.
-      expect((await invitee.get('/api/v1/projects')).body.error.code).toBe('no_active_organization');
+      expect((await invitee.GET('/api/v1/projects')).error?.error.code).toBe('no_active_organization');
 
-      const accepted = await invitee.post(
+      const accepted = await invitee.raw.post(
         '/api/auth/organization/accept-invitation',
         { invitationId: id },
         origin,
       );
       expect(accepted.status).toBe(200);
       // Accepting switched the session's organization and told the gateway so: no wait for the cache.
-      const created = await invitee.post('/api/v1/projects', { name: 'First project' });
-      expect(created.status).toBe(201);
-      expect(created.body.createdBy).toBe(signUp.body.user.id);
-      expect((await org.api.get(`/api/v1/projects/${created.body.id}`)).status).toBe(200);
-      const members = (await owner.api.get('/api/auth/organization/list-members')).body.members;
-      expect(members.find((row: { userId: string }) => row.userId === signUp.body.user.id)?.role).toBe(
-        'admin',
+      const created = expectData(
+        await invitee.POST('/api/v1/projects', { body: { name: 'First project' } }),
+        201,
       );
+      expect(created.createdBy).toBe(signUp.body.user.id);
+      expect(
+        await statusOf(org.api.GET('/api/v1/projects/{id}', { params: { path: { id: created.id } } })),
+      ).toBe(200);
+      const members = (await owner.api.raw.get<Members>('/api/auth/organization/list-members')).body.members;
+      expect(members.find((row) => row.userId === signUp.body.user.id)?.role).toBe('admin');
       // The link is spent.
       expect(
-        (await anonymous.get(`/api/auth/invitation/preview?invitationId=${id}&token=${token}`)).body.code,
+        (await anonymous.raw.get<AuthError>(`/api/auth/invitation/preview?invitationId=${id}&token=${token}`))
+          .body.code,
       ).toBe('INVITATION_NOT_FOUND');
       // And the new member signs in with the password they chose.
       expect(await signIn(stack.description, email, 'newcomer-password-1')).toEqual(expect.any(String));
@@ -176,7 +212,7 @@ describe('who may join', () => {
 
     it("lets no member invite, and nobody use an invitation without its link's token", async () => {
       const member = await createMember(stack.description, org.organizationId, 'member');
-      const refused = await member.api.post(
+      const refused = await member.api.raw.post<AuthError>(
         '/api/auth/organization/invite-member',
         { email: addressOf('friend'), role: 'member' },
         origin,
@@ -189,34 +225,38 @@ describe('who may join', () => {
       const email = addressOf('boss');
       const { id, token } = await invite(email, 'admin');
       // Members see the invitation and its id, but not its token.
-      const listed = await member.api.get('/api/auth/organization/list-invitations');
-      expect(listed.body.map((row: { id: string }) => row.id)).toContain(id);
-      const link = await member.api.get(`/api/auth/invitation/link?invitationId=${id}`);
+      const listed = await member.api.raw.get<Invitation[]>('/api/auth/organization/list-invitations');
+      expect(listed.body.map((row) => row.id)).toContain(id);
+      const link = await member.api.raw.get<AuthError>(`/api/auth/invitation/link?invitationId=${id}`);
       expect([link.status, link.body.code]).toEqual([
         403,
         'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION',
       ]);
       const forged = `${token.slice(0, -2)}AA`;
       for (const attempt of [
-        anonymous.get(`/api/auth/invitation/preview?invitationId=${id}&token=${forged}`),
-        anonymous.post(
+        anonymous.raw.get<AuthError>(`/api/auth/invitation/preview?invitationId=${id}&token=${forged}`),
+        anonymous.raw.post<AuthError>(
           '/api/auth/invitation/sign-up',
           { invitationId: id, token: forged, name: 'Boss', password: 'taken-over-password' },
           origin,
         ),
-        member.api.post('/api/auth/invitation/confirm-email', { invitationId: id, token: forged }, origin),
+        member.api.raw.post<AuthError>(
+          '/api/auth/invitation/confirm-email',
+          { invitationId: id, token: forged },
+          origin,
+        ),
       ]) {
         const answer = await attempt;
         expect([answer.status, answer.body.code]).toEqual([400, 'INVITATION_NOT_FOUND']);
       }
-      const taken = await member.api.post(
+      const taken = await member.api.raw.post<AuthError>(
         '/api/auth/organization/accept-invitation',
         { invitationId: id },
         origin,
       );
       expect([taken.status, taken.body.code]).toEqual([403, 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION']);
       // Even the right token makes nobody else the recipient.
-      const confirmed = await member.api.post(
+      const confirmed = await member.api.raw.post<AuthError>(
         '/api/auth/invitation/confirm-email',
         { invitationId: id, token },
         origin,
@@ -226,7 +266,7 @@ describe('who may join', () => {
         'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION',
       ]);
       expect(
-        (await anonymous.get(`/api/auth/invitation/preview?invitationId=${id}&token=${token}`)).status,
+        (await anonymous.raw.get(`/api/auth/invitation/preview?invitationId=${id}&token=${token}`)).status,
       ).toBe(200);
     });
 
@@ -250,36 +290,36 @@ describe('who may join', () => {
 
       it('happens after a change to a credential, and never after a read or a refused call', async () => {
         const member = await createMember(stack.description, org.organizationId, 'member');
-        expect((await member.api.get('/api/v1/projects')).status).toBe(200);
+        expect(await statusOf(member.api.GET('/api/v1/projects'))).toBe(200);
         const before = notices.length;
         for (let round = 0; round < 10; round += 1) {
           for (const read of [
-            owner.api.get('/api/auth/get-session'),
-            owner.api.get('/api/auth/organization/list'),
-            owner.api.get('/api/auth/organization/get-full-organization'),
-            owner.api.get('/api/auth/organization/list-members'),
-            owner.api.get('/api/auth/organization/list-invitations'),
-            owner.api.get('/api/auth/organization/get-active-member'),
-            owner.api.post('/api/auth/organization/check-slug', { slug: addressOf('slug') }, origin),
-            owner.api.post(
+            owner.api.raw.get('/api/auth/get-session'),
+            owner.api.raw.get('/api/auth/organization/list'),
+            owner.api.raw.get('/api/auth/organization/get-full-organization'),
+            owner.api.raw.get('/api/auth/organization/list-members'),
+            owner.api.raw.get('/api/auth/organization/list-invitations'),
+            owner.api.raw.get('/api/auth/organization/get-active-member'),
+            owner.api.raw.post('/api/auth/organization/check-slug', { slug: addressOf('slug') }, origin),
+            owner.api.raw.post(
               '/api/auth/organization/has-permission',
               { permissions: { member: ['create'] } },
               origin,
             ),
             // A change that touches no credential, and one refused.
-            owner.api.post('/api/auth/organization/update', { data: { name: 'Acme' } }, origin),
-            owner.api.post(
+            owner.api.raw.post('/api/auth/organization/update', { data: { name: 'Acme' } }, origin),
+            owner.api.raw.post(
               '/api/auth/organization/remove-member',
               { memberIdOrEmail: addressOf('nobody') },
               origin,
             ),
             // A stranger's sign-out, answered 200 by better-auth with no session to end.
-            anonymous.post('/api/auth/sign-out', {}, origin),
+            anonymous.raw.post('/api/auth/sign-out', {}, origin),
           ]) {
             expect((await read).status).toBeLessThan(500);
           }
         }
-        const removed = await owner.api.post(
+        const removed = await owner.api.raw.post(
           '/api/auth/organization/remove-member',
           { memberIdOrEmail: member.email },
           origin,
@@ -293,8 +333,8 @@ describe('who may join', () => {
           { userIds: expect.arrayContaining([member.userId]), keyIds: [] },
         ]);
         expect(notices[before]!.all).toBeUndefined();
-        const response = await member.api.get('/api/v1/projects');
-        expect([response.status, response.body.error.code]).toEqual([403, 'forbidden']);
+        const response = await member.api.GET('/api/v1/projects');
+        expect([response.response.status, response.error?.error.code]).toEqual([403, 'forbidden']);
       });
     });
   });
@@ -307,17 +347,17 @@ describe('who may join', () => {
     }, 90_000);
 
     it('lets a stranger sign up, into no organization, and make none', async () => {
-      const signUp = await anonymous.post(
+      const signUp = await anonymous.raw.post<SignedUp>(
         '/api/auth/sign-up/email',
         { email: addressOf('stranger'), password: 'a-long-password-1', name: 'Stranger' },
         origin,
       );
       expect(signUp.status).toBe(200);
       const stranger = anonymous.withToken(signUp.body.token);
-      const projects = await stranger.get('/api/v1/projects');
-      expect([projects.status, projects.body.error.code]).toEqual([403, 'no_active_organization']);
+      const projects = await stranger.GET('/api/v1/projects');
+      expect([projects.response.status, projects.error?.error.code]).toEqual([403, 'no_active_organization']);
       await expectNoOrganizationMadeBy(stranger);
-      expect((await stranger.get('/api/auth/organization/list')).body).toEqual([]);
+      expect((await stranger.raw.get('/api/auth/organization/list')).body).toEqual([]);
     });
 
     it('offers sign-up on the console, which lands in no organization until one invites them', async () => {
@@ -337,13 +377,13 @@ describe('who may join', () => {
 
     it("joins someone who signed up to an organization only once the invitation's link proves their address", async () => {
       const email = addressOf('early');
-      const signUp = await anonymous.post(
+      const signUp = await anonymous.raw.post<SignedUp>(
         '/api/auth/sign-up/email',
         { email, password: 'a-long-password-1', name: 'Early' },
         origin,
       );
       const early = anonymous.withToken(signUp.body.token);
-      const invited = await ownerApi.post(
+      const invited = await ownerApi.raw.post<Invitation>(
         '/api/auth/organization/invite-member',
         { email, role: 'member' },
         origin,
@@ -355,7 +395,7 @@ describe('who may join', () => {
         'token',
       )!;
       // Anyone may sign up with any address: that alone proves nothing.
-      const unproven = await early.post(
+      const unproven = await early.raw.post<AuthError>(
         '/api/auth/organization/accept-invitation',
         { invitationId: invited.body.id },
         origin,
@@ -364,24 +404,24 @@ describe('who may join', () => {
         403,
         'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION',
       ]);
-      const preview = await anonymous.get(
+      const preview = await anonymous.raw.get<InvitationPreview>(
         `/api/auth/invitation/preview?invitationId=${invited.body.id}&token=${token}`,
       );
       expect(preview.body).toMatchObject({ hasAccount: true, canCreateAccount: false });
 
-      const confirmed = await early.post(
+      const confirmed = await early.raw.post(
         '/api/auth/invitation/confirm-email',
         { invitationId: invited.body.id, token },
         origin,
       );
       expect(confirmed.status).toBe(200);
-      const accepted = await early.post(
+      const accepted = await early.raw.post(
         '/api/auth/organization/accept-invitation',
         { invitationId: invited.body.id },
         origin,
       );
       expect(accepted.status).toBe(200);
-      expect((await early.get('/api/v1/projects')).status).toBe(200);
+      expect(await statusOf(early.GET('/api/v1/projects'))).toBe(200);
     });
   });
 
@@ -401,22 +441,24 @@ describe('who may join', () => {
       const otherApi = anonymous.withToken(
         await signIn(stack.description, otherOwner.email, otherOwner.password),
       );
-      const theirs = await otherApi.post(
+      const theirs = await otherApi.raw.post<Invitation>(
         '/api/auth/organization/invite-member',
         { email, role: 'admin' },
         origin,
       );
       expect(theirs.status).toBe(200);
       // Acme's owner invites it too and, with no mail server, is shown the link.
-      const ours = await ownerApi.post(
+      const ours = await ownerApi.raw.post<Invitation>(
         '/api/auth/organization/invite-member',
         { email, role: 'member' },
         origin,
       );
-      const { link } = (await ownerApi.get(`/api/auth/invitation/link?invitationId=${ours.body.id}`)).body;
+      const { link } = (
+        await ownerApi.raw.get<{ link: string }>(`/api/auth/invitation/link?invitationId=${ours.body.id}`)
+      ).body;
       const token = new URL(link).searchParams.get('token')!;
       // Whoever holds that link makes the account for the address, and is in Acme only.
-      const signUp = await anonymous.post(
+      const signUp = await anonymous.raw.post<SignedUp>(
         '/api/auth/invitation/sign-up',
         { invitationId: ours.body.id, token, name: 'Not the CEO', password: 'holder-password-1' },
         origin,
@@ -426,9 +468,17 @@ describe('who may join', () => {
 
       // The link proves no address: the other organization's invitation stays closed to them.
       const attempts = await Promise.all([
-        holder.post('/api/auth/invitation/confirm-email', { invitationId: ours.body.id, token }, origin),
-        holder.post('/api/auth/organization/accept-invitation', { invitationId: theirs.body.id }, origin),
-        holder.post(
+        holder.raw.post<AuthError>(
+          '/api/auth/invitation/confirm-email',
+          { invitationId: ours.body.id, token },
+          origin,
+        ),
+        holder.raw.post<AuthError>(
+          '/api/auth/organization/accept-invitation',
+          { invitationId: theirs.body.id },
+          origin,
+        ),
+        holder.raw.post<AuthError>(
           '/api/auth/invitation/answer',
           { invitationId: theirs.body.id, token, accept: true },
           origin,
@@ -440,15 +490,16 @@ describe('who may join', () => {
         [400, 'INVITATION_NOT_FOUND'],
       ]);
       // It answers its own, and its holder is in Acme.
-      const joined = await holder.post(
+      const joined = await holder.raw.post(
         '/api/auth/invitation/answer',
         { invitationId: ours.body.id, token, accept: true },
         origin,
       );
       expect(joined.body).toEqual({ status: 'accepted' });
-      expect((await holder.get('/api/v1/projects')).status).toBe(200);
-      const otherMembers = (await otherApi.get('/api/auth/organization/list-members')).body.members;
-      expect(otherMembers.map((row: { userId: string }) => row.userId)).not.toContain(signUp.body.user.id);
+      expect(await statusOf(holder.GET('/api/v1/projects'))).toBe(200);
+      const otherMembers = (await otherApi.raw.get<Members>('/api/auth/organization/list-members')).body
+        .members;
+      expect(otherMembers.map((row) => row.userId)).not.toContain(signUp.body.user.id);
     });
   });
 });
