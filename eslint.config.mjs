@@ -177,5 +177,10 @@ export default tseslint.config(
     ],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
+  {
+    // The database specs on the typed client.
+    files: ['apps/e2e/src/databases-shards.e2e-spec.ts'],
+    rules: { '@typescript-eslint/no-deprecated': 'error' },
+  },
   prettier,
 );
