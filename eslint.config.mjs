@@ -179,7 +179,7 @@ export default tseslint.config(
   },
   {
     // The database specs on the typed client.
-    files: ['apps/e2e/src/databases-shards.e2e-spec.ts'],
+    files: ['apps/e2e/src/databases.e2e-spec.ts', 'apps/e2e/src/databases-shards.e2e-spec.ts'],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
   prettier,
