@@ -178,8 +178,13 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
   {
-    // The console and signup browser specs on the typed client.
-    files: ['apps/e2e/src/console.e2e-spec.ts', 'apps/e2e/src/signup.e2e-spec.ts'],
+    // The console, signup and database specs on the typed client.
+    files: [
+      'apps/e2e/src/console.e2e-spec.ts',
+      'apps/e2e/src/signup.e2e-spec.ts',
+      'apps/e2e/src/databases.e2e-spec.ts',
+      'apps/e2e/src/databases-shards.e2e-spec.ts',
+    ],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
   prettier,

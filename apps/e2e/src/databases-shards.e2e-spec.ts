@@ -10,10 +10,20 @@ import {
   appEntry,
   chainOf,
   connectAs,
+  createDatabaseIn,
   createOrganization,
+  createProject,
+  createWorkflow,
   databaseUrl,
+  expectData,
   nodes,
   type OrganizationFixture,
+  queryDatabase,
+  type QueryRows,
+  rowsOf,
+  startRun,
+  type Statement,
+  statusOf,
   TestStack,
   waitFor,
 } from '#testing';
@@ -47,22 +57,15 @@ describe('database shards', () => {
   const admin = <T>(...args: string[]) => adminCli<T>(['databases', 'shards', ...args], stack.env);
 
   const shardOf = async (id: string): Promise<number> =>
-    (await metadata.query('SELECT shard FROM "database".databases WHERE id = $1', [id])).rows[0].shard;
+    (await metadata.query<{ shard: number }>('SELECT shard FROM "database".databases WHERE id = $1', [id]))
+      .rows[0].shard;
   const fileOn = (shard: number, id: string) =>
     existsSync(join(dataDirs[shard]!, 'databases', org.organizationId, `${id}.duckdb`));
 
-  const query = (id: string, statements: Array<{ sql: string; params?: unknown[] }>) =>
-    org.api.post(`/api/v1/databases/${id}/query`, { statements });
-  const rows = async (id: string, sql: string, params: unknown[] = []): Promise<unknown[][]> => {
-    const answer = await query(id, [{ sql, params }]);
-    expect({ status: answer.status, error: answer.body.error }).toEqual({ status: 200, error: undefined });
-    return answer.body.results[0].rows;
-  };
-  const createDatabase = async (name: string): Promise<string> => {
-    const created = await org.api.post('/api/v1/databases', { name });
-    expect(created.status).toBe(201);
-    return created.body.id as string;
-  };
+  const query = (id: string, statements: Statement[]) => queryDatabase(org.api, id, statements);
+  const rows = async (id: string, sql: string, params: Statement['params'] = []): Promise<QueryRows> =>
+    (await rowsOf(org.api, id, [{ sql, params }]))[0];
+  const createDatabase = (name: string): Promise<string> => createDatabaseIn(org.api, name);
 
   beforeAll(async () => {
     dataDirs[0] = mkdtempSync(join(tmpdir(), 'flowmesh-shard0-'));
@@ -125,20 +128,23 @@ describe('database shards', () => {
             query(id, [{ sql: 'INSERT INTO t VALUES (?, ?)', params: [n, shard] }]),
           ),
         );
-        expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+        expect(answers.map((answer) => answer.response.status)).toEqual(Array(20).fill(200));
         expect(await rows(id, 'SELECT count(*), count(DISTINCT n), min(tag) FROM t')).toEqual([
           ['20', '20', shard],
         ]);
         for (let n = 0; n < 10; n += 1) {
-          expect((await org.api.get(`/api/v1/databases/${id}`)).status).toBe(200);
+          expect(await statusOf(org.api.GET('/api/v1/databases/{id}', { params: { path: { id } } }))).toBe(
+            200,
+          );
         }
-        const renamed = await org.api.patch(`/api/v1/databases/${id}`, { name: `renamed-${shard}` });
-        expect(renamed.body.name).toBe(`renamed-${shard}`);
+        const renamed = await org.api.PATCH('/api/v1/databases/{id}', {
+          params: { path: { id } },
+          body: { name: `renamed-${shard}` },
+        });
+        expect(renamed.data?.name).toBe(`renamed-${shard}`);
       }
       const listed = await org.api.listAll('/api/v1/databases');
-      expect(listed.map((database: { id: string }) => database.id)).toEqual(
-        expect.arrayContaining(Object.values(on)),
-      );
+      expect(listed.map((database) => database.id)).toEqual(expect.arrayContaining(Object.values(on)));
     });
 
     it('relays answers of many parts (12 MiB) and requests of many parts (10 MB) to and from either shard', async () => {
@@ -146,41 +152,37 @@ describe('database shards', () => {
       for (const id of Object.values(on)) {
         for (let attempt = 0; attempt < 4; attempt += 1) {
           const answer = await query(id, [{ sql: big }]);
-          expect(answer.status).toBe(200);
-          expect(answer.body.results[0].rows).toHaveLength(12 * 1024);
+          expect(answer.response.status).toBe(200);
+          expect(answer.data?.results[0].rows).toHaveLength(12 * 1024);
         }
         const statements = Array.from({ length: 100 }, () => ({
           sql: `SELECT length('${'y'.repeat(99_950)}')`,
         }));
         for (let attempt = 0; attempt < 4; attempt += 1) {
           const answer = await query(id, statements);
-          expect(answer.status).toBe(200);
-          expect(answer.body.results).toHaveLength(100);
-          expect(answer.body.results[99].rows).toEqual([['99950']]);
+          expect(answer.response.status).toBe(200);
+          expect(answer.data?.results).toHaveLength(100);
+          expect(answer.data?.results[99].rows).toEqual([['99950']]);
         }
       }
     });
 
     it("runs the runner's database step on a database of either shard", async () => {
-      const project = (await org.api.post('/api/v1/projects', { name: 'Shards' })).body.id as string;
+      const project = await createProject(org.api, 'Shards');
       for (const [shard, id] of Object.entries(on)) {
-        const created = await org.api.post(`/api/v1/projects/${project}/workflows`, {
-          name: `Step on shard ${shard}`,
-          diagram: chainOf(
+        // Created and published, each answered 201.
+        const workflowId = await createWorkflow(
+          org.api,
+          project,
+          chainOf(
             nodes.trigger('t'),
             nodes.database('write', id, 'INSERT INTO t VALUES (?, ?) RETURNING n', [1000, 'step']),
           ),
-        });
-        expect(created.status).toBe(201);
-        expect((await org.api.post(`/api/v1/workflows/${created.body.id}/publish`, {})).status).toBe(201);
+          { name: `Step on shard ${shard}` },
+        );
         for (let run = 0; run < 4; run += 1) {
-          const started = await org.api.post(
-            `/api/v1/workflows/${created.body.id}/runs`,
-            {},
-            { prefer: 'wait=30' },
-          );
-          expect(started.status).toBe(201);
-          expect({ status: started.body.status, error: started.body.error ?? null }).toEqual({
+          const started = expectData(await startRun(org.api, workflowId, {}, { Prefer: 'wait=30' }), 201);
+          expect({ status: started.status, error: started.error ?? null }).toEqual({
             status: 'complete',
             error: null,
           });
@@ -195,8 +197,10 @@ describe('database shards', () => {
         // Created where there are fewer: move it where this case wants it if need be.
         if ((await shardOf(id)) !== shard) await moveTo(id, shard);
         expect(fileOn(shard, id)).toBe(true);
-        expect((await org.api.delete(`/api/v1/databases/${id}`)).status).toBe(200);
-        expect((await org.api.get(`/api/v1/databases/${id}`)).status).toBe(404);
+        expect(await statusOf(org.api.DELETE('/api/v1/databases/{id}', { params: { path: { id } } }))).toBe(
+          200,
+        );
+        expect(await statusOf(org.api.GET('/api/v1/databases/{id}', { params: { path: { id } } }))).toBe(404);
         expect(fileOn(shard, id)).toBe(false);
       }
     });
@@ -232,7 +236,7 @@ describe('database shards', () => {
         const k = next++;
         started.set(k, Date.now());
         const answer = await query(id, [{ sql: 'INSERT INTO w VALUES (?, ?)', params: [k, writerId] }]);
-        outcomes.set(k, answer.status);
+        outcomes.set(k, answer.response.status);
       }
     };
     const writers = Array.from({ length: 4 }, (_, n) => writer(n));
@@ -275,8 +279,8 @@ describe('database shards', () => {
 
   it('drains a shard for a scale-down, and rebalances after it comes back, keeping every database’s data', async () => {
     const all = await org.api.listAll('/api/v1/databases');
-    const tables = new Map<string, unknown[][]>();
-    for (const { id } of all as Array<{ id: string }>) {
+    const tables = new Map<string, QueryRows>();
+    for (const { id } of all) {
       tables.set(id, await rows(id, 'SELECT table_name FROM information_schema.tables ORDER BY 1'));
     }
     const drained = await admin<Moves>('drain', '--shard', '1');
@@ -315,7 +319,7 @@ describe('database shards', () => {
 
   it('answers 503 for the databases of a killed replica only, and serves them again after its restart', async () => {
     const on: Record<number, string> = {};
-    for (const { id } of (await org.api.listAll('/api/v1/databases')) as Array<{ id: string }>) {
+    for (const { id } of await org.api.listAll('/api/v1/databases')) {
       on[await shardOf(id)] ??= id;
     }
     await rows(on[1]!, 'CREATE TABLE kept (v VARCHAR)');
@@ -324,11 +328,13 @@ describe('database shards', () => {
     await stack.processes.get('database-1')!.kill('SIGKILL');
     // Every request now lands on shard 0, which forwards to a shard nobody serves.
     const lost = await query(on[1]!, [{ sql: 'SELECT * FROM kept' }]);
-    expect(lost.status).toBe(503);
-    expect(lost.body.error.code).toBe('service_unavailable');
-    for (let n = 0; n < 5; n += 1) expect((await query(on[0]!, [{ sql: 'SELECT 1' }])).status).toBe(200);
+    expect(lost.response.status).toBe(503);
+    expect(lost.error?.error.code).toBe('service_unavailable');
+    for (let n = 0; n < 5; n += 1) expect(await statusOf(query(on[0]!, [{ sql: 'SELECT 1' }]))).toBe(200);
     // Metadata is in Postgres, so the database is still listed and readable as a resource.
-    expect((await org.api.get(`/api/v1/databases/${on[1]}`)).status).toBe(200);
+    expect(await statusOf(org.api.GET('/api/v1/databases/{id}', { params: { path: { id: on[1]! } } }))).toBe(
+      200,
+    );
     // A creation meant for the dead shard is made on a live one.
     const made = await createDatabase('while-one-is-down');
     expect(await shardOf(made)).toBe(0);
@@ -356,8 +362,12 @@ describe('database shards', () => {
 
     await startReplica(0);
     await startReplica(1);
-    const row = (await metadata.query('SELECT shard, move_id FROM "database".databases WHERE id = $1', [id]))
-      .rows[0];
+    const row = (
+      await metadata.query<{ shard: number; move_id: string | null }>(
+        'SELECT shard, move_id FROM "database".databases WHERE id = $1',
+        [id],
+      )
+    ).rows[0];
     expect(row).toEqual({ shard: 0, move_id: null });
     expect({ on0: fileOn(0, id), on1: fileOn(1, id) }).toEqual({ on0: true, on1: false });
     expect(await rows(id, 'SELECT v FROM s')).toEqual([[42]]);
