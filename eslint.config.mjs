@@ -177,5 +177,10 @@ export default tseslint.config(
     ],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
+  {
+    // The tenant isolation sweep on the typed client.
+    files: ['apps/e2e/src/tenant-isolation.e2e-spec.ts'],
+    rules: { '@typescript-eslint/no-deprecated': 'error' },
+  },
   prettier,
 );
