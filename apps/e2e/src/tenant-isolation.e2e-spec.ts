@@ -33,6 +33,9 @@ import {
 
 const stack = runningStack();
 
+/** How better-auth's routes say no. */
+type AuthError = { code?: string };
+
 /**
  * Two organizations, and every route of the API and of the browser: each resource of one is invisible
  * and untouchable to the other. The owner makes one of everything; the intruder, a key and an owner of
@@ -41,9 +44,6 @@ const stack = runningStack();
  * told it does not exist. Afterwards every resource reads as it did. A route the OpenAPI document
  * lists that this sweep does not cover fails the test, so a new route cannot skip it.
  */
-/** How better-auth's routes say no. */
-type AuthError = { code?: string };
-
 describe('tenant isolation', () => {
   let owner: OrganizationFixture;
   let ownerMember: MemberFixture;
@@ -51,9 +51,8 @@ describe('tenant isolation', () => {
   let intruderMember: MemberFixture;
   const ids: Record<string, string> = {};
 
-  /** The owner's workflow's stored events, newest first. */
-  const eventsOf = (api: OrganizationFixture['api']) =>
-    api.listAll('/api/v1/workflows/{id}/events', { path: { id: ids.workflow! } });
+  /** The events stored for the owner's workflow. */
+  const eventsOf = () => owner.api.listAll('/api/v1/workflows/{id}/events', { path: { id: ids.workflow! } });
 
   beforeAll(async () => {
     [owner, intruder] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
@@ -81,7 +80,7 @@ describe('tenant isolation', () => {
     expect(
       (await deliver(stack.baseUrl, hook.connectionId, signedDelivery(hook.secret!, { secret: 1 }))).status,
     ).toBe(202);
-    ids.event = await waitFor(async () => (await eventsOf(owner.api))[0]?.id, {
+    ids.event = await waitFor(async () => (await eventsOf())[0]?.id, {
       what: 'the event to be stored',
     });
     ids.database = await createDatabaseIn(api, 'private-db');
@@ -406,7 +405,7 @@ describe('tenant isolation', () => {
     const answer = await deliver(stack.baseUrl, ids.connection!, forged);
     expect(answer.status).toBeGreaterThanOrEqual(400);
     expect(answer.status).toBeLessThan(500);
-    const events = await eventsOf(owner.api);
+    const events = await eventsOf();
     expect(events.map((event) => event.id)).toEqual([ids.event]);
   });
 
