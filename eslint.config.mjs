@@ -178,8 +178,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
   {
-    // The tenant isolation sweep on the typed client.
-    files: ['apps/e2e/src/tenant-isolation.e2e-spec.ts'],
+    // The tenant isolation sweep and the agent chat on the typed client.
+    files: ['apps/e2e/src/tenant-isolation.e2e-spec.ts', 'apps/e2e/src/agent-chat.e2e-spec.ts'],
     rules: { '@typescript-eslint/no-deprecated': 'error' },
   },
   prettier,
