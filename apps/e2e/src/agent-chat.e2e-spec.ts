@@ -1,12 +1,17 @@
+import type { ThreadDetailDto, ThreadDto } from '#contracts';
 import {
   ApiClient,
   chatBody,
+  createAgent,
   createConnection,
+  createDatabaseIn,
   createMember,
   createOrganization,
+  type NewAgent,
   type MemberFixture,
   openChat,
   type OrganizationFixture,
+  queryDatabase,
   ScriptedModel,
   sendChat,
   sessionCookie,
@@ -47,20 +52,24 @@ describe('agent chat', () => {
 
   afterEach(() => model.clear());
 
-  async function createAgent(agent: Record<string, unknown>): Promise<string> {
-    const created = await org.api.post('/api/v1/agents', agent);
-    expect(created.status).toBe(201);
-    return created.body.id as string;
-  }
+  const agentOf = async (agent: NewAgent): Promise<string> => (await createAgent(org.api, agent)).id;
+
+  /** A thread as the member reads it; the browser's routes are not in the OpenAPI document. */
+  const readThread = (agentId: string, threadId: string) =>
+    member.api.raw.get<ThreadDetailDto>(`/app/agents/${agentId}/threads/${threadId}`);
 
   const thread = async (agentId: string, threadId: string) => {
-    const answer = await member.api.get(`/app/agents/${agentId}/threads/${threadId}`);
+    const answer = await readThread(agentId, threadId);
     expect(answer.status).toBe(200);
     return answer.body;
   };
 
+  const threadsOf = (agentId: string) => member.api.raw.listAll<ThreadDto>(`/app/agents/${agentId}/threads`);
+
+  const rolesOf = (detail: ThreadDetailDto) => detail.messages.map((message) => message.role);
+
   it('streams the answer as a UI message stream and keeps the turn as a new thread', async () => {
-    const agentId = await createAgent({ name: 'helper', instructions: 'Answer briefly.' });
+    const agentId = await agentOf({ name: 'helper', instructions: 'Answer briefly.' });
     const scripted = 'Ada ordered three lamps on Monday.';
     model.queue({ text: scripted });
     const calls = model.calls.length;
@@ -97,15 +106,15 @@ describe('agent chat', () => {
     expect(saved).toMatchObject({ id: threadId, agentId, runId: null });
     expect(saved.title.length).toBeLessThanOrEqual(60);
     expect(saved.title).toMatch(/^What did Ada order\? Please look carefully .*…$/);
-    expect(saved.messages.map((message: any) => message.role)).toEqual(['user', 'assistant']);
-    expect(saved.messages[0].content).toBe(question);
-    expect(JSON.stringify(saved.messages[1].content)).toContain(scripted);
-    const listed = await member.api.listAll(`/app/agents/${agentId}/threads`);
+    expect(rolesOf(saved)).toEqual(['user', 'assistant']);
+    expect(saved.messages[0]!.content).toBe(question);
+    expect(JSON.stringify(saved.messages[1]!.content)).toContain(scripted);
+    const listed = await threadsOf(agentId);
     expect(listed.map((item) => item.id)).toEqual([threadId]);
   });
 
   it('continues the thread named by the chat id: the model reads the stored turns, not the client’s copy', async () => {
-    const agentId = await createAgent({ name: 'memory' });
+    const agentId = await agentOf({ name: 'memory' });
     model.queue({ text: 'Noted: your name is Ada.' }, { text: 'Your name is Ada.' });
     const first = await sendChat(member.api, agentId, chatBody('fresh', 'My name is Ada.'));
     const threadId = first.chunks[0]!.messageMetadata.threadId as string;
@@ -135,26 +144,19 @@ describe('agent chat', () => {
     expect(JSON.stringify(call!.messages)).not.toMatch(/Mallory|Forged/);
 
     const saved = await thread(agentId, threadId);
-    expect(saved.messages.map((message: any) => message.role)).toEqual([
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-    ]);
-    expect(await member.api.listAll(`/app/agents/${agentId}/threads`)).toHaveLength(1);
+    expect(rolesOf(saved)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(await threadsOf(agentId)).toHaveLength(1);
   });
 
   it('shows a granted SQL tool call as tool chunks, and never offers an ask-first action', async () => {
-    const databaseId = (await org.api.post('/api/v1/databases', { name: 'crm' })).body.id as string;
-    const seeded = await org.api.post(`/api/v1/databases/${databaseId}/query`, {
-      statements: [
-        { sql: 'CREATE TABLE customers (name TEXT)' },
-        { sql: "INSERT INTO customers VALUES ('Ada'), ('Bob')" },
-      ],
-    });
-    expect(seeded.status).toBe(200);
+    const databaseId = await createDatabaseIn(org.api, 'crm');
+    const seeded = await queryDatabase(org.api, databaseId, [
+      { sql: 'CREATE TABLE customers (name TEXT)' },
+      { sql: "INSERT INTO customers VALUES ('Ada'), ('Bob')" },
+    ]);
+    expect(seeded.response.status).toBe(200);
     const { connectionId } = await createConnection(stack.description, org.organizationId, 'http');
-    const agentId = await createAgent({
+    const agentId = await agentOf({
       name: 'analyst',
       databases: [databaseId],
       apps: [
@@ -192,18 +194,13 @@ describe('agent chat', () => {
     );
     expect(offered).toEqual(['sql_crm']);
     const saved = await thread(agentId, answer.chunks[0]!.messageMetadata.threadId);
-    expect(saved.messages.map((message: any) => message.role)).toEqual([
-      'user',
-      'assistant',
-      'tool',
-      'assistant',
-    ]);
+    expect(rolesOf(saved)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
 
   it('works with the AI SDK’s DefaultChatTransport and the session cookie a browser sends', async () => {
     const cookie = await sessionCookie(stack.description, member.email, member.password);
     expect(cookie).toMatch(/better-auth\.session_token=/);
-    const agentId = await createAgent({ name: 'browser' });
+    const agentId = await agentOf({ name: 'browser' });
     model.queue({ text: 'Hello from the agent.' });
 
     const transport = new DefaultChatTransport<UIMessage<{ threadId: string }>>({
@@ -236,7 +233,7 @@ describe('agent chat', () => {
   });
 
   it('refuses an organization key with 403 forbidden', async () => {
-    const agentId = await createAgent({ name: 'members-only' });
+    const agentId = await agentOf({ name: 'members-only' });
     const calls = model.calls.length;
     const answer = await sendChat(org.api, agentId, chatBody('key', 'Hello'));
     expect(answer.status).toBe(403);
@@ -245,7 +242,7 @@ describe('agent chat', () => {
   });
 
   it('answers 404 agent_not_found for another organization’s agent or an unknown one, before streaming', async () => {
-    const agentId = await createAgent({ name: 'private' });
+    const agentId = await agentOf({ name: 'private' });
     const other = await createOrganization(stack.description);
     const outsider = await createMember(stack.description, other.organizationId);
     const calls = model.calls.length;
@@ -266,18 +263,18 @@ describe('agent chat', () => {
   });
 
   it('answers 503 before streaming when the agent’s provider is not configured', async () => {
-    const agentId = await createAgent({ name: 'unplugged', provider: 'platform-ai' });
+    const agentId = await agentOf({ name: 'unplugged', provider: 'platform-ai' });
     const answer = await sendChat(member.api, agentId, chatBody('x', 'Hello'));
     expect(answer.status).toBe(503);
     expect(answer.error).toMatchObject({
       code: 'service_unavailable',
       message: expect.stringMatching(/platform-ai provider is not configured/),
     });
-    expect(await member.api.listAll(`/app/agents/${agentId}/threads`)).toEqual([]);
+    expect(await threadsOf(agentId)).toEqual([]);
   });
 
   it('ends with an error chunk that says what went wrong when the model fails, and keeps the question', async () => {
-    const agentId = await createAgent({ name: 'unlucky' });
+    const agentId = await agentOf({ name: 'unlucky' });
     const cases: Array<[Parameters<ScriptedModel['queue']>[0], RegExp]> = [
       [{ status: 401, body: { error: { message: 'bad key' } } }, /model provider refused the call \(401\)/],
       [{ garbage: '{"not": "a stream"}' }, /not a chat completion/],
@@ -291,13 +288,13 @@ describe('agent chat', () => {
       const errors = answer.chunks.filter((chunk) => chunk.type === 'error');
       expect(errors).toEqual([{ type: 'error', errorText: expect.stringMatching(message) }]);
       const saved = await thread(agentId, answer.chunks[0]!.messageMetadata.threadId);
-      expect(saved.messages.map((item: any) => item.role)).toEqual(['user']);
+      expect(rolesOf(saved)).toEqual(['user']);
       model.clear();
     }
   });
 
   it('refuses an invalid or oversized body with 400 invalid_request', async () => {
-    const agentId = await createAgent({ name: 'strict' });
+    const agentId = await agentOf({ name: 'strict' });
     const calls = model.calls.length;
     const cases: Array<[unknown, string]> = [
       [chatBody('big', 'x'.repeat(100_001)), 'messages.0.parts'],
@@ -320,13 +317,14 @@ describe('agent chat', () => {
         status: 400,
         code: 'invalid_request',
       });
-      expect(answer.error!.details.issues.map((issue: any) => issue.path)).toContain(path);
+      const { issues } = answer.error!.details as { issues: Array<{ path: string }> };
+      expect(issues.map((issue) => issue.path)).toContain(path);
     }
     expect(model.calls.length).toBe(calls);
   });
 
   it('stops the model call when the client goes away, and keeps the question', async () => {
-    const agentId = await createAgent({ name: 'patient' });
+    const agentId = await agentOf({ name: 'patient' });
     model.queue({ partial: 'Let me think', then: 'hang' });
     const calls = model.calls.length;
     const chat = await openChat(member.api, agentId, chatBody('leaving', 'Think hard.'));
@@ -341,16 +339,16 @@ describe('agent chat', () => {
     const threadId = start.messageMetadata.threadId as string;
     const saved = await waitFor(
       async () => {
-        const answer = await member.api.get(`/app/agents/${agentId}/threads/${threadId}`);
+        const answer = await readThread(agentId, threadId);
         return answer.status === 200 ? answer.body : undefined;
       },
       { what: 'the left turn to be saved' },
     );
-    expect(saved.messages.map((item: any) => item.role)).toEqual(['user']);
+    expect(rolesOf(saved)).toEqual(['user']);
   });
 
   it('keeps a turn going past the silence window while both sides still hear each other', async () => {
-    const agentId = await createAgent({ name: 'thorough' });
+    const agentId = await agentOf({ name: 'thorough' });
     // Longer than CHAT_STREAM_SILENCE_MS: only the heartbeats each way keep the turn alive.
     model.queue({ delayMs: 12_000, text: 'Worth the wait.' });
     const answer = await sendChat(member.api, agentId, chatBody('long', 'Take your time.'));
@@ -362,7 +360,7 @@ describe('agent chat', () => {
   it('stops the model call when the gateway dies, within the silence window', async () => {
     const gateway = await stack.startGateway();
     try {
-      const agentId = await createAgent({ name: 'orphan' });
+      const agentId = await agentOf({ name: 'orphan' });
       model.queue({ partial: 'Working on it', then: 'hang' });
       const calls = model.calls.length;
       const chat = await openChat(
@@ -382,7 +380,7 @@ describe('agent chat', () => {
   });
 
   it('ends the stream with an error chunk within seconds when the agent replica dies', async () => {
-    const agentId = await createAgent({ name: 'fragile' });
+    const agentId = await agentOf({ name: 'fragile' });
     model.queue({ partial: 'Half an answer', then: 'hang' });
     const chat = await openChat(member.api, agentId, chatBody('fragile', 'Go.'));
     await chat.until((chunk) => chunk.type === 'text-delta');
@@ -399,7 +397,7 @@ describe('agent chat', () => {
     // A replica with a short limit on one model call (the one before may have been killed above).
     await stack.processes.get('agent')!.stop();
     await stack.startService('agent', { AGENT_MODEL_TIMEOUT_MS: '1500' });
-    const agentId = await createAgent({ name: 'slow' });
+    const agentId = await agentOf({ name: 'slow' });
     for (const slow of [
       { delayMs: 4_000, text: 'late' },
       { partial: 'Still thinking', then: 'hang' as const },
