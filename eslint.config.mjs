@@ -85,8 +85,9 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   {
-    // An app's own specs may use the test helpers (a scratch database); its code may not.
-    files: ['apps/*/src/**/*.spec.ts'],
+    // An app's own specs, and persistence's (which libs/testing does not use), may use the test helpers
+    // (a scratch database); their code may not.
+    files: ['apps/*/src/**/*.spec.ts', 'libs/persistence/src/**/*.spec.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',
@@ -94,7 +95,7 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           allow: [],
           depConstraints: depConstraints.map((constraint) =>
-            constraint.sourceTag === 'type:app'
+            ['type:app', 'type:persistence'].includes(constraint.sourceTag)
               ? {
                   ...constraint,
                   onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:testing'],

@@ -87,6 +87,7 @@ describe('a cluster on one machine', () => {
       runsPerSecond: 4,
       stuckAfterMs: 60_000,
       victims: ['database-1', 'events-0', 'agent-0', 'postgres'],
+      log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
       // Each victim once, in that order, at the middle of the load.
       random: (() => {
         const draws = [0, 0.5, 0.25, 0.5, 0.5, 0.5, 0.75, 0.5];

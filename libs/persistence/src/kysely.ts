@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
-import { type Compilable, Kysely, PostgresDialect } from 'kysely';
-import type { Pool } from 'pg';
+import { type Compilable, Kysely, PostgresDialect, type PostgresPool } from 'kysely';
+import type { Pool, PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
 
 /** The Nest token of a service's typed query builder (`Kysely<DB>` over the service's tables). */
@@ -16,13 +16,44 @@ function poolOf(dataSource: DataSource): Pool {
   return (dataSource.driver as unknown as { master: Pool }).master;
 }
 
+const listening = new WeakSet<PoolClient>();
+
+/**
+ * A pg client emits 'error' when Postgres ends its connection (a restart, a failover), and an
+ * 'error' nobody listens for ends the process. The pool listens only while a client is idle, and
+ * Kysely's driver adds no listener to the client it checks out for a query or a transaction: a
+ * Postgres restart then stopped every service that had a Kysely query in flight. Here every client
+ * Kysely checks out listens; the query itself still fails with the error, and the pool drops the
+ * broken client when it comes back.
+ */
+function listeningPool(pool: () => Pool): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool().connect();
+      if (!listening.has(client)) {
+        listening.add(client);
+        client.on('error', () => undefined);
+      }
+      return client;
+    },
+    end: () => pool().end(),
+  };
+}
+
+/** A typed query builder on a pg pool of one's own (better-auth's, for catalog). */
+export function kyselyOnPool<DB>(pool: Pool): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: listeningPool(() => pool) }) });
+}
+
 /**
  * A typed query builder on the pool TypeORM's data source already manages: one pool per service, the
  * migrations and the health check stay TypeORM's. Never `destroy()` it: that would end TypeORM's pool,
  * which the data source ends on shutdown.
  */
 export function kyselyOn<DB>(dataSource: DataSource): Kysely<DB> {
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: async () => poolOf(dataSource) }) });
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: listeningPool(() => poolOf(dataSource)) }),
+  });
   pools.set(db, () => poolOf(dataSource));
   return db;
 }

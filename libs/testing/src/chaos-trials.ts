@@ -190,16 +190,67 @@ async function killAndRestart(cluster: LocalCluster, victim: Victim): Promise<vo
 /** Resolves once a run started now completes through every gateway in turn. */
 async function probeUntilHealthy(cluster: LocalCluster, sender: LoadSender, pool: pg.Pool): Promise<void> {
   for (const gateway of cluster.gateways) {
+    let lastProbe = 'no probe sent';
     await waitFor(
       async () => {
-        const id = await sender.send(gateway, randomUUID()).catch(() => undefined);
-        if (!id) return undefined;
+        let id: string | undefined;
+        try {
+          id = await sender.send(gateway, randomUUID());
+        } catch (error) {
+          lastProbe = `not accepted: ${String(error)}`;
+          return undefined;
+        }
+        if (!id) {
+          lastProbe = 'not accepted';
+          return undefined;
+        }
         const ended = await settledRuns(pool, [id], 15_000);
-        return ended.get(id)?.status === 'complete' ? true : undefined;
+        if (ended.get(id)?.status === 'complete') return true;
+        lastProbe = await describeRun(pool, id);
+        return undefined;
       },
       { timeoutMs: 180_000, intervalMs: 250, what: `a run through ${gateway} to complete` },
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}; the last probe: ${lastProbe}${exitedProcesses(cluster)}`);
+    });
   }
+}
+
+/** The cluster's processes that ended by themselves, with the end of what each wrote. */
+function exitedProcesses(cluster: LocalCluster): string {
+  const exited = [...cluster.processes.values()].filter(
+    ({ process }) => process.child.exitCode !== null || process.child.signalCode !== null,
+  );
+  return exited
+    .map(
+      ({ name, process }) => `\n--- ${name} exited; its last output ---\n${process.output().slice(-3_000)}`,
+    )
+    .join('');
+}
+
+/** A run's status and each step's, for a probe that did not complete in time. */
+async function describeRun(pool: pg.Pool, runId: string): Promise<string> {
+  const { rows: runs } = await pool.query<{
+    status: string;
+    error: string | null;
+    claims: number;
+    lease_expires_at: Date | null;
+    wake_at: Date | null;
+  }>('SELECT status, error, claims, lease_expires_at, wake_at FROM runner.runs WHERE id = $1', [runId]);
+  const { rows: steps } = await pool.query<{
+    node_id: string;
+    status: string;
+    attempt: number;
+    error: string | null;
+  }>('SELECT node_id, status, attempt, error FROM runner.run_steps WHERE run_id = $1 ORDER BY position', [
+    runId,
+  ]);
+  const run = runs[0];
+  if (!run) return `run ${runId} has no row`;
+  const stepList = steps.map(
+    (step) => `${step.node_id} ${step.status}#${step.attempt}${step.error ? ` (${step.error})` : ''}`,
+  );
+  return `run ${runId} ${run.status} (claims ${run.claims}, lease until ${run.lease_expires_at?.toISOString()}, wake at ${run.wake_at?.toISOString()}, error ${run.error}); steps: ${stepList.join(', ') || 'none'}`;
 }
 
 /**
@@ -237,6 +288,7 @@ export async function runChaosTrials(cluster: LocalCluster, options: ChaosOption
       const killedAt = Date.now();
       await killAndRestart(cluster, victim);
       const backMs = Date.now() - killedAt;
+      log(`trial ${trial}: ${victim} killed and back in ${backMs} ms; probing`);
       await probeUntilHealthy(cluster, probe, pool);
       const recoveryMs = Date.now() - killedAt;
       await new Promise((resolve) =>

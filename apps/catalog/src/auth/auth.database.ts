@@ -1,5 +1,6 @@
+import { kyselyOnPool } from '#persistence';
 import { Inject } from '@nestjs/common';
-import { Kysely, PostgresDialect } from 'kysely';
+import type { Kysely } from 'kysely';
 import type pg from 'pg';
 
 import type { DB } from '../catalog.tables.js';
@@ -17,5 +18,5 @@ export const InjectAuthDb = (): ParameterDecorator => Inject(AUTH_DB);
  * shutdown.
  */
 export function authDatabase(pool: pg.Pool): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return kyselyOnPool<DB>(pool);
 }

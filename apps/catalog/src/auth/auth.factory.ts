@@ -123,6 +123,9 @@ export function createAuthPool(databaseUrl: string, logger: Logger): pg.Pool {
   // Postgres ending an idle connection (a restart, a failover) reaches the pool as an 'error' event,
   // which stops the process when nobody listens. The pool opens a new connection on next use.
   pool.on('error', (error) => logger.warn({ err: error }, 'an idle auth database connection was closed'));
+  // The same event from a connection checked out for a query reaches only the client: better-auth's
+  // own Kysely adds no listener to it, and an unheard 'error' ends the process (see kyselyOnPool).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
