@@ -131,6 +131,7 @@ async function ceilingLevel(
         idempotencyFingerprint: null,
         triggerOutput: template.steps[0]?.output ?? {},
         createdAt: now,
+        rerunOf: null,
       };
       await workflows.findRunTarget(run.organizationId, run.workflowId, false, run.version);
       await usage.consumeRun(run.organizationId, copy.id, limits, now);

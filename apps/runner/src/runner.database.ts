@@ -4,6 +4,7 @@ import { RunnerInitial1764000000000 } from './migrations/1764000000000-runner-in
 import { IdempotencyFingerprint1764300000000 } from './migrations/1764300000000-idempotency-fingerprint.js';
 import { TerminatedWorkflows1764400000000 } from './migrations/1764400000000-terminated-workflows.js';
 import { DashboardIndexes1764900000000 } from './migrations/1764900000000-dashboard-indexes.js';
+import { RunControl1765000000000 } from './migrations/1765000000000-run-control.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
@@ -15,6 +16,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       IdempotencyFingerprint1764300000000,
       TerminatedWorkflows1764400000000,
       DashboardIndexes1764900000000,
+      RunControl1765000000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

@@ -30,6 +30,8 @@ export interface RunnerRuns {
   principal: ColumnType<Principal, string, string>;
   project_id: string;
   reply: string | null;
+  rerun_of: string | null;
+  rollback_end: Extract<StoredRunStatus, 'errored' | 'terminated'> | null;
   started_at: Timestamp | null;
   status: StoredRunStatus;
   time_zone: string;
@@ -43,6 +45,8 @@ export interface RunnerRuns {
 
 export interface RunnerRunSteps {
   attempt: Generated<number>;
+  carried_from: string | null;
+  compensation: Generated<boolean>;
   error: string | null;
   input: string | null;
   ms: number | null;

@@ -30,6 +30,12 @@ export const ERROR_STATUS = {
   database_name_taken: 409,
   agent_name_taken: 409,
   approval_not_pending: 409,
+  /** Extension: a cancel or pause of a run that is final (or rolling back). */
+  run_not_active: 409,
+  /** Extension: a resume of a run that is not `paused`. */
+  run_not_paused: 409,
+  /** Extension: a rerun of a run that has not ended yet. */
+  run_not_final: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,

@@ -64,6 +64,7 @@ export * from './runs/run-step.dto.js';
 export * from './runs/start-run.dto.js';
 export * from './runs/workflow-run-summary.dto.js';
 export * from './runs/workflow-run.dto.js';
+export * from './runs/run-control.dto.js';
 export * from './workflows/diagram.js';
 export * from './workflows/matches-pattern.js';
 export * from './workflows/run-target.js';

@@ -47,6 +47,7 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
     outFile: 'apps/runner/src/runner.tables.ts',
     columns: {
       'runner.runs.status': 'StoredRunStatus',
+      'runner.runs.rollback_end': "Extract<StoredRunStatus, 'errored' | 'terminated'> | null",
       'runner.runs.trigger': 'RunTrigger',
       'runner.runs.principal': 'ColumnType<Principal, string, string>',
       'runner.runs.diagram': 'ColumnType<Diagram, string, string>',

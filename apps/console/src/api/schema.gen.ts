@@ -999,6 +999,13 @@ export interface components {
             ms: number | null;
             /** Format: date-time */
             startedAt: string;
+            /**
+             * @description Extension: present (`true`) on a compensation, the step that undid the `done` step of the same `nodeId` while the run was `rollingBack`. Absent on every other step.
+             * @enum {boolean}
+             */
+            compensation?: true;
+            /** @description Extension: on a rerun, the run this step was carried over from, `done` with its output and not executed again. Absent on every step the run executed. */
+            carriedFrom?: string;
         };
         WorkflowRunDto: {
             id: string;
@@ -1031,6 +1038,8 @@ export interface components {
             steps: components["schemas"]["RunStepDto"][];
             /** @description The diagram as it ran. */
             diagram: components["schemas"]["Diagram"];
+            /** @description Extension: the run this one reruns (`POST /runs/{id}/rerun`); null for any other run. */
+            rerunOf: string | null;
         };
         WorkflowRunSummaryDto: {
             id: string;
@@ -1242,6 +1251,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** DiagramSettings */
+        DiagramSettings: {
+            /**
+             * @description `stop` (default): a failed run ends `errored`. `rollback`: it goes `rollingBack` first and runs the `compensate` of each `done` action, newest first.
+             * @enum {string}
+             */
+            onError?: "stop" | "rollback";
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * TriggerNodeProperties
          * @description Starts a run. `schedule` needs `cron` (five fields, in the published version's `timeZone`); `event` needs `connectionId` and `trigger`. Output field: `payload`.
@@ -1314,6 +1333,27 @@ export interface components {
                 attempts: number;
                 /** @description Wait between attempts. */
                 backoffSeconds: number;
+            };
+            /** @description Extension: the action that undoes this one when the run rolls back (a diagram with `settings.onError: "rollback"` that fails, or a cancel with `rollback: true`). Its templates may read this node's own output, `{{nodes.<this id>.result}}`. Retried per its `retry` (default 2 further attempts, 1 s apart). */
+            compensate?: {
+                /**
+                 * @description `<provider>__<action>`.
+                 * @example http__request
+                 */
+                action: string;
+                /** @description The app connection; absent, chosen as for the node's own action. */
+                connectionId?: string;
+                /** @description The compensating action's input; string leaves are templates. */
+                input?: {
+                    [key: string]: unknown;
+                };
+                /** @description Retries of a failed step. Without it a failed step fails the run at once. */
+                retry?: {
+                    /** @description Further attempts after the first. */
+                    attempts: number;
+                    /** @description Wait between attempts. */
+                    backoffSeconds: number;
+                };
             };
         };
         /**

@@ -5,15 +5,24 @@ import {
   ACTION_MAX_TIMEOUT_MS,
   AgentSubjects,
   ApprovalDecisionDto,
+  CancelRunDto,
   DecideApprovalDto,
   type Principal,
+  RerunRunDto,
   RunnerSubjects,
   RunWaitQueryDto,
   WorkflowRunDto,
 } from '#contracts';
 import { DEFAULT_RPC_TIMEOUT_MS, RpcClient } from '#nats';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
@@ -97,6 +106,75 @@ export class RunsController {
         'x-accel-buffering': 'no',
       })
       .send(Readable.from(stream.events, { objectMode: false }));
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Cancel a run',
+    description:
+      "Extension beyond the contract. The run ends `terminated` and nothing new starts in it; work in flight is stopped (an HTTP action's request aborted, a model call aborted, a SQL statement interrupted and rolled back), and those steps end `error` with a message naming who cancelled and why. Pending approvals are closed and delays never wake. With `rollback: true` the run goes `rollingBack` first: the `compensate` of each `done` action runs, newest first. A run that is final (or already rolling back) answers 409 `run_not_active`.",
+  })
+  @ApiBody({ type: CancelRunDto, required: false })
+  @ApiOkResponse({ type: WorkflowRunDto })
+  @ApiErrors('invalid_request', 'run_not_found', 'run_not_active', 'service_unavailable')
+  cancel(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: CancelRunDto,
+  ): Promise<WorkflowRunDto> {
+    return this.rpc.request(RunnerSubjects.runsCancel, principal, { id, body });
+  }
+
+  @Post(':id/pause')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Pause a run',
+    description:
+      'Extension beyond the contract. A `queued` or `waiting` run is `paused` at once; a `running` one is `waitingForPause` while the steps already running finish (none starts), then `paused`. A paused run holds no process; delays and retries that fall due meanwhile, and approvals decided meanwhile, are acted on at resume. Pausing a run that is already `paused` or `waitingForPause` answers it as it is. A run that is final or rolling back answers 409 `run_not_active`.',
+  })
+  @ApiOkResponse({ type: WorkflowRunDto })
+  @ApiErrors('invalid_request', 'run_not_found', 'run_not_active', 'service_unavailable')
+  pause(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WorkflowRunDto> {
+    return this.rpc.request(RunnerSubjects.runsPause, principal, { id });
+  }
+
+  @Post(':id/resume')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Resume a paused run',
+    description:
+      'Extension beyond the contract. The run goes on from its checkpoints (`queued` until a runner takes it). A run that is not `paused` answers 409 `run_not_paused`.',
+  })
+  @ApiOkResponse({ type: WorkflowRunDto })
+  @ApiErrors('invalid_request', 'run_not_found', 'run_not_paused', 'service_unavailable')
+  resume(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WorkflowRunDto> {
+    return this.rpc.request(RunnerSubjects.runsResume, principal, { id });
+  }
+
+  @Post(':id/rerun')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Rerun a run, from a step',
+    description:
+      'Extension beyond the contract. Starts a new run of the same version (or of the draft diagram the run stored), which names this one in `rerunOf`. With `fromNodeId`, that node and everything downstream of it run anew, and every step that does not depend on it is carried over `done` with its output (`carriedFrom` on the step) and not executed again. Without `fromNodeId`, from the first failed step (the whole run again when none failed); with `input`, from the trigger with that input. Works for a run of any final status, and counts against the monthly runs (402 `plan_limit_reached`). A run that is not final yet answers 409 `run_not_final`; `fromNodeId` and `input` together, or a `fromNodeId` that is not a node the run can reach, answer 400 `invalid_request`.',
+  })
+  @ApiBody({ type: RerunRunDto, required: false })
+  @ApiCreatedResponse({ type: WorkflowRunDto })
+  @ApiErrors(
+    'invalid_request',
+    'plan_limit_reached',
+    'run_not_found',
+    'workflow_not_found',
+    'run_not_final',
+    'service_unavailable',
+  )
+  rerun(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: RerunRunDto,
+  ): Promise<WorkflowRunDto> {
+    return this.rpc.request(RunnerSubjects.runsRerun, principal, { id, body });
   }
 
   @Post(':id/approvals/:approvalId')

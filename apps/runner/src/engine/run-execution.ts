@@ -226,6 +226,8 @@ export class RunExecution {
       route: null,
       state: null,
       wakeAt: null,
+      compensation: false,
+      carriedFrom: null,
     };
     this.steps.set(nodeId, step);
     this.started.add(nodeId);

@@ -1,7 +1,16 @@
 import type { Diagram, Principal, RunTrigger, StepStatus } from '#contracts';
 
 /** The stored status: a subset of the contract's, since `unknown` is computed when read. */
-export type StoredRunStatus = 'queued' | 'running' | 'waiting' | 'complete' | 'errored' | 'terminated';
+export type StoredRunStatus =
+  | 'queued'
+  | 'running'
+  | 'waiting'
+  | 'complete'
+  | 'errored'
+  | 'terminated'
+  | 'paused'
+  | 'waitingForPause'
+  | 'rollingBack';
 
 /** A run as the engine and the readers see it (the row minus bookkeeping nobody reads). */
 export interface RunRecord {
@@ -24,6 +33,10 @@ export interface RunRecord {
   leaseToken: number;
   claims: number;
   createdAt: Date;
+  /** The run this one reruns; null for any other run. */
+  rerunOf: string | null;
+  /** Set while `rollingBack`: what the run ends as once its compensations ran. */
+  rollbackEnd: 'errored' | 'terminated' | null;
 }
 
 export interface StepRecord {
@@ -40,6 +53,10 @@ export interface StepRecord {
   route: string | null;
   state: unknown;
   wakeAt: Date | null;
+  /** A compensation: the step that undoes the `done` step of the same node while rolling back. */
+  compensation: boolean;
+  /** On a rerun, the run this step was carried over from (done there, not executed again). */
+  carriedFrom: string | null;
 }
 
 export interface RunWithSteps {

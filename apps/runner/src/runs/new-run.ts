@@ -24,6 +24,8 @@ export interface NewRun {
   triggerOutput: Record<string, string>;
   /** The runner's clock, like every step's start: the run's steps never seem to start before it. */
   createdAt: Date;
+  /** The run this one reruns; null for any other start. */
+  rerunOf: string | null;
 }
 
 /** A run just written `queued` by `RunRepository.insert`, with its trigger step. */
@@ -53,6 +55,8 @@ export function runRecordOf(run: NewRun, status: RunRecord['status'], leaseToken
     leaseToken,
     claims: leaseToken,
     createdAt: run.createdAt,
+    rerunOf: run.rerunOf,
+    rollbackEnd: null,
   };
 }
 
@@ -72,5 +76,7 @@ export function triggerStepOf(run: NewRun): StepRecord {
     route: null,
     state: null,
     wakeAt: null,
+    compensation: false,
+    carriedFrom: null,
   };
 }

@@ -27,6 +27,8 @@ export function toRunStepDto(step: StepRecord): RunStepDto {
     error: step.error,
     ms: step.ms,
     startedAt: step.startedAt.toISOString(),
+    ...(step.compensation ? { compensation: true as const } : {}),
+    ...(step.carriedFrom === null ? {} : { carriedFrom: step.carriedFrom }),
   };
 }
 
@@ -38,5 +40,6 @@ export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date())
     error: run.error,
     steps: [...steps].sort((a, b) => a.position - b.position).map(toRunStepDto),
     diagram: run.diagram,
+    rerunOf: run.rerunOf,
   };
 }

@@ -15,6 +15,8 @@ const waitingStep: StepRecord = {
   route: null,
   state: { until: '2026-11-27T11:00:00.000Z' },
   wakeAt: new Date('2026-11-27T11:00:00.000Z'),
+  compensation: false,
+  carriedFrom: null,
 };
 
 describe('run.mapper', () => {

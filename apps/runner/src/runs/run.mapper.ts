@@ -28,6 +28,8 @@ export const RUN_RECORD_COLUMNS = [
   'r.lease_token as leaseToken',
   'r.claims',
   'r.created_at as createdAt',
+  'r.rerun_of as rerunOf',
+  'r.rollback_end as rollbackEnd',
 ] as const;
 
 /**
@@ -52,6 +54,7 @@ export function newRunRow(run: NewRun): Omit<Insertable<RunnerRuns>, 'status'> {
     idempotency_key: run.idempotencyKey,
     idempotency_fingerprint: run.idempotencyFingerprint,
     created_at: run.createdAt,
+    rerun_of: run.rerunOf,
   };
 }
 
@@ -120,6 +123,8 @@ export function toStepRecord(json: StepJson): StepRecord {
     route: json.route,
     state: json.state,
     wakeAt: json.wake_at === null ? null : new Date(json.wake_at),
+    compensation: json.compensation,
+    carriedFrom: json.carried_from,
   };
 }
 
@@ -139,6 +144,8 @@ export function toStepJson(runId: string, step: StepRecord): StepJson {
     route: step.route,
     state: step.state ?? null,
     wake_at: step.wakeAt?.toISOString() ?? null,
+    compensation: step.compensation,
+    carried_from: step.carriedFrom,
   };
 }
 

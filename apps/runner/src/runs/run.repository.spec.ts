@@ -40,6 +40,7 @@ function newRun(overrides: Partial<NewRun> = {}): NewRun {
     idempotencyFingerprint: null,
     triggerOutput: { payload: '{"a":1}' },
     createdAt: new Date(),
+    rerunOf: null,
     ...overrides,
   };
 }
@@ -58,6 +59,8 @@ function step(nodeId: string, overrides: Partial<StepRecord> = {}): StepRecord {
     attempt: 1,
     route: 'true',
     state: null,
+    compensation: false,
+    carriedFrom: null,
     wakeAt: null,
     ...overrides,
   };

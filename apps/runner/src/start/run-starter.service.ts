@@ -114,6 +114,7 @@ export class RunStarter {
       idempotencyFingerprint: key?.fingerprint ?? null,
       triggerOutput: TriggerExecutor.outputFor(request.input),
       createdAt: new Date(),
+      rerunOf: null,
     };
     if (this.config.RUNNER_START_MODE === 'inline' && this.engine.acceptsInline && this.slots.tryTake()) {
       const execution = this.engine.startNew(run, this.slots);

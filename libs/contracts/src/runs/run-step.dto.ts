@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 import { STEP_STATUSES, type StepStatus } from './run-status.js';
 
@@ -39,4 +39,19 @@ export class RunStepDto {
 
   @ApiProperty({ format: 'date-time' })
   startedAt!: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    enum: [true],
+    description:
+      'Extension: present (`true`) on a compensation, the step that undid the `done` step of the same `nodeId` while the run was `rollingBack`. Absent on every other step.',
+  })
+  compensation?: true;
+
+  @ApiPropertyOptional({
+    type: String,
+    description:
+      'Extension: on a rerun, the run this step was carried over from, `done` with its output and not executed again. Absent on every step the run executed.',
+  })
+  carriedFrom?: string;
 }

@@ -12,6 +12,12 @@ import {
   type WakeStepReply,
 } from './run.messages.js';
 import { type StartRunReply, StartRunRequest } from './start-run.request.js';
+import {
+  CancelRunRequest,
+  type RunCancelledEvent,
+  type RunPauseRequestedEvent,
+  RerunRunRequest,
+} from './run-control.dto.js';
 import type { WorkflowRunSummaryDto } from './workflow-run-summary.dto.js';
 import type { WorkflowRunDto } from './workflow-run.dto.js';
 
@@ -42,6 +48,29 @@ export const RunnerSubjects = {
     reply: returns<RunnerOverview>(),
   }),
   /**
+   * Cancels a run (docs/runs.md, "Run control"): `terminated`, or `rollingBack` first with
+   * `rollback`. 409 `run_not_active` when it is final or already rolling back.
+   */
+  runsCancel: rpc('runner.runs.cancel', CancelRunRequest, {
+    callers: ['gateway'],
+    reply: returns<WorkflowRunDto>(),
+  }),
+  /** `waitingForPause` while steps in flight finish, then `paused`; `paused` at once when nothing runs. */
+  runsPause: rpc('runner.runs.pause', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<WorkflowRunDto>(),
+  }),
+  /** A `paused` run goes on from its checkpoints; 409 `run_not_paused` otherwise. */
+  runsResume: rpc('runner.runs.resume', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<WorkflowRunDto>(),
+  }),
+  /** A new run of the same version (or stored draft), from a step, the first failure, or a new input. */
+  runsRerun: rpc('runner.runs.rerun', RerunRunRequest, {
+    callers: ['gateway'],
+    reply: returns<WorkflowRunDto>(),
+  }),
+  /**
    * Workflows were deleted: their unfinished runs become `terminated`, and no run of them is recorded
    * any more, even by a start that read them before the delete. Idempotent.
    */
@@ -57,6 +86,22 @@ export const RunnerSubjects = {
   runChanged: event('runner.events.run-changed', {
     listeners: ['gateway'],
     payload: returns<RunChangedEvent>(),
+    keyed: true,
+  }),
+  /**
+   * A run was cancelled (`RunCancelledEvent`, on `….run-cancelled.<runId>`): the runner holding it
+   * stops, and every service working on one of its steps stops that work. The cancel is committed
+   * before this is sent, so a service that misses it only finishes work whose result is dropped.
+   */
+  runCancelled: event('runner.events.run-cancelled', {
+    listeners: ['runner', 'events', 'agent', 'database'],
+    payload: returns<RunCancelledEvent>(),
+    keyed: true,
+  }),
+  /** A running run is `waitingForPause`: its holder starts no new step (it also learns at its next write). */
+  runPauseRequested: event('runner.events.run-pause-requested', {
+    listeners: ['runner'],
+    payload: returns<RunPauseRequestedEvent>(),
     keyed: true,
   }),
 } as const;

@@ -7,7 +7,7 @@ import { DIAGRAM_ID_MAX_LENGTH } from '../workflows/diagram.js';
 import { RunInputField } from './run-input.js';
 
 /** A boolean that may be omitted but, when sent, must be a JSON boolean. */
-function OptionalBooleanField(description: string): PropertyDecorator {
+export function OptionalBooleanField(description: string): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({ type: Boolean, default: false, description }),
     ValidateIf((_object: object, value: unknown) => value !== undefined),

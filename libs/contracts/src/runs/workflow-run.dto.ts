@@ -24,4 +24,11 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
 
   @DiagramProperty('The diagram as it ran.')
   diagram!: Diagram;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Extension: the run this one reruns (`POST /runs/{id}/rerun`); null for any other run.',
+  })
+  rerunOf!: string | null;
 }

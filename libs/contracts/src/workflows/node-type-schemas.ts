@@ -119,6 +119,31 @@ const action: JsonSchema = {
       description: "The action's input; string leaves are templates.",
     },
     retry,
+    compensate: {
+      type: 'object',
+      description:
+        'Extension: the action that undoes this one when the run rolls back (a diagram with `settings.onError: "rollback"` that fails, or a cancel with `rollback: true`). Its templates may read this node\'s own output, `{{nodes.<this id>.result}}`. Retried per its `retry` (default 2 further attempts, 1 s apart).',
+      properties: {
+        action: {
+          type: 'string',
+          pattern: '^[A-Za-z0-9][A-Za-z0-9-]*__[A-Za-z0-9][A-Za-z0-9_-]*$',
+          description: '`<provider>__<action>`.',
+          examples: ['http__request'],
+        },
+        connectionId: {
+          type: 'string',
+          minLength: 1,
+          description: "The app connection; absent, chosen as for the node's own action.",
+        },
+        input: {
+          type: 'object',
+          additionalProperties: true,
+          description: "The compensating action's input; string leaves are templates.",
+        },
+        retry,
+      },
+      required: ['action'],
+    },
   },
   required: ['action'],
 };
@@ -260,6 +285,27 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
   additionalProperties: true,
 };
 
+export const ON_ERROR_POLICIES = ['stop', 'rollback'] as const;
+export type OnErrorPolicy = (typeof ON_ERROR_POLICIES)[number];
+
+/**
+ * Extension: a diagram's `settings`, checked when it is published or run (a draft saves with any).
+ * `onError: "rollback"`: a run that fails undoes its `done` actions through their `compensate`.
+ */
+export const DIAGRAM_SETTINGS_SCHEMA: JsonSchema = {
+  title: 'DiagramSettings',
+  type: 'object',
+  properties: {
+    onError: {
+      type: 'string',
+      enum: [...ON_ERROR_POLICIES],
+      description:
+        '`stop` (default): a failed run ends `errored`. `rollback`: it goes `rollingBack` first and runs the `compensate` of each `done` action, newest first.',
+    },
+  },
+  additionalProperties: true,
+};
+
 const NODE_SCHEMA_NAMES: Record<NodeType, string> = {
   trigger: 'TriggerNodeProperties',
   agent: 'AgentNodeProperties',
@@ -273,6 +319,7 @@ const NODE_SCHEMA_NAMES: Record<NodeType, string> = {
 export function workflowOpenApiSchemas(): Record<string, JsonSchema> {
   return {
     Diagram: DIAGRAM_SCHEMA,
+    DiagramSettings: DIAGRAM_SETTINGS_SCHEMA,
     ...Object.fromEntries(
       Object.entries(NODE_TYPE_SCHEMAS).map(([type, schema]) => [
         NODE_SCHEMA_NAMES[type as NodeType],

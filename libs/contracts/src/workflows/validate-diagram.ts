@@ -9,7 +9,7 @@ import {
   type DiagramNode,
 } from './diagram.js';
 import { matchesPatternProblem } from './matches-pattern.js';
-import { DIAGRAM_SCHEMA, NODE_TYPE_SCHEMAS } from './node-type-schemas.js';
+import { DIAGRAM_SCHEMA, DIAGRAM_SETTINGS_SCHEMA, NODE_TYPE_SCHEMAS } from './node-type-schemas.js';
 import { CONDITION_HANDLES, type Condition, isNodeType, NODE_TYPES, type NodeType } from './node-types.js';
 import { cronProblem } from './schedule.js';
 
@@ -23,6 +23,7 @@ export interface DiagramIssue {
 
 interface Validators {
   diagram: ValidateFunction;
+  settings: ValidateFunction;
   nodeTypes: Record<NodeType, ValidateFunction>;
 }
 
@@ -40,6 +41,7 @@ function compiled(): Validators {
     });
     validators = {
       diagram: ajv.compile(DIAGRAM_SCHEMA),
+      settings: ajv.compile(DIAGRAM_SETTINGS_SCHEMA),
       nodeTypes: Object.fromEntries(
         NODE_TYPES.map((type) => [type, ajv.compile(NODE_TYPE_SCHEMAS[type])]),
       ) as Record<NodeType, ValidateFunction>,
@@ -86,9 +88,18 @@ export function validateDiagram(diagram: Diagram): DiagramIssue[] {
   if (!diagram.nodes.some((node) => node.data.type === 'trigger')) {
     issues.push({ path: 'nodes', message: 'the diagram has no trigger node; add one to start runs from' });
   }
+  issues.push(...settingsIssues(diagram));
   issues.push(...edgeIssues(diagram.edges, nodesById));
   issues.push(...cycleIssues(diagram.edges, nodesById));
   return issues;
+}
+
+/** The diagram's `settings` (an extension), when it has them. */
+function settingsIssues(diagram: Diagram): DiagramIssue[] {
+  if (diagram.settings === undefined) return [];
+  const validate = compiled().settings;
+  if (validate(diagram.settings)) return [];
+  return toIssues(validate.errors ?? [], 'settings', (path) => ({ path }));
 }
 
 /** The node count and the JSON size of what a run stores and answers (DIAGRAM_MAX_NODES, DIAGRAM_MAX_BYTES). */
