@@ -6,6 +6,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import type { Logger } from 'pino';
 
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
+import { RunControlService } from './control/run-control.service.js';
 import { RunEngine } from './engine/run-engine.service.js';
 import { ConditionExecutor } from './executors/condition.executor.js';
 import { ActionExecutor } from './executors/action.executor.js';
@@ -94,6 +95,7 @@ export class RunnerModule {
         RunStarter,
         RunTargets,
         RunsService,
+        RunControlService,
       ],
     };
   }

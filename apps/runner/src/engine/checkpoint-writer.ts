@@ -1,5 +1,7 @@
 import type { RunStatus } from '#contracts';
 
+import type { StoredRunStatus } from './run-state.js';
+
 import type { RecordOutcome, RunRepository } from '../runs/run.repository.js';
 import { LeaseLost, type RunSettlement, type StepRecord, WorkflowDeleted } from './run-state.js';
 
@@ -47,6 +49,8 @@ export class CheckpointWriter {
     /** Called after each write, with the run's status from then on. */
     private readonly onWritten: (status: RunStatus) => void,
     private firstWrite?: FirstWrite,
+    /** Called with the run's status as a checkpoint of the holder found it (a pause asked for). */
+    private readonly onStatus: (status: StoredRunStatus) => void = () => undefined,
   ) {
     this.durable = new Promise<void>((resolve, reject) => {
       this.markDurable = resolve;
@@ -85,7 +89,11 @@ export class CheckpointWriter {
         ? first(steps, settlement).then(refusal)
         : this.runs
             .checkpoint(this.runId, this.leaseToken, this.leaseMs, steps, settlement)
-            .then((held) => (held ? null : new LeaseLost()))
+            .then((status) => {
+              if (status === null) return new LeaseLost();
+              this.onStatus(status);
+              return null;
+            })
     ).then(
       (lost) => {
         if (lost) {

@@ -1,15 +1,23 @@
 import { setMaxListeners } from 'node:events';
 
+import { RunnerSubjects } from '#contracts';
 import { type ExecutionSlots, type JobDelivery, type JobOutcome, JobOutcomes } from '#nats';
-import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 
 import type { RunJob } from '../queue/run-job.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
+import { NATS_CONNECTION } from '../runner.tokens.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine-resources.js';
 import { type NewRun, runRecordOf, triggerStepOf } from '../runs/new-run.js';
 import { type ExecutionEnd, RunExecution } from './run-execution.js';
-import type { RunWithSteps } from './run-state.js';
+import { HELD_STATUSES, type RunWithSteps } from './run-state.js';
 
 /**
  * Executes runs. A run reaches it two ways: as a job from the RUNS stream (claimed here, on any
@@ -19,18 +27,44 @@ import type { RunWithSteps } from './run-state.js';
  * fenced by a token, and a runner that dies leaves a run the queue or the sweeper hands on.
  */
 @Injectable()
-export class RunEngine implements BeforeApplicationShutdown {
+export class RunEngine implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly inline = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
+  /** The runs this runner executes now, by id: a cancel or a pause reaches them here. */
+  private readonly executing = new Map<string, RunExecution>();
+  private readonly notices: Subscription[] = [];
   private stopping = false;
 
   constructor(
     @Inject(ENGINE_RESOURCES) private readonly resources: EngineResources,
     private readonly jobs: RunJobs,
     private readonly config: RunnerConfig,
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
   ) {
     // Each run started inline listens to the shutdown until it ends: one listener per slot in use.
     setMaxListeners(0, this.shutdown.signal);
+  }
+
+  /**
+   * A cancelled run's holder stops at once (the cancel is already committed and fenced it off, so it
+   * writes nothing more; its steps' requests are aborted). A holder asked to pause starts nothing
+   * new. Missing a notice costs time, not correctness: the holder learns both at its next write or
+   * lease renewal.
+   */
+  onApplicationBootstrap(): void {
+    const listen = (subject: string, act: (execution: RunExecution) => void) =>
+      this.nats.subscribe(`${subject}.*`, {
+        callback: (error, message) => {
+          if (error) return;
+          const runId = message.subject.slice(subject.length + 1);
+          const execution = this.executing.get(runId);
+          if (execution) act(execution);
+        },
+      });
+    this.notices.push(
+      listen(RunnerSubjects.runCancelled.name, (execution) => execution.lose()),
+      listen(RunnerSubjects.runPauseRequested.name, (execution) => execution.requestPause()),
+    );
   }
 
   /** One delivery of a run job: claim the run and execute it, or say why there is nothing to do. */
@@ -94,6 +128,7 @@ export class RunEngine implements BeforeApplicationShutdown {
   /** Runs started inline get the grace period to finish, then go back to the queue. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    for (const subscription of this.notices.splice(0)) subscription.unsubscribe();
     if (this.inline.size === 0) return;
     const settled = Promise.allSettled([...this.inline]);
     const timer = new Promise<'timeout'>((resolve) =>
@@ -129,8 +164,9 @@ export class RunEngine implements BeforeApplicationShutdown {
       () => {
         if (!onRecord) return;
         runs.renewLease(runId, leaseToken, settings.leaseMs).then(
-          (held) => {
-            if (!held) execution.lose();
+          (status) => {
+            if (status === null) execution.lose();
+            else if (status === 'waitingForPause') execution.requestPause();
           },
           (error: unknown) => this.resources.logger.warn({ err: error, runId }, 'lease renewal failed'),
         );
@@ -140,6 +176,7 @@ export class RunEngine implements BeforeApplicationShutdown {
     const handBack = () => execution.handBack();
     if (signal.aborted) execution.handBack();
     signal.addEventListener('abort', handBack, { once: true });
+    this.executing.set(runId, execution);
     try {
       const end = await execution.execute();
       if (end.kind === 'handedBack' && onRecord) await runs.releaseLease(runId, leaseToken);
@@ -151,6 +188,7 @@ export class RunEngine implements BeforeApplicationShutdown {
     } finally {
       clearInterval(heartbeat);
       signal.removeEventListener('abort', handBack);
+      if (this.executing.get(runId) === execution) this.executing.delete(runId);
     }
   }
 
@@ -170,7 +208,7 @@ export class RunEngine implements BeforeApplicationShutdown {
   private async notClaimed(job: RunJob, delivery: JobDelivery): Promise<JobOutcome> {
     const hold = await this.resources.runs.holdOf(job.runId);
     if (delivery.lastDelivery || !hold) return JobOutcomes.ack;
-    if (hold.status === 'running' && hold.leaseLeftMs !== null) {
+    if ((HELD_STATUSES as readonly string[]).includes(hold.status) && hold.leaseLeftMs !== null) {
       return JobOutcomes.retry(
         Math.min(Math.max(0, hold.leaseLeftMs) + 250, this.resources.settings.leaseMs),
       );

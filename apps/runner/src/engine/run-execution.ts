@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { DomainException } from '#common';
 import type { DiagramNode } from '#contracts';
 
@@ -14,6 +16,13 @@ import { type TemplateScope, toText } from '../templates/template.util.js';
 import { CheckpointWriter, type FirstWrite } from './checkpoint-writer.js';
 import type { EngineResources } from './engine-resources.js';
 import { replyText } from './reply.util.js';
+import {
+  compensateOf,
+  compensationOrder,
+  compensationRetryOf,
+  rollbackError,
+  rollsBackOnError,
+} from './rollback.util.js';
 import { RunGraph } from './run-graph.js';
 import { cutError, keptBytes, limitFailures, outputBytes } from './run-limits.util.js';
 import {
@@ -45,6 +54,11 @@ type Stop = { kind: 'lost' } | { kind: 'handedBack' } | { kind: 'failed'; error:
  * One claimed run, walked from its checkpoints to the next point where it settles: every node the
  * run can still reach is started once all edges into it are settled, branches run concurrently, and
  * each step is recorded through the checkpoint writer. Steps already `done` are never run again.
+ *
+ * Asked to pause (`waitingForPause`), it starts nothing new, lets the steps in flight end (and runs
+ * again those a crash cut off), then settles `paused`. Rolling back (`rollingBack`: the run failed
+ * and its diagram says `onError: "rollback"`, or it was cancelled with a rollback), it runs the
+ * `compensate` of each `done` action, newest first, one at a time, each recorded as a step of its own.
  */
 export class RunExecution {
   private readonly graph: RunGraph | null;
@@ -60,8 +74,11 @@ export class RunExecution {
   /** What each step counts against the run's data limit, and their sum. */
   private readonly kept = new Map<string, number>();
   private keptTotal = 0;
+  /** Compensations by the node whose step they undo. */
+  private readonly compensations = new Map<string, StepRecord>();
   private nextPosition = 0;
   private failure: { nodeId: string; message: string } | undefined;
+  private pausing: boolean;
   private stop: Stop | undefined;
   private wake: () => void = () => undefined;
 
@@ -80,7 +97,13 @@ export class RunExecution {
       start !== null && run.diagram.nodes.some((node) => node.id === start)
         ? RunGraph.of(run.diagram, start)
         : null;
+    this.pausing = run.status === 'waitingForPause';
     for (const step of steps) {
+      this.nextPosition = Math.max(this.nextPosition, step.position + 1);
+      if (step.compensation) {
+        this.compensations.set(step.nodeId, { ...step });
+        continue;
+      }
       this.steps.set(step.nodeId, { ...step });
       if (step.status === 'done' && step.output) this.outputs.set(step.nodeId, step.output);
       if (step.status === 'error') this.failure ??= { nodeId: step.nodeId, message: step.error ?? 'failed' };
@@ -95,6 +118,9 @@ export class RunExecution {
       resources.settings.leaseMs,
       (status) => resources.changed(run.id, status),
       firstWrite,
+      (status) => {
+        if (status === 'waitingForPause') this.requestPause();
+      },
     );
     this.stepRun = {
       id: run.id,
@@ -122,6 +148,7 @@ export class RunExecution {
         error: `The run was interrupted ${this.run.claims - 1} times before it could finish; it was stopped.`,
       });
     }
+    if (this.run.status === 'rollingBack') return this.rollBack(this.graph);
     for (;;) {
       if (this.stop) break;
       if (!this.failure) this.startReadySteps(this.graph);
@@ -131,14 +158,159 @@ export class RunExecution {
         for (const task of this.inflight.values()) void task.then(resolve);
       });
     }
-    const stop = this.stop as Stop | undefined;
-    if (stop) {
-      this.checkpoints.close(stop.kind === 'failed' ? stop.error : new LeaseLost());
-      this.abort.abort();
-      if (stop.kind === 'failed') throw stop.error;
-      return stop;
-    }
+    if (this.stop) return this.stopped(this.stop);
+    if (this.failure && rollsBackOnError(this.run.diagram)) return this.rollBackFailure(this.graph);
     return this.settle(this.settlementOf(this.graph));
+  }
+
+  /** Asked to pause: nothing new starts; the run settles `paused` once the steps in flight end. */
+  requestPause(): void {
+    if (this.pausing || this.run.status === 'rollingBack') return;
+    this.pausing = true;
+    this.resources.logger.debug({ runId: this.run.id }, 'pausing the run');
+  }
+
+  private stopped(stop: Stop): ExecutionEnd {
+    this.checkpoints.close(stop.kind === 'failed' ? stop.error : new LeaseLost());
+    this.abort.abort();
+    if (stop.kind === 'failed') throw stop.error;
+    return stop;
+  }
+
+  /**
+   * The run failed and its diagram rolls back: it is `rollingBack` (with the failure as its error,
+   * and `errored` to end as) before any compensation starts, so a crash from here on resumes the
+   * rollback rather than the run.
+   */
+  private async rollBackFailure(graph: RunGraph): Promise<ExecutionEnd> {
+    const error = this.failure?.message ?? 'failed';
+    try {
+      await this.checkpoints.flush();
+      const held = await this.resources.runs.beginRollback(
+        this.run.id,
+        this.run.leaseToken,
+        error,
+        'errored',
+      );
+      if (!held) throw new LeaseLost();
+    } catch (thrown) {
+      if (thrown instanceof LeaseLost) return this.stopped({ kind: 'lost' });
+      throw thrown;
+    }
+    Object.assign(this.run, {
+      status: 'rollingBack',
+      error,
+      rollbackEnd: 'errored',
+    } satisfies Partial<RunRecord>);
+    this.resources.changed(this.run.id, 'rollingBack');
+    return this.rollBack(graph);
+  }
+
+  /**
+   * Runs the compensations still to run, one at a time, newest completed step first; a compensation
+   * that fails after its retries is reported in the run's error and the rest still run. Then the run
+   * ends as `rollbackEnd` says: `errored` after a failure, `terminated` after a cancel.
+   */
+  private async rollBack(graph: RunGraph): Promise<ExecutionEnd> {
+    const order = compensationOrder(this.steps.values(), (id) =>
+      graph.has(id) ? graph.node(id) : undefined,
+    );
+    try {
+      for (const step of order) {
+        if (this.stop) break;
+        const earlier = this.compensations.get(step.nodeId);
+        if (earlier?.status === 'done' || earlier?.status === 'error') continue;
+        await this.compensate(graph.node(step.nodeId), earlier);
+      }
+    } catch (error) {
+      if (!this.stop) this.halt(error instanceof LeaseLost ? { kind: 'lost' } : { kind: 'failed', error });
+    }
+    if (this.stop) return this.stopped(this.stop);
+    const error = rollbackError(this.run.error ?? 'The run was stopped.', this.compensations.values());
+    return this.settle(
+      this.run.rollbackEnd === 'terminated' ? { status: 'terminated', error } : { status: 'errored', error },
+    );
+  }
+
+  /**
+   * One compensation: recorded `running` before it acts, like any step with effects, and retried in
+   * place per its `retry`. Its idempotency key is `<runId>:<nodeId>:compensate:<attempt>`.
+   */
+  private async compensate(node: DiagramNode, earlier: StepRecord | undefined): Promise<void> {
+    const compensate = compensateOf(node) ?? {};
+    const policy = compensationRetryOf(compensate);
+    const executor = this.resources.executors.get('action');
+    const step: StepRecord = earlier ?? {
+      ...this.blankStep(node.id, 'running', this.resources.now()),
+      compensation: true,
+    };
+    this.compensations.set(node.id, step);
+    const undoing: DiagramNode = { ...node, data: { ...node.data, type: 'action', properties: compensate } };
+    for (;;) {
+      let failure: unknown;
+      try {
+        if (!executor)
+          throw new StepFailure('This runner cannot execute actions, so it cannot run compensations.');
+        const prepared = executor.prepare(
+          this.contextFor(undoing, step, `${this.run.id}:${node.id}:compensate:${step.attempt}`),
+        );
+        Object.assign(step, { status: 'running', input: prepared.input } satisfies Partial<StepRecord>);
+        this.checkpoints.stage(step);
+        await this.checkpoints.flush();
+        const result = await prepared.run();
+        if (this.stop) return;
+        if (result.status !== 'done')
+          throw new StepFailure('A compensation cannot wait; it must finish at once.');
+        const output = Object.fromEntries(
+          Object.entries(result.output).map(([field, value]) => [field, toText(value)]),
+        );
+        const refused = this.compensationRefusal(node, output);
+        if (refused) throw refused;
+        Object.assign(step, {
+          status: 'done',
+          output,
+          error: null,
+          ms: this.elapsed(step),
+        } satisfies Partial<StepRecord>);
+        this.checkpoints.stage(step);
+        await this.checkpoints.flush();
+        return;
+      } catch (error) {
+        if (error instanceof LeaseLost || this.stop)
+          throw error instanceof LeaseLost ? error : new LeaseLost();
+        failure = error;
+      }
+      const message = cutError(this.messageOf(failure, node));
+      const retries = policy !== null && step.attempt <= policy.attempts;
+      Object.assign(step, {
+        status: retries ? 'running' : 'error',
+        error: message,
+        attempt: retries ? step.attempt + 1 : step.attempt,
+        ms: retries ? null : this.elapsed(step),
+      } satisfies Partial<StepRecord>);
+      this.checkpoints.stage(step);
+      await this.checkpoints.flush();
+      if (!retries) return;
+      await sleep(policy.backoffSeconds * 1000, undefined, { signal: this.abort.signal }).catch(
+        () => undefined,
+      );
+      if (this.stop) return;
+    }
+  }
+
+  /** A compensation's output past the step's or the run's limit keeps only its error. */
+  private compensationRefusal(node: DiagramNode, output: Record<string, string>): StepFailure | undefined {
+    const { stepOutputMaxBytes, runDataMaxBytes } = this.resources.settings.limits;
+    const bytes = outputBytes(output);
+    if (bytes > stepOutputMaxBytes) {
+      return new StepFailure(limitFailures.output(node.id, bytes, stepOutputMaxBytes));
+    }
+    const key = `compensation:${node.id}`;
+    const kept = keptBytes({ input: null, output, error: null }, null);
+    const total = this.keptWith(key, kept);
+    if (total > runDataMaxBytes) return new StepFailure(limitFailures.run(node.id, total, runDataMaxBytes));
+    this.keep(key, kept);
+    return undefined;
   }
 
   /** Settles once the run is on record: at its first checkpoint, or at once for a claimed run. */
@@ -148,6 +320,7 @@ export class RunExecution {
 
   /** The run and its steps as this execution knows them now. */
   snapshot(): RunWithSteps {
+    const steps = [...this.steps.values(), ...this.compensations.values()];
     const settled = this.checkpoints.settlement;
     return {
       run: {
@@ -156,9 +329,7 @@ export class RunExecution {
         reply: settled?.status === 'complete' ? settled.reply : null,
         error: settled?.status === 'errored' ? settled.error : null,
       },
-      steps: [...this.steps.values()]
-        .sort((a, b) => a.position - b.position)
-        .map((step) => ({ ...step, via: [...step.via] })),
+      steps: steps.sort((a, b) => a.position - b.position).map((step) => ({ ...step, via: [...step.via] })),
     };
   }
 
@@ -193,10 +364,11 @@ export class RunExecution {
           // A `running` step was cut off by a crash and runs again; a `waiting` one runs once due.
           const due =
             step.status === 'running' ||
-            (step.status === 'waiting' && (step.wakeAt === null || step.wakeAt <= now));
+            (!this.pausing && step.status === 'waiting' && (step.wakeAt === null || step.wakeAt <= now));
           if (due) this.launch(graph, step);
           continue;
         }
+        if (this.pausing) continue;
         const decision = decideNode(graph.incoming(nodeId), (id) => this.steps.get(id));
         if (decision.kind === 'blocked') continue;
         const fresh = this.newStep(nodeId, decision.kind === 'skip' ? 'skipped' : 'running', now);
@@ -212,7 +384,14 @@ export class RunExecution {
   }
 
   private newStep(nodeId: string, status: 'running' | 'skipped', now: Date): StepRecord {
-    const step: StepRecord = {
+    const step = this.blankStep(nodeId, status, now);
+    this.steps.set(nodeId, step);
+    this.started.add(nodeId);
+    return step;
+  }
+
+  private blankStep(nodeId: string, status: 'running' | 'skipped', now: Date): StepRecord {
+    return {
       nodeId,
       position: this.nextPosition++,
       status,
@@ -229,9 +408,6 @@ export class RunExecution {
       compensation: false,
       carriedFrom: null,
     };
-    this.steps.set(nodeId, step);
-    this.started.add(nodeId);
-    return step;
   }
 
   private launch(graph: RunGraph, step: StepRecord): void {
@@ -257,7 +433,14 @@ export class RunExecution {
     }
     let prepared: PreparedStep;
     try {
-      prepared = executor.prepare(this.contextFor(graph, step, node));
+      prepared = executor.prepare(
+        this.contextFor(
+          node,
+          step,
+          `${this.run.id}:${node.id}:${step.attempt}`,
+          this.previousTextOf(graph, step),
+        ),
+      );
     } catch (error) {
       await this.stepFailed(step, node, executor, error);
       return;
@@ -418,9 +601,10 @@ export class RunExecution {
     return field === null ? null : (step.output?.[field] ?? null);
   }
 
-  private contextFor(graph: RunGraph, step: StepRecord, node: DiagramNode): StepContext {
-    const previousText = step.via
-      .map((edgeId) => graph.incoming(node.id).find((edge) => edge.id === edgeId)?.source)
+  /** The text of the steps whose edges fired into this one, joined with a blank line. */
+  private previousTextOf(graph: RunGraph, step: StepRecord): string {
+    return step.via
+      .map((edgeId) => graph.incoming(step.nodeId).find((edge) => edge.id === edgeId)?.source)
       .filter((source): source is string => source !== undefined)
       .map((source) => {
         const field = this.textFieldOf(graph, source);
@@ -428,13 +612,21 @@ export class RunExecution {
       })
       .filter((text) => text !== '')
       .join('\n\n');
+  }
+
+  private contextFor(
+    node: DiagramNode,
+    step: StepRecord,
+    idempotencyKey: string,
+    previousText = '',
+  ): StepContext {
     const templates = new StepTemplates(node.id, this.scope, this.resources.settings.limits);
     return {
       run: this.stepRun,
       node,
       properties: node.data.properties ?? {},
       attempt: step.attempt,
-      idempotencyKey: `${this.run.id}:${node.id}:${step.attempt}`,
+      idempotencyKey,
       interrupted: step.status === 'running' && !this.started.has(step.nodeId),
       state: step.state ?? null,
       startedAt: step.startedAt,
@@ -456,7 +648,12 @@ export class RunExecution {
     const wakes = [...this.steps.values()]
       .filter((step) => step.status === 'waiting')
       .map((step) => step.wakeAt?.getTime() ?? 0);
-    if (wakes.length > 0) return { status: 'waiting', wakeAt: new Date(Math.min(...wakes)) };
+    const wakeAt = wakes.length > 0 ? new Date(Math.min(...wakes)) : null;
+    // Paused with steps left to decide (or waiting): a node without a step has not been reached yet.
+    if (this.pausing && (wakeAt !== null || graph.order.some((nodeId) => !this.steps.has(nodeId)))) {
+      return { status: 'paused', wakeAt };
+    }
+    if (wakeAt !== null) return { status: 'waiting', wakeAt };
     const ordered = [...this.steps.values()].sort((a, b) => a.position - b.position);
     return { status: 'complete', reply: replyText(ordered, graph, (id) => this.textFieldOf(graph, id)) };
   }

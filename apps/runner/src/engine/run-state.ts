@@ -68,7 +68,18 @@ export interface RunWithSteps {
 export type RunSettlement =
   | { status: 'complete'; reply: string }
   | { status: 'errored'; error: string }
-  | { status: 'waiting'; wakeAt: Date };
+  | { status: 'waiting'; wakeAt: Date }
+  /** Asked to pause, and every step that was running has ended; `wakeAt` of its earliest wait. */
+  | { status: 'paused'; wakeAt: Date | null }
+  /** Cancelled with a rollback, once its compensations ran. */
+  | { status: 'terminated'; error: string };
+
+/** A run some runner holds under a lease (the statuses a holder's checkpoint may write to). */
+export const HELD_STATUSES = [
+  'running',
+  'waitingForPause',
+  'rollingBack',
+] as const satisfies readonly StoredRunStatus[];
 
 /** The run was terminated or another runner took it over: nothing this runner writes counts now. */
 export class LeaseLost extends Error {

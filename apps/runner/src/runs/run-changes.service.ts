@@ -1,4 +1,4 @@
-import { RunnerSubjects, type RunStatus } from '#contracts';
+import { type RunCancelledEvent, RunnerSubjects, type RunStatus } from '#contracts';
 import { publishEvent } from '#nats';
 import { Inject, Injectable } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -19,6 +19,24 @@ export class RunChanges {
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
   ) {}
+
+  /** The run was cancelled: its holder and the services working on its steps stop (see the event). */
+  cancelled(event: RunCancelledEvent): void {
+    this.publish(() => publishEvent(this.nats, RunnerSubjects.runCancelled, event, event.runId), event.runId);
+  }
+
+  /** The run is `waitingForPause`: its holder starts no new step. */
+  pauseRequested(runId: string): void {
+    this.publish(() => publishEvent(this.nats, RunnerSubjects.runPauseRequested, { runId }, runId), runId);
+  }
+
+  private publish(send: () => void, runId: string): void {
+    try {
+      send();
+    } catch (error) {
+      this.logger.warn({ err: error, runId }, 'could not publish a run control notice');
+    }
+  }
 
   /** Never fails the caller: the write stands, and a listener that misses a notice times out. */
   changed(runId: string, status: RunStatus): void {

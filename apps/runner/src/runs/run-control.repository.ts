@@ -21,9 +21,20 @@ const now = () => sql<Date>`now()`;
 /** `ms` before now, by the database's clock. */
 const ago = (ms: number) => sql<Date>`now() - make_interval(secs => ${ms} / 1000.0)`;
 
+/** A run's status before a control move and after it (null: the move did not apply). */
+export interface ControlMove {
+  before: StoredRunStatus | null;
+  after: StoredRunStatus | null;
+  /** The job to publish, when the move queued the run. */
+  job: DispatchedRun | null;
+}
+
+/** The statuses a run can be cancelled from: every status but the final ones and `rollingBack`. */
+const CANCELLABLE = sql<boolean>`status IN ('queued', 'running', 'waiting', 'paused', 'waitingForPause')`;
+
 /**
- * What moves runs without holding them: the sweeper's requeue, an approval's wake, and the
- * termination of a deleted workflow's runs.
+ * What moves runs without holding them: the sweeper's requeue, an approval's wake, cancel, pause and
+ * resume, and the termination of a deleted workflow's runs.
  */
 @Injectable()
 export class RunControlRepository {
@@ -84,12 +95,34 @@ export class RunControlRepository {
           .forUpdate()
           .skipLocked(),
       )
+      .with('held', (db) =>
+        db
+          .selectFrom('runner.runs')
+          .select('id')
+          // Pausing or rolling back (`runs_held_idx`): held like a running run, or, after a cancel
+          // with a rollback, not held yet, its job published when the cancel was.
+          .where(sql<boolean>`status IN ('waitingForPause', 'rollingBack')`)
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('dispatched_at', 'is', null), eb('lease_expires_at', '<', now())]),
+              eb.and([
+                eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', ago(recoverAfterMs))]),
+                eb('dispatched_at', '<', ago(recoverAfterMs)),
+              ]),
+            ]),
+          )
+          .orderBy('lease_expires_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
       .with('due', (db) =>
         db
           .selectFrom('waiting')
           .select(['id', sql<boolean>`true`.as('woken')])
           .unionAll(db.selectFrom('lost').select(['id', sql<boolean>`false`.as('woken')]))
-          .unionAll(db.selectFrom('orphaned').select(['id', sql<boolean>`false`.as('woken')])),
+          .unionAll(db.selectFrom('orphaned').select(['id', sql<boolean>`false`.as('woken')]))
+          .unionAll(db.selectFrom('held').select(['id', sql<boolean>`false`.as('woken')])),
       )
       .updateTable('runner.runs as r')
       .from('due')
@@ -156,7 +189,148 @@ export class RunControlRepository {
       ])
       .executeTakeFirstOrThrow();
     const job = row.dispatch === null ? null : { runId, dispatch: row.dispatch };
-    return { woken: job !== null || row.runStatus !== 'running', job };
+    // A held run may write the step again from what its holder knows: ask again once it let go. A
+    // paused run keeps the woken step for its resume.
+    const held = row.runStatus === 'running' || row.runStatus === 'waitingForPause';
+    return { woken: job !== null || !held, job };
+  }
+
+  /**
+   * Cancels the run in one statement: `terminated` (or, with `rollback`, `rollingBack` to end
+   * `terminated`, its job queued for whichever runner takes it), with `message` as its error and as
+   * the error of every step that was running or waiting. The lease token moves on, so a runner that
+   * holds the run is refused at its next write and writes nothing more. The row lock orders it
+   * against a holder's last checkpoint and against another cancel: exactly one of them applies.
+   */
+  async cancel(
+    organizationId: string,
+    runId: string,
+    message: string,
+    rollback: boolean,
+  ): Promise<ControlMove> {
+    const row = await this.db
+      .with('target', (db) =>
+        db
+          .selectFrom('runner.runs')
+          .select(['id', 'status'])
+          .where('id', '=', runId)
+          .where('organization_id', '=', organizationId),
+      )
+      .with('cancelled', (db) =>
+        db
+          .updateTable('runner.runs')
+          .set((eb) => ({
+            status: rollback ? 'rollingBack' : 'terminated',
+            rollback_end: rollback ? 'terminated' : null,
+            error: message,
+            finished_at: rollback ? null : now(),
+            wake_at: null,
+            lease_expires_at: null,
+            lease_token: eb('lease_token', '+', 1),
+            ...(rollback ? { dispatch: eb('dispatch', '+', 1), dispatched_at: now() } : {}),
+          }))
+          .where('id', '=', db.selectFrom('target').select('target.id'))
+          .where(CANCELLABLE)
+          .returning(['id', 'status', 'dispatch']),
+      )
+      .with('stopped_steps', (db) =>
+        db
+          .updateTable('runner.run_steps')
+          .set((eb) => ({
+            status: 'error',
+            error: message,
+            wake_at: null,
+            // What a waiting step showed (pending approvals) is no longer true of it.
+            output: null,
+            ms: sql<number>`greatest(0, extract(epoch FROM now() - ${eb.ref('started_at')}) * 1000)::integer`,
+          }))
+          .where('run_id', '=', db.selectFrom('cancelled').select('cancelled.id'))
+          .where('status', 'in', ['running', 'waiting'])
+          .where('compensation', '=', false),
+      )
+      .selectNoFrom((eb) => [
+        eb.selectFrom('target').select('target.status').as('before'),
+        eb.selectFrom('cancelled').select('cancelled.status').as('after'),
+        eb.selectFrom('cancelled').select('cancelled.dispatch').as('dispatch'),
+      ])
+      .executeTakeFirstOrThrow();
+    return {
+      before: row.before,
+      after: row.after,
+      job: rollback && row.dispatch !== null ? { runId, dispatch: row.dispatch } : null,
+    };
+  }
+
+  /**
+   * A `queued` or `waiting` run is `paused` at once (no runner holds it; its job, if delivered, finds
+   * nothing to claim); a `running` one is `waitingForPause` and its holder pauses it.
+   */
+  async pause(organizationId: string, runId: string): Promise<ControlMove> {
+    const row = await this.db
+      .with('target', (db) =>
+        db
+          .selectFrom('runner.runs')
+          .select(['id', 'status'])
+          .where('id', '=', runId)
+          .where('organization_id', '=', organizationId),
+      )
+      .with('paused', (db) =>
+        db
+          .updateTable('runner.runs')
+          .set((eb) => ({
+            status: eb
+              .case()
+              .when('status', '=', sql.lit('running'))
+              .then(sql.lit<StoredRunStatus>('waitingForPause'))
+              .else(sql.lit<StoredRunStatus>('paused'))
+              .end(),
+          }))
+          .where('id', '=', db.selectFrom('target').select('target.id'))
+          .where('status', 'in', ['queued', 'waiting', 'running'])
+          .returning('status'),
+      )
+      .selectNoFrom((eb) => [
+        eb.selectFrom('target').select('target.status').as('before'),
+        eb.selectFrom('paused').select('paused.status').as('after'),
+      ])
+      .executeTakeFirstOrThrow();
+    return { before: row.before, after: row.after, job: null };
+  }
+
+  /** A `paused` run is `queued` again, its job to be published: a runner goes on from its checkpoints. */
+  async resume(organizationId: string, runId: string): Promise<ControlMove> {
+    const row = await this.db
+      .with('target', (db) =>
+        db
+          .selectFrom('runner.runs')
+          .select(['id', 'status'])
+          .where('id', '=', runId)
+          .where('organization_id', '=', organizationId),
+      )
+      .with('resumed', (db) =>
+        db
+          .updateTable('runner.runs')
+          .set((eb) => ({
+            status: 'queued',
+            wake_at: null,
+            dispatch: eb('dispatch', '+', 1),
+            dispatched_at: now(),
+          }))
+          .where('id', '=', db.selectFrom('target').select('target.id'))
+          .where('status', '=', 'paused')
+          .returning(['status', 'dispatch']),
+      )
+      .selectNoFrom((eb) => [
+        eb.selectFrom('target').select('target.status').as('before'),
+        eb.selectFrom('resumed').select('resumed.status').as('after'),
+        eb.selectFrom('resumed').select('resumed.dispatch').as('dispatch'),
+      ])
+      .executeTakeFirstOrThrow();
+    return {
+      before: row.before,
+      after: row.after,
+      job: row.dispatch === null ? null : { runId, dispatch: row.dispatch },
+    };
   }
 
   /**

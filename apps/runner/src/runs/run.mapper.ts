@@ -99,6 +99,16 @@ export function heldOrSettled(
       };
     case 'waiting':
       return { status: 'waiting', lease_expires_at: null, wake_at: settlement.wakeAt };
+    case 'paused':
+      return { status: 'paused', lease_expires_at: null, wake_at: settlement.wakeAt };
+    case 'terminated':
+      return {
+        status: 'terminated',
+        error: settlement.error,
+        lease_expires_at: null,
+        wake_at: null,
+        finished_at: now(),
+      };
   }
 }
 

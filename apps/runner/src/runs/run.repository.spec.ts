@@ -159,7 +159,7 @@ describe('the run repositories', () => {
     ).toBe('recorded');
     expect(await runs.claim(held.id, LEASE_MS)).toBeNull();
     expect(await runs.checkpoint(held.id, 1, LEASE_MS, [step('db')], { status: 'complete', reply: '' })).toBe(
-      true,
+      'complete',
     );
   });
 
@@ -171,8 +171,8 @@ describe('the run repositories', () => {
     expect(await runs.claim(run.id, LEASE_MS)).toBeNull();
     expect((await runs.holdOf(run.id))?.leaseLeftMs).toBeGreaterThan(50_000);
 
-    expect(await runs.checkpoint(run.id, 1, LEASE_MS, [step('c')])).toBe(true);
-    expect(await runs.checkpoint(run.id, 7, LEASE_MS, [step('d')])).toBe(false);
+    expect(await runs.checkpoint(run.id, 1, LEASE_MS, [step('c')])).toBe('running');
+    expect(await runs.checkpoint(run.id, 7, LEASE_MS, [step('d')])).toBeNull();
 
     // The holder went silent: once its lease has run out the run can be taken over.
     await setRun(run.id, { lease_expires_at: ago('1 second') });
@@ -186,21 +186,21 @@ describe('the run repositories', () => {
     // The old holder's late result is dropped; the new holder settles the run.
     expect(
       await runs.checkpoint(run.id, 1, LEASE_MS, [step('late')], { status: 'errored', error: 'x' }),
-    ).toBe(false);
-    expect(await runs.renewLease(run.id, 1, LEASE_MS)).toBe(false);
-    expect(await runs.renewLease(run.id, 2, LEASE_MS)).toBe(true);
+    ).toBeNull();
+    expect(await runs.renewLease(run.id, 1, LEASE_MS)).toBeNull();
+    expect(await runs.renewLease(run.id, 2, LEASE_MS)).toBe('running');
     expect(
       await runs.checkpoint(run.id, 2, LEASE_MS, [step('d', { position: 2 })], {
         status: 'complete',
         reply: 'ok',
       }),
-    ).toBe(true);
+    ).toBe('complete');
     const done = await runs.find('org-1', run.id);
     expect(done?.run).toMatchObject({ status: 'complete', reply: 'ok', error: null });
     expect(done?.steps.map((one) => one.nodeId)).toEqual(['t', 'c', 'd']);
     // Settled: not claimable, and nothing more is written.
     expect(await runs.claim(run.id, LEASE_MS)).toBeNull();
-    expect(await runs.checkpoint(run.id, 2, LEASE_MS, [step('e')])).toBe(false);
+    expect(await runs.checkpoint(run.id, 2, LEASE_MS, [step('e')])).toBeNull();
   });
 
   it('records a waiting step with its attempt, state and wake time', async () => {
@@ -297,7 +297,7 @@ describe('the run repositories', () => {
     });
     expect(
       await runs.checkpoint(running.id, 1, LEASE_MS, [step('after')], { status: 'complete', reply: '' }),
-    ).toBe(false);
+    ).toBeNull();
     expect(await runs.claim(queued.id, LEASE_MS)).toBeNull();
     expect((await runs.find('org-1', finished.id))?.run.status).toBe('complete');
     expect((await runs.find('org-2', elsewhere.id))?.run.status).toBe('queued');

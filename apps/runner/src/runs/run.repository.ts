@@ -2,7 +2,13 @@ import { InjectKysely, preparedQuery } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Compilable, Kysely, sql } from 'kysely';
 
-import type { RunRecord, RunSettlement, RunWithSteps, StepRecord } from '../engine/run-state.js';
+import {
+  HELD_STATUSES,
+  type RunRecord,
+  type RunSettlement,
+  type RunWithSteps,
+  type StepRecord,
+} from '../engine/run-state.js';
 import type { DB } from '../runner.tables.js';
 import type { NewRun } from './new-run.js';
 import { triggerStepOf } from './new-run.js';
@@ -96,16 +102,17 @@ export class RunRepository {
   }
 
   /**
-   * Writes the run, `queued`, and its trigger step, `done`, in one statement: once it is `recorded`
-   * the run exists and its job will be executed (`queuedRunOf` is what was written).
+   * Writes the run, `queued`, and its trigger step, `done` (with a rerun's carried-over steps), in
+   * one statement: once it is `recorded` the run exists and its job will be executed (`queuedRunOf`
+   * is what was written).
    */
-  insert(run: NewRun): Promise<RecordOutcome> {
+  insert(run: NewRun, carried: readonly StepRecord[] = []): Promise<RecordOutcome> {
     return this.record(
       'runs.insert',
       this.insertRun.bind({
         ...newRunRow(run),
         ...QUEUED_COLUMNS,
-        steps: stepsJson(run.id, [triggerStepOf(run)]),
+        steps: stepsJson(run.id, [triggerStepOf(run), ...carried]),
       }),
     );
   }
@@ -175,8 +182,9 @@ export class RunRepository {
 
   /**
    * Records steps (and, with `settlement`, the run's outcome) for the holder of `leaseToken`, in one
-   * statement. False when the run is no longer this holder's (terminated, or taken over after the
-   * lease ran out): then nothing is written, which is how late results are dropped.
+   * statement, answering the run's status after it. Null when the run is no longer this holder's
+   * (cancelled, terminated, or taken over after the lease ran out): then nothing is written, which is
+   * how late results are dropped.
    */
   async checkpoint(
     runId: string,
@@ -184,7 +192,7 @@ export class RunRepository {
     leaseMs: number,
     steps: readonly StepRecord[],
     settlement?: RunSettlement,
-  ): Promise<boolean> {
+  ): Promise<RunRecord['status'] | null> {
     const hold = holdAfter(settlement);
     const query = this.checkpointRun[hold].bind({
       ...heldOrSettled(settlement, leaseMs),
@@ -193,13 +201,39 @@ export class RunRepository {
       leaseMs,
       steps: stepsJson(runId, steps),
     });
-    return (await preparedQuery(this.db, `runs.checkpoint.${hold}`, query)).length > 0;
+    const [row] = await preparedQuery(this.db, `runs.checkpoint.${hold}`, query);
+    return row?.status ?? null;
   }
 
-  /** Keeps the holder's lease alive during a long step; false when it is no longer the holder's. */
-  async renewLease(runId: string, leaseToken: number, leaseMs: number): Promise<boolean> {
+  /**
+   * Keeps the holder's lease alive during a long step, answering the run's status (a holder learns
+   * here that its run was asked to pause); null when it is no longer the holder's.
+   */
+  async renewLease(runId: string, leaseToken: number, leaseMs: number): Promise<RunRecord['status'] | null> {
     const query = this.renewRunLease.bind({ runId, leaseToken, leaseMs });
-    return (await preparedQuery(this.db, 'runs.renewLease', query)).length > 0;
+    const [row] = await preparedQuery(this.db, 'runs.renewLease', query);
+    return row?.status ?? null;
+  }
+
+  /**
+   * The holder's run failed and rolls back: `rollingBack`, with what failed it as its error and the
+   * status it ends in once rolled back. False when it is no longer this holder's.
+   */
+  async beginRollback(
+    runId: string,
+    leaseToken: number,
+    error: string,
+    end: 'errored' | 'terminated',
+  ): Promise<boolean> {
+    const rows = await this.db
+      .updateTable('runner.runs')
+      .set({ status: 'rollingBack', error, rollback_end: end })
+      .where('id', '=', runId)
+      .where('lease_token', '=', leaseToken)
+      .where('status', 'in', HELD_STATUSES)
+      .returning('id')
+      .execute();
+    return rows.length > 0;
   }
 
   /** Hands a run back at once (shutdown), so the next runner need not wait for the lease to run out. */
@@ -209,7 +243,7 @@ export class RunRepository {
       .set({ lease_expires_at: sql<Date>`now() - interval '1 millisecond'` })
       .where('id', '=', runId)
       .where('lease_token', '=', leaseToken)
-      .where('status', '=', 'running')
+      .where('status', 'in', HELD_STATUSES)
       .execute();
   }
 
@@ -226,5 +260,7 @@ function perHold<S>(build: (hold: Hold) => S): Record<Hold, S> {
     complete: build('complete'),
     errored: build('errored'),
     waiting: build('waiting'),
+    paused: build('paused'),
+    terminated: build('terminated'),
   };
 }

@@ -40,7 +40,12 @@ const SETTLEMENT_OF: Record<Hold, RunSettlement | undefined> = {
   complete: { status: 'complete', reply: '' },
   errored: { status: 'errored', error: '' },
   waiting: { status: 'waiting', wakeAt: new Date(0) },
+  paused: { status: 'paused', wakeAt: null },
+  terminated: { status: 'terminated', error: '' },
 };
+
+/** The run is held by a runner: the statuses a holder's write may find it in (`HELD_STATUSES`). */
+const isHeld = () => sql<boolean>`status IN ('running', 'waitingForPause', 'rollingBack')`;
 
 /**
  * The lease's length as a holder's write places it: only a write that keeps the run renews the lease.
@@ -160,7 +165,13 @@ export function claimStatement(db: Kysely<DB>) {
         cte
           .updateTable('runner.runs')
           .set((eb) => ({
-            status: sql.lit('running'),
+            // A run claimed while pausing or rolling back goes on doing that.
+            status: eb
+              .case()
+              .when('status', '=', sql.lit('queued'))
+              .then(sql.lit<RunRecord['status']>('running'))
+              .else(eb.ref('status'))
+              .end(),
             lease_token: eb('lease_token', '+', sql.lit(1)),
             claims: eb('claims', '+', sql.lit(1)),
             lease_expires_at: leaseEnd(param('leaseMs')),
@@ -170,7 +181,9 @@ export function claimStatement(db: Kysely<DB>) {
           .where((eb) =>
             eb.or([
               eb('status', '=', sql.lit('queued')),
-              eb.and([eb('status', '=', sql.lit('running')), eb('lease_expires_at', '<', now())]),
+              eb.and([isHeld(), eb('lease_expires_at', '<', now())]),
+              // A cancel with a rollback leaves the run to whichever runner takes it first.
+              eb.and([eb('status', '=', sql.lit('rollingBack')), eb('lease_expires_at', 'is', null)]),
             ]),
           )
           .returningAll(),
@@ -181,25 +194,43 @@ export function claimStatement(db: Kysely<DB>) {
   );
 }
 
-/** A holder's checkpoint that leaves the run as `hold`. */
+/** The columns a holder's write sets but for a waiting run's status, which depends on a pause asked for. */
+function settledColumns(hold: Hold, param: Param<Values>): RunColumns {
+  const { status, ...columns } = heldOrSettled(SETTLEMENT_OF[hold], leaseMsOf(hold, param));
+  return hold === 'waiting' ? columns : { ...columns, ...(status === undefined ? {} : { status }) };
+}
+
+/**
+ * A holder's checkpoint that leaves the run as `hold`, answering the run's status after it: a holder
+ * learns here that its run was asked to pause. A run asked to pause that comes to wait is `paused`.
+ */
 export function checkpointStatement(db: Kysely<DB>, hold: Hold) {
   return new BoundStatement((param: Param<Values<{ runId: string; leaseToken: number; steps: string }>>) =>
     db
       .with('run', (cte) =>
         cte
           .updateTable('runner.runs')
-          .set(placed(heldOrSettled(SETTLEMENT_OF[hold], leaseMsOf(hold, param)), param))
+          .set({
+            ...placed(settledColumns(hold, param), param),
+            ...(hold === 'waiting'
+              ? {
+                  status: sql<
+                    RunRecord['status']
+                  >`CASE WHEN status = 'waitingForPause' THEN 'paused' ELSE 'waiting' END`,
+                }
+              : {}),
+          })
           .where('id', '=', param('runId'))
           .where('lease_token', '=', param('leaseToken'))
-          .where('status', '=', sql.lit('running'))
-          .returning('id'),
+          .where(isHeld())
+          .returning(['id', 'status']),
       )
       .with('written', (cte) =>
         cte
           .insertInto('runner.run_steps')
           .expression(cte.selectFrom(['run', stepRows(param('steps'))]).selectAll('s'))
           .onConflict((oc) =>
-            oc.columns(['run_id', 'node_id']).doUpdateSet((eb) => ({
+            oc.columns(['run_id', 'node_id', 'compensation']).doUpdateSet((eb) => ({
               status: eb.ref('excluded.status'),
               via: eb.ref('excluded.via'),
               input: eb.ref('excluded.input'),
@@ -214,7 +245,7 @@ export function checkpointStatement(db: Kysely<DB>, hold: Hold) {
           ),
       )
       .selectFrom('run')
-      .select('run.id'),
+      .select(['run.id', 'run.status']),
   );
 }
 
@@ -225,8 +256,8 @@ export function renewLeaseStatement(db: Kysely<DB>) {
       .set({ lease_expires_at: leaseEnd(param('leaseMs')) })
       .where('id', '=', param('runId'))
       .where('lease_token', '=', param('leaseToken'))
-      .where('status', '=', sql.lit('running'))
-      .returning('id'),
+      .where(isHeld())
+      .returning(['id', 'status']),
   );
 }
 

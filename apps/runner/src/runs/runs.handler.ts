@@ -1,8 +1,10 @@
 import { DomainException } from '#common';
 import {
+  type CancelRunRequest,
   type IdRequest,
   type ListRunsRequest,
   type Principal,
+  type RerunRunRequest,
   RunnerSubjects,
   type StartRunRequest,
   type TerminateRunsRequest,
@@ -15,6 +17,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
 import { runAnswerBoundBytes } from '../engine/run-limits.util.js';
+import { RunControlService } from '../control/run-control.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { NATS_CONNECTION, RUNNER_LOGGER } from '../runner.tokens.js';
 import { RunStarter } from '../start/run-starter.service.js';
@@ -29,6 +32,7 @@ export class RunsHandler implements OnApplicationBootstrap {
   constructor(
     private readonly starter: RunStarter,
     private readonly runs: RunsService,
+    private readonly control: RunControlService,
     private readonly config: RunnerConfig,
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
@@ -69,6 +73,26 @@ export class RunsHandler implements OnApplicationBootstrap {
   @Handles(RunnerSubjects.runsWake)
   wake({ runId, nodeId }: WakeStepRequest, principal: Principal) {
     return this.runs.wake(principal, runId, nodeId);
+  }
+
+  @Handles(RunnerSubjects.runsCancel)
+  async cancel({ id, body }: CancelRunRequest, principal: Principal) {
+    return this.fit(await this.control.cancel(principal, id, body));
+  }
+
+  @Handles(RunnerSubjects.runsPause)
+  async pause({ id }: IdRequest, principal: Principal) {
+    return this.fit(await this.control.pause(principal, id));
+  }
+
+  @Handles(RunnerSubjects.runsResume)
+  async resume({ id }: IdRequest, principal: Principal) {
+    return this.fit(await this.control.resume(principal, id));
+  }
+
+  @Handles(RunnerSubjects.runsRerun)
+  async rerun({ id, body }: RerunRunRequest, principal: Principal) {
+    return this.fit(await this.control.rerun(principal, id, body));
   }
 
   @Handles(RunnerSubjects.runsTerminateForWorkflows)

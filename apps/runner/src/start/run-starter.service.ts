@@ -14,7 +14,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 
 import { RunEngine } from '../engine/run-engine.service.js';
-import { LeaseLost, WorkflowDeleted } from '../engine/run-state.js';
+import { LeaseLost, type RunRecord, type StepRecord, WorkflowDeleted } from '../engine/run-state.js';
 import { TriggerExecutor } from '../executors/trigger.executor.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
@@ -147,6 +147,51 @@ export class RunStarter {
     await this.jobs.publishSoon({ runId, dispatch: 0 });
     this.timed(runId, began, targeted, counted, 'queue');
     return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
+  }
+
+  /**
+   * Starts a rerun of `old` (`rerunPlan`): a new run of the same version or stored draft, for the
+   * caller, queued with its trigger step and the steps carried over, counted against the plan like
+   * any start. The runner that takes its job walks on from the carried steps.
+   */
+  async startRerun(
+    principal: Principal,
+    old: RunRecord,
+    triggerNodeId: string,
+    plan: { input: string; carried: readonly StepRecord[] },
+  ): Promise<WorkflowRunDto> {
+    const runId = newId();
+    const counting = this.rpc.request(CatalogSubjects.usageConsumeRun, principal, { runId });
+    counting.catch(() => undefined);
+    await counting;
+    const run: NewRun = {
+      id: runId,
+      organizationId: principal.organizationId,
+      workflowId: old.workflowId,
+      workflowName: old.workflowName,
+      projectId: old.projectId,
+      version: old.version,
+      trigger: old.trigger,
+      triggerNodeId,
+      createdBy: principal.userId,
+      principal,
+      input: plan.input,
+      diagram: old.diagram,
+      timeZone: old.timeZone,
+      idempotencyKey: null,
+      idempotencyFingerprint: null,
+      triggerOutput: TriggerExecutor.outputFor(plan.input),
+      createdAt: new Date(),
+      rerunOf: old.id,
+    };
+    const outcome = await this.runs.insert(run, plan.carried);
+    if (outcome !== 'recorded') {
+      await this.refund(principal, runId, counting);
+      throw DomainException.notFound('workflow', old.workflowId);
+    }
+    await this.jobs.publishSoon({ runId, dispatch: 0 });
+    const queued = queuedRunOf(run);
+    return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });
   }
 
   /**

@@ -1,0 +1,64 @@
+import { DomainException } from '#common';
+import type { RerunRunDto } from '#contracts';
+
+import { RunGraph } from '../engine/run-graph.js';
+import type { RunWithSteps, StepRecord } from '../engine/run-state.js';
+
+/** What a rerun starts with: the trigger's input, and the steps carried over from the old run. */
+export interface RerunPlan {
+  input: string;
+  /** `done` or `skipped` in the old run and independent of where the rerun starts; in start order. */
+  carried: StepRecord[];
+}
+
+/**
+ * Where a rerun starts and what it keeps. With `input`: from the trigger, with that input, keeping
+ * nothing. With `fromNodeId`: that node and everything downstream of it run anew; every other step
+ * the old run settled (`done` or `skipped`) is carried over as it was. Without either: from the
+ * old run's first failed step, or from the trigger when none failed. A node carried over depends on
+ * nothing that runs anew: were one of its upstream nodes downstream of the start, so would it be.
+ */
+export function rerunPlan({ run, steps }: RunWithSteps, body: RerunRunDto): RerunPlan {
+  if (body.fromNodeId !== undefined && body.input !== undefined) {
+    throw DomainException.invalidRequest([
+      { path: 'fromNodeId', message: 'fromNodeId and input cannot be sent together: a new input reruns from the trigger' },
+    ]);
+  }
+  const trigger = run.triggerNodeId;
+  if (trigger === null || !run.diagram.nodes.some((node) => node.id === trigger)) {
+    throw DomainException.invalidRequest([
+      { path: 'id', message: "the run's trigger node is not in its diagram, so it cannot be rerun" },
+    ]);
+  }
+  if (body.input !== undefined) return { input: body.input, carried: [] };
+  const graph = RunGraph.of(run.diagram, trigger);
+  if (body.fromNodeId !== undefined && !graph.has(body.fromNodeId)) {
+    throw DomainException.invalidRequest([
+      { path: 'fromNodeId', message: `"${body.fromNodeId}" is not a node this run can reach from its trigger` },
+    ]);
+  }
+  const ran = steps.filter((step) => !step.compensation).sort((a, b) => a.position - b.position);
+  const from = body.fromNodeId ?? ran.find((step) => step.status === 'error')?.nodeId;
+  if (from === undefined || from === trigger) return { input: run.input, carried: [] };
+  const anew = downstreamOf(graph, from);
+  const carried = ran
+    .filter((step) => step.nodeId !== trigger && !anew.has(step.nodeId))
+    .filter((step) => step.status === 'done' || step.status === 'skipped')
+    .map((step, index) => ({ ...step, via: [...step.via], position: index + 1, carriedFrom: run.id }));
+  return { input: run.input, carried };
+}
+
+/** The node and every node reachable from it. */
+function downstreamOf(graph: RunGraph, nodeId: string): Set<string> {
+  const seen = new Set([nodeId]);
+  const queue = [nodeId];
+  for (const id of queue) {
+    for (const edge of graph.outgoing(id)) {
+      if (!seen.has(edge.target)) {
+        seen.add(edge.target);
+        queue.push(edge.target);
+      }
+    }
+  }
+  return seen;
+}
