@@ -28,7 +28,7 @@ export type RunStatus = WorkflowRun['status'];
  * leave them out on purpose (a run without `draft` runs the live version). openapi.e2e-spec.ts checks
  * this list against the document, so a new default fails there rather than here.
  */
-export const REQUEST_FIELDS_WITH_DEFAULTS = ['draft', 'timeZone', 'params'] as const;
+export const REQUEST_FIELDS_WITH_DEFAULTS = ['draft', 'timeZone', 'params', 'rollback'] as const;
 type Defaulted = (typeof REQUEST_FIELDS_WITH_DEFAULTS)[number];
 
 /** `T` with every field of `REQUEST_FIELDS_WITH_DEFAULTS`, at any depth, optional. */

@@ -30,6 +30,8 @@ export type TestEdge = {
 export type TestDiagram = {
   nodes: TestNode[];
   edges: TestEdge[];
+  /** Extension: `onError: "rollback"` undoes a failed run's actions (docs/runs.md, "Run control"). */
+  settings?: { onError?: 'stop' | 'rollback' };
 };
 
 /** A node of one of the node types, its properties checked against that type's. */
@@ -81,7 +83,7 @@ export const nodes = {
     id: string,
     action: string,
     input: NonNullable<ActionNodeProperties['input']>,
-    extra: { connectionId?: string; retry?: RetryPolicy } = {},
+    extra: Partial<Pick<ActionNodeProperties, 'connectionId' | 'retry' | 'compensate'>> = {},
   ) => node(id, 'action', { action, input, ...extra }),
   /** An Agent step running one of the organization's agents. */
   agent: (id: string, agentId: string, task?: string) =>

@@ -71,6 +71,16 @@ export interface ActionNodeProperties extends CommonProperties {
   connectionId?: string;
   /** String leaves are templates. */
   input?: Record<string, unknown>;
+  /** Extension: the action that undoes this one when its run rolls back. */
+  compensate?: Compensation;
+}
+
+/** An action node's `compensate`: an action, its connection and input (templates), and its retries. */
+export interface Compensation {
+  action: string;
+  connectionId?: string;
+  input?: Record<string, unknown>;
+  retry?: RetryPolicy;
 }
 
 export interface Condition {
