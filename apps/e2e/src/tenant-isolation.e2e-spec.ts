@@ -231,6 +231,22 @@ describe('tenant isolation', () => {
     { method: 'GET', route: '/api/v1/runs/{id}/stream', as: 'key', codes: ['run_not_found'] },
     {
       method: 'POST',
+      route: '/api/v1/runs/{id}/cancel',
+      body: { reason: 'Not yours to stop.', rollback: true },
+      as: 'key',
+      codes: ['run_not_found'],
+    },
+    { method: 'POST', route: '/api/v1/runs/{id}/pause', as: 'key', codes: ['run_not_found'] },
+    { method: 'POST', route: '/api/v1/runs/{id}/resume', as: 'key', codes: ['run_not_found'] },
+    {
+      method: 'POST',
+      route: '/api/v1/runs/{id}/rerun',
+      body: { input: 'mine now' },
+      as: 'key',
+      codes: ['run_not_found'],
+    },
+    {
+      method: 'POST',
       route: '/api/v1/runs/{id}/approvals/{approvalId}',
       body: { decision: 'approve' },
       as: 'key',
