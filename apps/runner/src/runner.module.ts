@@ -24,6 +24,8 @@ import { RunChanges } from './runs/run-changes.service.js';
 import { RunControlRepository } from './runs/run-control.repository.js';
 import { RunListRepository } from './runs/run-list.repository.js';
 import { RunRepository } from './runs/run.repository.js';
+import { RunWaitsHandler } from './runs/run-waits.handler.js';
+import { RunWaits } from './runs/run-waits.service.js';
 import { RunsHandler } from './runs/runs.handler.js';
 import { RunsService } from './runs/runs.service.js';
 import { RunStarter } from './start/run-starter.service.js';
@@ -56,7 +58,7 @@ export class RunnerModule {
           jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { runs_stream: RunJobs } },
         }),
       ],
-      controllers: [RunsHandler],
+      controllers: [RunsHandler, RunWaitsHandler],
       providers: [
         { provide: RunnerConfig, useValue: config },
         { provide: RUNNER_LOGGER, useValue: logger },
@@ -96,6 +98,7 @@ export class RunnerModule {
         RunTargets,
         RunsService,
         RunControlService,
+        RunWaits,
       ],
     };
   }

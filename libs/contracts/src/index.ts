@@ -57,6 +57,7 @@ export * from './events/integrations.js';
 export * from './runs/run.subjects.js';
 export * from './runs/start-run.request.js';
 export * from './runs/run-input.js';
+export * from './runs/run-next-wake.js';
 export * from './runs/run-status.js';
 export * from './runs/run-wait.query.js';
 export * from './runs/run.messages.js';

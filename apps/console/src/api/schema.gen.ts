@@ -287,7 +287,7 @@ export interface paths {
          * Start a run
          * @description Runs the live version, or the draft with `draft: true`. Answers as soon as the run is accepted, usually before its steps finish: poll the run.
          *
-         *     Extension beyond the contract: with `Prefer: wait=N` (RFC 7240; N whole seconds, at most 60) the 201 comes once the run is `complete`, `errored`, `terminated` or `waiting`, or after N seconds with the run as it stands then, and carries `Preference-Applied: wait=N`. A replay of an `Idempotency-Key` waits the same way.
+         *     Extension beyond the contract: with `Prefer: wait=N` (RFC 7240; N whole seconds, at most 60) the 201 comes once the run is `complete`, `errored`, `terminated` or `paused`, or `waiting` on an approval or on a delay or retry due after the N seconds (one due sooner is waited through), or after N seconds with the run as it stands then, and carries `Preference-Applied: wait=N`. A replay of an `Idempotency-Key` waits the same way.
          */
         post: operations["RunsController_start"];
         delete?: never;
@@ -305,7 +305,7 @@ export interface paths {
         };
         /**
          * Get a run with its steps
-         * @description Extension beyond the contract: `wait=N` holds the answer back until the run is `complete`, `errored`, `terminated` or `waiting`, or N seconds pass, whichever is first, instead of polling. It counts as one request against the rate limit.
+         * @description Extension beyond the contract: `wait=N` holds the answer back, instead of polling, until the run is `complete`, `errored`, `terminated` (or `unknown`) or `paused`, or `waiting` on an approval or on a delay or retry due after the N seconds, or until N seconds pass, whichever is first. A delay or retry due within the N seconds is waited through: the answer comes once the run, woken, reaches one of those states. It counts as one request against the rate limit.
          */
         get: operations["RunsController_get"];
         put?: never;
@@ -3732,7 +3732,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Extension beyond the contract. `wait=N` (RFC 7240): answer once the run is final or waiting, or after N seconds (at most 60). Other preferences, and a `wait` that is not whole seconds, are ignored. */
+                /** @description Extension beyond the contract. `wait=N` (RFC 7240): answer once the run is final or `paused`, or waits on an approval or on a delay or retry due after the N seconds (one due sooner is waited through), or after N seconds (at most 60). Other preferences, and a `wait` that is not whole seconds, are ignored. */
                 Prefer?: string;
                 /** @description The same key from the same organization within 24 hours, sent again with the same workflow and body, answers the run it first created (with `Idempotent-Replayed: true`). The same key with another workflow or another body answers 422 `idempotency_key_reused`. */
                 "Idempotency-Key"?: string;
@@ -3864,7 +3864,7 @@ export interface operations {
     RunsController_get: {
         parameters: {
             query?: {
-                /** @description Extension beyond the contract. Whole seconds (0 to 60) to hold the answer back until the run is `complete`, `errored`, `terminated` or `waiting`; after them the run is answered as it stands. One request against the rate limit, however long it waits. */
+                /** @description Extension beyond the contract. Whole seconds (0 to 60) to hold the answer back until the run is `complete`, `errored`, `terminated` or `paused`, or `waiting` on an approval or on a delay or retry due after them (one due sooner is waited through); after them the run is answered as it stands. One request against the rate limit, however long it waits. */
                 wait?: number;
             };
             header?: never;

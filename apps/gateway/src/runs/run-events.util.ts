@@ -15,9 +15,6 @@ export const STREAM_END_STATUSES: ReadonlySet<RunStatus> = new Set([
   'unknown',
 ]);
 
-/** What a wait answers at: the run ended, or it waits (a delay, a retry, an approval). */
-export const WAIT_END_STATUSES: ReadonlySet<RunStatus> = new Set([...STREAM_END_STATUSES, 'waiting']);
-
 /**
  * What a stream has sent of a run, and the events that bring a client from there to a newer read:
  * a `step` for each step whose record differs from the one sent (in start order), then a `status`

@@ -44,7 +44,7 @@ export class RunsController {
   @ApiOperation({
     summary: 'Get a run with its steps',
     description:
-      'Extension beyond the contract: `wait=N` holds the answer back until the run is `complete`, `errored`, `terminated` or `waiting`, or N seconds pass, whichever is first, instead of polling. It counts as one request against the rate limit.',
+      'Extension beyond the contract: `wait=N` holds the answer back, instead of polling, until the run is `complete`, `errored`, `terminated` (or `unknown`) or `paused`, or `waiting` on an approval or on a delay or retry due after the N seconds, or until N seconds pass, whichever is first. A delay or retry due within the N seconds is waited through: the answer comes once the run, woken, reaches one of those states. It counts as one request against the rate limit.',
   })
   @ApiOkResponse({ type: WorkflowRunDto })
   @ApiErrors('invalid_request', 'run_not_found', 'service_unavailable')

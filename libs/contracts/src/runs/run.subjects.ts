@@ -11,6 +11,7 @@ import {
   WakeStepRequest,
   type WakeStepReply,
 } from './run.messages.js';
+import type { RunNextWake } from './run-next-wake.js';
 import { type StartRunReply, StartRunRequest } from './start-run.request.js';
 import {
   CancelRunRequest,
@@ -36,6 +37,14 @@ export const RunnerSubjects = {
   runsGet: rpc('runner.runs.get', IdRequest, {
     callers: ['gateway', 'agent'],
     reply: returns<WorkflowRunDto>(),
+  }),
+  /**
+   * What a run waits for (`RunNextWake`): the gateway's waits ask it of a `waiting` run, to wait
+   * through a delay or retry that falls due before they end.
+   */
+  runsNextWake: rpc('runner.runs.next-wake', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<RunNextWake>(),
   }),
   /** An approval was decided: the waiting Agent step runs again now instead of at its expiry. */
   runsWake: rpc('runner.runs.wake', WakeStepRequest, {
