@@ -14,6 +14,7 @@ import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
+import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
 import { RunnerConfig } from './runner.config.js';
@@ -55,7 +56,7 @@ export class RunnerModule {
           jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { runs_stream: RunJobs } },
         }),
       ],
-      controllers: [RunsHandler],
+      controllers: [RunsHandler, ...OPERATION_HANDLERS],
       providers: [
         { provide: RunnerConfig, useValue: config },
         { provide: RUNNER_LOGGER, useValue: logger },
@@ -94,6 +95,7 @@ export class RunnerModule {
         RunStarter,
         RunTargets,
         RunsService,
+        ...operationProviders(config),
       ],
     };
   }

@@ -196,6 +196,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workflows/{id}/events/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a trigger's stored events, by outcome and time
+         * @description Extension beyond the contract. Matches the workflow's stored events for the trigger once, now (by their outcome for it and when they were received: `after` inclusive, `before` exclusive), and answers 202 with an operation of action `replay`; each event is then replayed as `POST /events/{eventId}/replay` would, a batch at a time, and `GET /api/v1/operations/{id}` follows it. An event whose trigger already started a run for it starts nothing new, as with one replay.
+         */
+        post: operations["EventsController_replayMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workflows/{id}/events/{eventId}/replay": {
         parameters: {
             query?: never;
@@ -280,7 +300,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a workflow's runs */
+        /**
+         * List a workflow's runs
+         * @description Newest first. Extension beyond the contract: `status` (repeatable), `trigger`, `createdAfter` and `createdBefore` narrow the list, pages and all; an invalid value answers 400 `invalid_request` naming it.
+         */
         get: operations["RunsController_list"];
         put?: never;
         /**
@@ -290,6 +313,46 @@ export interface paths {
          *     Extension beyond the contract: with `Prefer: wait=N` (RFC 7240; N whole seconds, at most 60) the 201 comes once the run is `complete`, `errored`, `terminated` or `waiting`, or after N seconds with the run as it stands then, and carries `Preference-Applied: wait=N`. A replay of an `Idempotency-Key` waits the same way.
          */
         post: operations["RunsController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's runs
+         * @description Extension beyond the contract. Every run of the organization, newest first, in pages like a workflow's runs, narrowed by `workflowId`, `status` (repeatable), `trigger`, `createdAfter` and `createdBefore`. Each filter walks an index, so a page costs about the same with a million runs (docs/benchmarks.md).
+         */
+        get: operations["RunsController_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel or rerun every run a filter matches
+         * @description Extension beyond the contract. Matches the runs once, now (as `GET /api/v1/runs` with the same filter would list them), and answers 202 with the operation at once; the runner then acts on each run, a batch at a time, as `POST /runs/{id}/cancel` (with `reason`) or `POST /runs/{id}/rerun` (no body) would. Follow it with `GET /api/v1/operations/{id}`. A run the action does not apply to (say, a cancel of a finished run: `run_not_active`) counts as `failed`, with its code. It survives restarts, acts on each run at most once, and shares the runners fairly with other organizations' operations. A filter matching more runs than one operation takes (`OPERATIONS_MAX_TARGETS`, 200,000) answers 400 `invalid_request`.
+         */
+        post: operations["RunsController_bulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -336,6 +399,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run
+         * @description Extension beyond the contract. The run ends `terminated` and nothing new starts in it; work in flight is stopped (an HTTP action's request aborted, a model call aborted, a SQL statement interrupted and rolled back), and those steps end `error` with a message naming who cancelled and why. Pending approvals are closed and delays never wake. With `rollback: true` the run goes `rollingBack` first: the `compensate` of each `done` action runs, newest first. A run that is final (or already rolling back) answers 409 `run_not_active`.
+         */
+        post: operations["RunsController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a run
+         * @description Extension beyond the contract. A `queued` or `waiting` run is `paused` at once; a `running` one is `waitingForPause` while the steps already running finish (none starts), then `paused`. A paused run holds no process; delays and retries that fall due meanwhile, and approvals decided meanwhile, are acted on at resume. Pausing a run that is already `paused` or `waitingForPause` answers it as it is. A run that is final or rolling back answers 409 `run_not_active`.
+         */
+        post: operations["RunsController_pause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused run
+         * @description Extension beyond the contract. The run goes on from its checkpoints (`queued` until a runner takes it). A run that is not `paused` answers 409 `run_not_paused`.
+         */
+        post: operations["RunsController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rerun a run, from a step
+         * @description Extension beyond the contract. Starts a new run of the same version (or of the draft diagram the run stored), which names this one in `rerunOf`. With `fromNodeId`, that node and everything downstream of it run anew, and every step that does not depend on it is carried over `done` with its output (`carriedFrom` on the step) and not executed again. Without `fromNodeId`, from the first failed step (the whole run again when none failed); with `input`, from the trigger with that input. Works for a run of any final status, and counts against the monthly runs (402 `plan_limit_reached`). A run that is not final yet answers 409 `run_not_final`; `fromNodeId` and `input` together, or a `fromNodeId` that is not a node the run can reach, answer 400 `invalid_request`.
+         */
+        post: operations["RunsController_rerun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}/approvals/{approvalId}": {
         parameters: {
             query?: never;
@@ -350,6 +493,26 @@ export interface paths {
          * @description Approving runs the action (the answer waits for it and carries its outcome in `result`); denying resumes the agent with the `reason`. Either way the run continues. Any member or key of the organization may decide; a decided or expired approval answers 409 `approval_not_pending`. The Agent step's `output.approvals` lists each call with its id.
          */
         post: operations["RunsController_decide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a bulk operation
+         * @description Extension beyond the contract. A bulk cancel, rerun or replay: how many runs (or events) it matched, how many are `done` and `failed` so far (with the first 100 failures and why), and its `status`, `running` until every one is settled, then `complete`. Another organization's operation, or an unknown id, answers 404 `operation_not_found`.
+         */
+        get: operations["OperationsController_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -888,6 +1051,63 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last. */
             nextCursor: string | null;
         };
+        ReplayEventsDto: {
+            /** @description The trigger to replay the events for. */
+            triggerNodeId: string;
+            /**
+             * @description Only events whose outcome for this trigger is this one (say `error` or `limit_reached`); without it, every event that reached the trigger.
+             * @enum {string}
+             */
+            outcome?: "started" | "limit_reached" | "no_listener" | "error" | "dead";
+            /**
+             * Format: date-time
+             * @description Only events received at or after this instant (ISO 8601 with a time zone).
+             */
+            after?: string;
+            /**
+             * Format: date-time
+             * @description Only events received before this instant (ISO 8601 with a time zone).
+             */
+            before?: string;
+        };
+        OperationFailureDto: {
+            /** @description The run (`cancel`, `rerun`) or event (`replay`) it could not act on. */
+            targetId: string;
+            /** @description The error code the action answered for it, e.g. `run_not_active` (a cancel of a finished run), `run_not_final` (a rerun of an unfinished one), `plan_limit_reached`. */
+            code: string;
+            message: string;
+            /** Format: date-time */
+            at: string;
+        };
+        OperationDto: {
+            id: string;
+            /** @enum {string} */
+            action: "cancel" | "rerun" | "replay";
+            /**
+             * @description `running` until every matched run (or event) is `done` or `failed`; then `complete`.
+             * @enum {string}
+             */
+            status: "running" | "complete";
+            /** @description Runs (or events) the filter matched when it was accepted. */
+            matched: number;
+            /** @description Acted on. */
+            done: number;
+            /** @description Could not be acted on; the first are in `failures`. */
+            failed: number;
+            /** @description The workflow of a `replay`; null for `cancel` and `rerun`. */
+            workflowId: string | null;
+            /** @description The first 100 runs (or events) it could not act on, with why. */
+            failures: components["schemas"]["OperationFailureDto"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When it became `complete`.
+             */
+            finishedAt: string | null;
+        };
         ReplayEventDto: {
             /** @description The trigger to replay the event for. */
             triggerNodeId: string;
@@ -1067,6 +1287,56 @@ export interface components {
             data: components["schemas"]["WorkflowRunSummaryDto"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
             nextCursor: string | null;
+        };
+        OrganizationRunFilterDto: {
+            /** @description Runs in any of these statuses; repeat the parameter (`status=errored&status=terminated`). A run older than 30 days reads `unknown`: `unknown` selects those runs whatever their stored status, and every other status selects only runs of the last 30 days. */
+            status?: ("queued" | "running" | "paused" | "errored" | "terminated" | "complete" | "waiting" | "waitingForPause" | "rollingBack" | "unknown")[];
+            /**
+             * @description Only runs started this way.
+             * @enum {string}
+             */
+            trigger?: "manual" | "api" | "schedule" | "event";
+            /**
+             * Format: date-time
+             * @description Only runs created at or after this instant (ISO 8601 with a time zone). With `createdBefore`, a half-open range: windows side by side neither overlap nor leave a gap.
+             */
+            createdAfter?: string;
+            /**
+             * Format: date-time
+             * @description Only runs created before this instant (ISO 8601 with a time zone).
+             */
+            createdBefore?: string;
+            /** @description Only runs of this workflow. */
+            workflowId?: string;
+        };
+        BulkRunsDto: {
+            /**
+             * @description `cancel` each matched run (as `POST /runs/{id}/cancel` with `reason`), or `rerun` it (as `POST /runs/{id}/rerun` with no body: from its first failed step).
+             * @enum {string}
+             */
+            action: "cancel" | "rerun";
+            /** @description The runs to act on, as `GET /api/v1/runs` filters them (`status` is a list here). Matched once, when the operation is accepted: runs started later are not acted on. `{}` matches every run of the organization. */
+            filter: components["schemas"]["OrganizationRunFilterDto"];
+            /** @description A cancel's reason, kept in each run's `error`; ignored by `rerun`. */
+            reason?: string;
+        };
+        CancelRunDto: {
+            /** @description Why: kept in the run's `error` and in the message of every step the cancel stopped. */
+            reason?: string;
+            /**
+             * @description Undo what the run did first: the run goes `rollingBack` and runs the `compensate` of each `done` action, newest first, then ends `terminated`.
+             * @default false
+             */
+            rollback: boolean;
+        };
+        RerunRunDto: {
+            /** @description Run this node and everything downstream of it anew; the steps that do not depend on it are carried over `done` with their outputs. Without it (and without `input`), the rerun starts at the first failed step. */
+            fromNodeId?: string;
+            /**
+             * @description The trigger payload, default empty, up to 100,000 characters (Unicode code points). JSON text is readable in steps as `{{trigger.<path>}}`; other text as `{{trigger}}`.
+             * @example {"email":"ada@example.com"}
+             */
+            input?: string;
         };
         DecideApprovalDto: {
             /**
@@ -2907,6 +3177,112 @@ export interface operations {
             };
         };
     };
+    EventsController_replayMany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayEventsDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: workflow_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
     EventsController_replay: {
         parameters: {
             query?: never;
@@ -3557,6 +3933,14 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size. */
                 limit?: number;
+                /** @description Runs in any of these statuses; repeat the parameter (`status=errored&status=terminated`). A run older than 30 days reads `unknown`: `unknown` selects those runs whatever their stored status, and every other status selects only runs of the last 30 days. */
+                status?: ("queued" | "running" | "paused" | "errored" | "terminated" | "complete" | "waiting" | "waitingForPause" | "rollingBack" | "unknown")[];
+                /** @description Only runs started this way. */
+                trigger?: "manual" | "api" | "schedule" | "event";
+                /** @description Only runs created at or after this instant (ISO 8601 with a time zone). With `createdBefore`, a half-open range: windows side by side neither overlap nor leave a gap. */
+                createdAfter?: string;
+                /** @description Only runs created before this instant (ISO 8601 with a time zone). */
+                createdBefore?: string;
             };
             header?: never;
             path: {
@@ -3763,6 +4147,189 @@ export interface operations {
             };
         };
     };
+    RunsController_search: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description Runs in any of these statuses; repeat the parameter (`status=errored&status=terminated`). A run older than 30 days reads `unknown`: `unknown` selects those runs whatever their stored status, and every other status selects only runs of the last 30 days. */
+                status?: ("queued" | "running" | "paused" | "errored" | "terminated" | "complete" | "waiting" | "waitingForPause" | "rollingBack" | "unknown")[];
+                /** @description Only runs started this way. */
+                trigger?: "manual" | "api" | "schedule" | "event";
+                /** @description Only runs created at or after this instant (ISO 8601 with a time zone). With `createdBefore`, a half-open range: windows side by side neither overlap nor leave a gap. */
+                createdAfter?: string;
+                /** @description Only runs created before this instant (ISO 8601 with a time zone). */
+                createdBefore?: string;
+                /** @description Only runs of this workflow. */
+                workflowId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunSummaryPage"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    RunsController_bulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRunsDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
     RunsController_get: {
         parameters: {
             query?: {
@@ -3935,6 +4502,467 @@ export interface operations {
             };
         };
     };
+    RunsController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelRunDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: run_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: run_not_active */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    RunsController_pause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: run_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: run_not_active */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    RunsController_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: run_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: run_not_paused */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    RunsController_rerun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RerunRunDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: plan_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: run_not_found, workflow_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: run_not_final */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
     RunsController_decide: {
         parameters: {
             query?: never;
@@ -4033,6 +5061,81 @@ export interface operations {
             };
             /** @description error.code: internal */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    OperationsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: operation_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

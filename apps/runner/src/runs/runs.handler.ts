@@ -4,6 +4,7 @@ import {
   type ListRunsRequest,
   type Principal,
   RunnerSubjects,
+  type SearchRunsRequest,
   type StartRunRequest,
   type TerminateRunsRequest,
   type WakeStepRequest,
@@ -54,6 +55,11 @@ export class RunsHandler implements OnApplicationBootstrap {
   @Handles(RunnerSubjects.runsList)
   list({ workflowId, query }: ListRunsRequest, principal: Principal) {
     return this.runs.list(principal, workflowId, query);
+  }
+
+  @Handles(RunnerSubjects.runsSearch)
+  search({ query }: SearchRunsRequest, principal: Principal) {
+    return this.runs.searchOrganization(principal, query);
   }
 
   @Handles(RunnerSubjects.runsGet)
