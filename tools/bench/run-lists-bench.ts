@@ -15,13 +15,11 @@ import { scratchDatabase } from '#testing';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 
-/* eslint-disable @nx/enforce-module-boundaries */
 import { OperationRepository } from '../../apps/runner/src/operations/operation.repository.js';
 import { runnerDataSource } from '../../apps/runner/src/runner.database.js';
 import type { DB } from '../../apps/runner/src/runner.tables.js';
 import type { RunFilter } from '../../apps/runner/src/runs/run-filter.js';
 import { RunListRepository } from '../../apps/runner/src/runs/run-list.repository.js';
-/* eslint-enable @nx/enforce-module-boundaries */
 
 import { argument } from './src/context.js';
 
@@ -95,7 +93,7 @@ const CASES: Case[] = [
 ];
 
 const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 
 async function main(): Promise<void> {
   const database = scratchDatabase('fm_run_lists_bench');
@@ -122,7 +120,7 @@ async function main(): Promise<void> {
     const { rows: size } = await pool.query<{ table: string; indexes: string }>(
       `SELECT pg_size_pretty(pg_table_size('runner.runs')) AS table, pg_size_pretty(pg_indexes_size('runner.runs')) AS indexes`,
     );
-    console.log(`runner.runs: table ${size[0]!.table}, indexes ${size[0]!.indexes}`);
+    console.log(`runner.runs: table ${size[0]?.table}, indexes ${size[0]?.indexes}`);
 
     const lists = new RunListRepository(db);
     console.log('\n| Filter (page of 50) | rows | p50 ms | max ms |\n| --- | ---: | ---: | ---: |');
@@ -142,11 +140,12 @@ async function main(): Promise<void> {
       }
       times.sort((a, b) => a - b);
       console.log(
-        `| ${name} | ${rows} | ${percentile(times, 0.5).toFixed(2)} | ${times.at(-1)!.toFixed(2)} |`,
+        `| ${name} | ${rows} | ${percentile(times, 0.5).toFixed(2)} | ${(times.at(-1) ?? Number.NaN).toFixed(2)} |`,
       );
+      if (!captured) throw new Error('no statement was logged');
       const { rows: plan } = await pool.query<{ 'QUERY PLAN': string }>(
-        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${captured!.sql}`,
-        [...captured!.parameters],
+        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${captured.sql}`,
+        [...captured.parameters],
       );
       plans.push(`-- ${name}\n${plan.map((line) => line['QUERY PLAN']).join('\n')}`);
     }
