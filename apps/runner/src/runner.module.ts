@@ -15,6 +15,7 @@ import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
+import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
 import { RunnerConfig } from './runner.config.js';
@@ -58,7 +59,7 @@ export class RunnerModule {
           jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { runs_stream: RunJobs } },
         }),
       ],
-      controllers: [RunsHandler, RunWaitsHandler],
+      controllers: [RunsHandler, RunWaitsHandler, ...OPERATION_HANDLERS],
       providers: [
         { provide: RunnerConfig, useValue: config },
         { provide: RUNNER_LOGGER, useValue: logger },
@@ -99,6 +100,7 @@ export class RunnerModule {
         RunsService,
         RunControlService,
         RunWaits,
+        ...operationProviders(config),
       ],
     };
   }

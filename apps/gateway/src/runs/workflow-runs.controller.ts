@@ -2,7 +2,6 @@ import { DomainException } from '#common';
 import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   PageOf,
-  PageQueryDto,
   type Principal,
   RUN_WAIT_MAX_SECONDS,
   RunnerSubjects,
@@ -10,6 +9,7 @@ import {
   type StartRunRequest,
   WorkflowRunDto,
   WorkflowRunSummaryDto,
+  WorkflowRunsQueryDto,
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
@@ -129,13 +129,18 @@ export class WorkflowRunsController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'RunsController_list', summary: "List a workflow's runs" })
+  @ApiOperation({
+    operationId: 'RunsController_list',
+    summary: "List a workflow's runs",
+    description:
+      'Newest first. Extension beyond the contract: `status` (repeatable), `trigger`, `createdAfter` and `createdBefore` narrow the list, pages and all; an invalid value answers 400 `invalid_request` naming it.',
+  })
   @ApiOkResponse({ type: PageOf(WorkflowRunSummaryDto) })
   @ApiErrors('invalid_request', 'workflow_not_found')
   list(
     @CurrentPrincipal() principal: Principal,
     @Param('id') workflowId: string,
-    @Query() query: PageQueryDto,
+    @Query() query: WorkflowRunsQueryDto,
   ) {
     return this.rpc.request(RunnerSubjects.runsList, principal, { workflowId, query });
   }

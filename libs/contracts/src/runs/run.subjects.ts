@@ -1,6 +1,9 @@
 import type { Page } from '#common';
 
 import type { RunnerOverview } from '../dashboard/overview.messages.js';
+import { BulkRunsDto } from '../operations/bulk-runs.dto.js';
+import type { OperationDto } from '../operations/operation.dto.js';
+import { ReplayEventsRequest, SearchRunsRequest } from '../operations/operation.messages.js';
 import { EmptyRequest, IdRequest } from '../messaging/common-requests.js';
 import { event, jetStream, returns, rpc } from '../messaging/subject-catalog.js';
 import {
@@ -32,6 +35,25 @@ export const RunnerSubjects = {
   runsList: rpc('runner.runs.list', ListRunsRequest, {
     callers: ['gateway'],
     reply: returns<Page<WorkflowRunSummaryDto>>(),
+  }),
+  /** The organization's runs, newest first, filtered (docs/runs.md, "Finding and acting on many runs"). */
+  runsSearch: rpc('runner.runs.search', SearchRunsRequest, {
+    callers: ['gateway'],
+    reply: returns<Page<WorkflowRunSummaryDto>>(),
+  }),
+  /** Accepts a bulk cancel or rerun: the matching runs are recorded, and the runner's workers act on them. */
+  operationsBulkRuns: rpc('runner.operations.bulk-runs', BulkRunsDto, {
+    callers: ['gateway'],
+    reply: returns<OperationDto>(),
+  }),
+  /** Accepts a bulk replay of a trigger's stored events; the events service is asked which ones. */
+  operationsReplayEvents: rpc('runner.operations.replay-events', ReplayEventsRequest, {
+    callers: ['gateway'],
+    reply: returns<OperationDto>(),
+  }),
+  operationsGet: rpc('runner.operations.get', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<OperationDto>(),
   }),
   /** The agent service asks too, to tell an unknown run from an unknown approval. */
   runsGet: rpc('runner.runs.get', IdRequest, {
