@@ -38,7 +38,6 @@ function run(fields: Partial<WorkflowRunDto> = {}): WorkflowRunDto {
     status: 'complete',
     createdBy: null,
     createdAt: '2026-11-27T08:00:00.000Z',
-    rerunOf: null,
     input: '',
     reply: null,
     error: null,

@@ -40,6 +40,6 @@ export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date())
     error: run.error,
     steps: [...steps].sort((a, b) => a.position - b.position).map(toRunStepDto),
     diagram: run.diagram,
-    rerunOf: run.rerunOf,
+    ...(run.rerunOf === null ? {} : { rerunOf: run.rerunOf }),
   };
 }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 import type { Diagram } from '../workflows/diagram.js';
 import { DiagramProperty } from '../workflows/diagram-field.decorator.js';
@@ -25,10 +25,10 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
   @DiagramProperty('The diagram as it ran.')
   diagram!: Diagram;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     type: String,
-    nullable: true,
-    description: 'Extension: the run this one reruns (`POST /runs/{id}/rerun`); null for any other run.',
+    description:
+      'Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run.',
   })
-  rerunOf!: string | null;
+  rerunOf?: string;
 }
