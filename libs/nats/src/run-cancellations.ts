@@ -12,9 +12,6 @@ interface Work {
   controller: AbortController;
 }
 
-/** The signal of work that belongs to no run: nothing cancels it. */
-const NEVER = new AbortController().signal;
-
 /** The notice as the runner sends it; anyone who may publish it could send something else. */
 export function isRunCancelledEvent(payload: unknown): payload is RunCancelledEvent {
   if (typeof payload !== 'object' || payload === null) return false;
@@ -66,14 +63,15 @@ export class RunCancellations implements OnModuleDestroy {
 
   /**
    * Runs `work` with a signal that aborts when run `runId` of `organizationId` is cancelled. Work
-   * that names no run gets a signal that never aborts.
+   * that names no run gets a signal of its own that never aborts (one shared by every such work would
+   * collect their listeners).
    */
   async during<T>(
     runId: string | undefined,
     organizationId: string,
     work: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    if (runId === undefined) return work(NEVER);
+    if (runId === undefined) return work(new AbortController().signal);
     const entry: Work = { organizationId, controller: new AbortController() };
     let works = this.inFlight.get(runId);
     if (!works) this.inFlight.set(runId, (works = new Set()));

@@ -112,9 +112,6 @@ function limitText(budget: StorageBudget): string {
  */
 type StopReason = 'statement' | 'batch' | 'storage' | 'cancel';
 
-/** The signal of a batch that nothing cancels. */
-const NEVER = new AbortController().signal;
-
 function resultJson(columns: string[], rowsJson: string, rowsRead: number, rowsWritten: number): string {
   return `{"columns":${JSON.stringify(columns)},"rows":[${rowsJson}],"meta":{"rowsRead":${rowsRead},"rowsWritten":${rowsWritten}}}`;
 }
@@ -154,7 +151,7 @@ export class BatchRunner {
     private readonly statements: readonly BatchStatement[],
     private readonly limits: BatchLimits,
     private readonly engine: EngineContext,
-    private readonly signal: AbortSignal = NEVER,
+    private readonly signal: AbortSignal = new AbortController().signal,
   ) {}
 
   async run(): Promise<BatchOutcome> {
