@@ -1,4 +1,4 @@
-import { ServiceWiringModule } from '#nats';
+import { RunCancellations, ServiceWiringModule } from '#nats';
 import { createLogger } from '#common';
 import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Module } from '@nestjs/common';
@@ -28,6 +28,7 @@ import { ThreadsService } from './threads/threads.service.js';
 @Module({})
 export class AgentModule {
   static forRoot(config: AgentConfig): DynamicModule {
+    const logger = createLogger('agent');
     return {
       module: AgentModule,
       imports: [
@@ -44,7 +45,8 @@ export class AgentModule {
       controllers: [AgentsHandler, AgentStepsHandler, ThreadsHandler, ApprovalsHandler],
       providers: [
         { provide: AgentConfig, useValue: config },
-        { provide: LOGGER, useValue: createLogger('agent') },
+        { provide: LOGGER, useValue: logger },
+        RunCancellations.provider(logger),
         { provide: LanguageModels, useValue: new LanguageModels(config) },
         AgentRepository,
         ThreadRepository,

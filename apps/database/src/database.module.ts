@@ -1,5 +1,5 @@
 import { bytesOf, createLogger } from '#common';
-import { RpcClient, ServiceWiringModule } from '#nats';
+import { RpcClient, RunCancellations, ServiceWiringModule } from '#nats';
 import { ServiceDatabaseModule } from '#persistence';
 import {
   type BeforeApplicationShutdown,
@@ -45,6 +45,7 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
       batchesPerOrganization: config.BATCHES_PER_ORGANIZATION,
       batchesWaitingPerOrganization: config.BATCHES_WAITING_PER_ORGANIZATION,
     };
+    const logger = createLogger('database');
     return {
       module: DatabaseModule,
       imports: [
@@ -60,7 +61,8 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
       ],
       controllers: [DatabasesHandler, QueryHandler, ShardsHandler],
       providers: [
-        { provide: LOGGER, useValue: createLogger('database') },
+        { provide: LOGGER, useValue: logger },
+        RunCancellations.provider(logger),
         { provide: QUERY_SETTINGS, useValue: settings },
         { provide: SHARD, useValue: config.shard },
         { provide: RPC_TIMEOUT_MS, useValue: config.RPC_TIMEOUT_MS },

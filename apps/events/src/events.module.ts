@@ -1,5 +1,5 @@
 import { createLogger } from '#common';
-import { ServiceWiringModule } from '#nats';
+import { RunCancellations, ServiceWiringModule } from '#nats';
 import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
 
@@ -62,6 +62,7 @@ export class EventsModule implements OnApplicationShutdown {
           inject: [OutboundHttp],
           useFactory: (http: OutboundHttp) => new AppProviders(http),
         },
+        RunCancellations.provider(logger),
         ConnectionRepository,
         ConnectionsService,
         BindingRepository,

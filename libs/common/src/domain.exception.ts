@@ -35,6 +35,14 @@ export class DomainException extends Error {
     );
   }
 
+  /**
+   * Work stopped because its run was cancelled (docs/runs.md, "Run control"); `message` names who
+   * cancelled and why. The runner has recorded the step already and drops this answer.
+   */
+  static runCancelled(message: string): DomainException {
+    return new DomainException('run_not_active', message);
+  }
+
   static planLimit(resource: string, limit: number): DomainException {
     return new DomainException(
       'plan_limit_reached',

@@ -4,8 +4,12 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 /** A key of a keyed event is one subject token: no dots, wildcards or whitespace, never empty. */
 export const isSubjectToken = (key: string): boolean => /^[^.*>\s]+$/.test(key);
 
-function subjectOf(entry: EventSubject<unknown>, key: string | undefined): string {
+/** Listens to every key of a keyed event (`….run-cancelled.*`): what its listeners' permissions allow. */
+export const EVERY_KEY = '*';
+
+function subjectOf(entry: EventSubject<unknown>, key: string | undefined, everyKey = false): string {
   if (!entry.keyed) return entry.name;
+  if (everyKey && key === EVERY_KEY) return `${entry.name}.${EVERY_KEY}`;
   if (key === undefined || !isSubjectToken(key)) {
     throw new Error(`${entry.bare} is keyed: ${JSON.stringify(key)} is not one subject token`);
   }
@@ -23,8 +27,9 @@ export function publishEvent<TPayload>(
 }
 
 /**
- * Listens to a notification (of one key, for a keyed one); a message that is not JSON is ignored,
- * since nothing depends on one.
+ * Listens to a notification (of one key, or of every key with `EVERY_KEY`, for a keyed one); a
+ * message that is not JSON is ignored, since nothing depends on one. The payload is what the
+ * publisher sent, unchecked: a listener that acts on it checks its fields.
  */
 export function subscribeEvent<TPayload>(
   connection: NatsConnection,
@@ -32,7 +37,7 @@ export function subscribeEvent<TPayload>(
   listener: (payload: TPayload) => void,
   key?: string,
 ): Subscription {
-  return connection.subscribe(subjectOf(entry, key), {
+  return connection.subscribe(subjectOf(entry, key, true), {
     callback: (error, message) => {
       if (error) return;
       let payload: TPayload;

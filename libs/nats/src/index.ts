@@ -9,5 +9,6 @@ export * from './permissions/nats-permissions.js';
 export * from './query-stream.client.js';
 export * from './rpc.server.js';
 export * from './rpc.client.js';
+export * from './run-cancellations.js';
 export * from './service-bootstrap.js';
 export * from './service-wiring.module.js';

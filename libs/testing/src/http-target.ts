@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the caller closed the connection before the answer was complete (`performance.now()`). */
+  abandonedAt?: number;
 }
 
 export interface TargetResponse {
@@ -16,6 +18,8 @@ export interface TargetResponse {
   delayMs?: number;
   /** Answers only once this settles: an app that holds a call until the test lets it go. */
   until?: Promise<unknown>;
+  /** Never answers: the call is held until the caller gives up. */
+  hold?: true;
 }
 
 /**
@@ -31,21 +35,27 @@ export class HttpTarget {
   private constructor() {
     this.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
+      let received: ReceivedRequest | undefined;
+      response.on('close', () => {
+        if (received && !response.writableFinished) received.abandonedAt = performance.now();
+      });
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const path = request.url ?? '/';
-        this.received.push({
+        received = {
           method: request.method ?? 'GET',
           path,
           headers: request.headers,
           body: Buffer.concat(chunks).toString('utf8'),
-        });
+        };
+        this.received.push(received);
         const script = this.scripts.get(path.split('?')[0] ?? path) ?? [];
         const next = script.length > 1 ? script.shift() : script[0];
         const answer = () => {
           response.writeHead(next?.status ?? 200, { 'content-type': 'application/json', ...next?.headers });
           response.end(JSON.stringify(next?.body ?? { ok: true }));
         };
+        if (next?.hold) return;
         if (next?.until) void next.until.finally(answer);
         else if (next?.delayMs) setTimeout(answer, next.delayMs);
         else answer();

@@ -10,6 +10,7 @@ export * from './http-target.js';
 export * from './members.js';
 export * from './organizations.js';
 export * from './runs.js';
+export * from './acting-runner.js';
 export * from './nats-server.js';
 export * from './postgres.js';
 export * from './service-process.js';

@@ -126,6 +126,51 @@ describe('ApprovalRepository', () => {
     expect((await approvals.find('org-1', one!.id))!.error).toBeNull();
   });
 
+  it("closes a cancelled run's pending approvals, of its organization only, with the cancel's message", async () => {
+    const runId = newId();
+    const [first, second] = await approvals.insertPending(
+      [approval(runId, { nodeId: 'ask' }), approval(runId, { nodeId: 'ask-again' })],
+      3600,
+    );
+    const [decided] = await approvals.insertPending([approval(runId, { nodeId: 'decided' })], 3600);
+    await approvals.decide('org-1', runId, decided!.id, {
+      status: 'approved',
+      reason: null,
+      decidedBy: 'user:u',
+    });
+    const [otherRun] = await approvals.insertPending([approval(newId())], 3600);
+    const [otherOrganization] = await approvals.insertPending(
+      [approval(runId, { organizationId: 'org-2' })],
+      3600,
+    );
+
+    expect(await approvals.closeForRun('org-1', runId, 'Cancelled by ada: wrong input.')).toBe(2);
+
+    const read = async (id: string) => {
+      const found = (await approvals.find(id === otherOrganization!.id ? 'org-2' : 'org-1', id))!;
+      return { status: found.status, reason: found.reason };
+    };
+    expect(
+      await Promise.all(
+        [first!, second!, decided!, otherRun!, otherOrganization!].map((one) => read(one.id)),
+      ),
+    ).toEqual([
+      { status: 'denied', reason: 'Cancelled by ada: wrong input.' },
+      { status: 'denied', reason: 'Cancelled by ada: wrong input.' },
+      { status: 'approved', reason: null },
+      { status: 'pending', reason: null },
+      { status: 'pending', reason: null },
+    ]);
+    // Closed is closed: a decision that comes after finds nothing pending.
+    expect(
+      await approvals.decide('org-1', runId, first!.id, {
+        status: 'approved',
+        reason: null,
+        decidedBy: null,
+      }),
+    ).toBeNull();
+  });
+
   it('lists pending approvals of the organization only, soonest to expire first', async () => {
     const [later] = await approvals.insertPending([approval(newId(), { organizationId: 'org-list' })], 7200);
     const [sooner] = await approvals.insertPending([approval(newId(), { organizationId: 'org-list' })], 3600);

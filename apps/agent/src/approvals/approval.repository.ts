@@ -170,6 +170,22 @@ export class ApprovalRepository {
       .execute();
   }
 
+  /**
+   * Denies every pending call of the run, with the cancel's message as the reason: the run was
+   * cancelled, and nothing will resume it. Answers how many it closed.
+   */
+  async closeForRun(organizationId: string, runId: string, reason: string): Promise<number> {
+    const rows = await this.db
+      .updateTable('agent.approvals')
+      .set({ status: 'denied', decided_at: now(), woken_at: now(), reason })
+      .where('run_id', '=', runId)
+      .where('organization_id', '=', organizationId)
+      .where('status', '=', 'pending')
+      .returning('id')
+      .execute();
+    return rows.length;
+  }
+
   /** Records an approved action's outcome, once: a second outcome (a retried run) is dropped. */
   async settle(
     organizationId: string,

@@ -4,13 +4,14 @@ import {
   type DecideApprovalRequest,
   type PendingApprovalDto,
   type Principal,
+  type RunCancelledEvent,
   RunnerSubjects,
   type RunStatus,
   servicePrincipal,
   type StepApproval,
 } from '#contracts';
-import { RpcClient } from '#nats';
-import { Inject, Injectable } from '@nestjs/common';
+import { RpcClient, RunCancellations } from '#nats';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 
 import { LOGGER } from '../agent.tokens.js';
@@ -18,9 +19,7 @@ import { actionKey, AgentTools } from '../steps/agent-tools.js';
 import type { ApprovalRecord, PendingApproval, StepRef } from './approval.mapper.js';
 import { ApprovalRepository } from './approval.repository.js';
 import { ApprovalUpkeepRepository } from './approval-upkeep.repository.js';
-
-/** A run whose approvals can still be decided: it has not ended. */
-const LIVE_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'running', 'waiting']);
+import { isDecidable } from './decidable.util.js';
 
 /** The dashboard lists this many pending approvals at most. */
 const PENDING_LIST_MAX = 100;
@@ -68,23 +67,38 @@ function deciderOf(principal: Principal): string | null {
  * Decisions on ask-first calls. A decision is taken in one statement that also checks the expiry, so
  * exactly one of two decisions, or of a decision and the expiry, wins. An approved action runs here,
  * once, and its outcome is kept for the step to resume with; then the waiting step is woken (and,
- * should the runner not take it yet, woken again by the upkeep until it does).
+ * should the runner not take it yet, woken again by the upkeep until it does). A cancel of the run
+ * closes its pending approvals (denied, with the cancel's message as the reason).
  */
 @Injectable()
-export class Approvals {
+export class Approvals implements OnModuleInit {
   constructor(
     private readonly approvals: ApprovalRepository,
     private readonly upkeep: ApprovalUpkeepRepository,
     private readonly tools: AgentTools,
     private readonly rpc: RpcClient,
+    private readonly cancellations: RunCancellations,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
+
+  onModuleInit(): void {
+    this.cancellations.onCancel((event) => this.closeForCancel(event));
+  }
+
+  /**
+   * The run was cancelled: its pending approvals can no longer be decided. Should this notice be
+   * missed, a decision finds the run final and closes them then (`refuse`).
+   */
+  private async closeForCancel({ organizationId, runId, message }: RunCancelledEvent): Promise<void> {
+    const closed = await this.approvals.closeForRun(organizationId, runId, message);
+    if (closed > 0) this.logger.info({ runId, closed }, 'closed the approvals of a cancelled run');
+  }
 
   async decide(principal: Principal, request: DecideApprovalRequest): Promise<ApprovalDecisionDto> {
     const { runId, approvalId, body } = request;
     // Answers run_not_found for a run that is not the organization's.
     const run = await this.rpc.request(RunnerSubjects.runsGet, principal, { id: runId });
-    const taken = LIVE_RUN_STATUSES.has(run.status)
+    const taken = isDecidable(run.status)
       ? await this.approvals.decide(principal.organizationId, runId, approvalId, {
           status: body.decision === 'approve' ? 'approved' : 'denied',
           reason: body.reason ?? null,
@@ -109,7 +123,8 @@ export class Approvals {
     const found = await this.approvals.find(principal.organizationId, approvalId);
     if (!found || found.runId !== runId) throw DomainException.notFound('approval', approvalId);
     if (found.status !== 'pending') {
-      throw new DomainException('approval_not_pending', `The approval was already ${found.status}.`);
+      const why = found.status === 'denied' && found.reason !== null ? ` (${found.reason})` : '';
+      throw new DomainException('approval_not_pending', `The approval was already ${found.status}${why}.`);
     }
     if (found.expiresAt.getTime() <= Date.now()) {
       // Its time ran out and nothing has expired it yet: expire it now and let the step fail.
@@ -144,6 +159,7 @@ export class Approvals {
           connectionId: approval.connectionId,
           input: approval.input,
           idempotencyKey: actionKey(approval, approval.toolCallId),
+          runId: approval.runId,
         }),
       };
     } catch (error) {

@@ -7,6 +7,7 @@ import {
   type AgentStepResult,
   type Principal,
 } from '#contracts';
+import { RunCancellations } from '#nats';
 import { isId, newId } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { generateText, type ModelMessage, stepCountIs, type ToolResultPart } from 'ai';
@@ -47,6 +48,8 @@ interface Conversation {
   added: ModelMessage[];
   /** The step's ask-first calls so far. */
   approvals: ApprovalRecord[];
+  /** Aborted when the run is cancelled: the model call stops. */
+  signal: AbortSignal;
 }
 
 /**
@@ -55,6 +58,7 @@ interface Conversation {
  * of an ask-first action ends the call with approval requests: they are recorded pending, the thread
  * is saved, and the step waits. Once every request is decided the step resumes the thread with the
  * decisions (an approved action's outcome, or the denial and its reason); an expired one fails it.
+ * A cancel of the run aborts the model call, and the step answers the cancel's message.
  */
 @Injectable()
 export class AgentSteps {
@@ -67,14 +71,27 @@ export class AgentSteps {
     private readonly approvals: ApprovalRepository,
     private readonly decisions: Approvals,
     private readonly upkeep: ApprovalUpkeep,
+    private readonly cancellations: RunCancellations,
   ) {}
 
-  async run(principal: Principal, request: AgentStepRequest): Promise<AgentStepResult> {
+  run(principal: Principal, request: AgentStepRequest): Promise<AgentStepResult> {
+    return this.cancellations.during(request.runId, principal.organizationId, (signal) =>
+      this.step(principal, request, signal),
+    );
+  }
+
+  private async step(
+    principal: Principal,
+    request: AgentStepRequest,
+    signal: AbortSignal,
+  ): Promise<AgentStepResult> {
     const agent = isId(request.agentId)
       ? await this.agents.find(principal.organizationId, request.agentId)
       : null;
     if (!agent) throw DomainException.notFound('agent', request.agentId);
-    if (request.threadId !== undefined) return this.resume(principal, request, agent, request.threadId);
+    if (request.threadId !== undefined) {
+      return this.resume(principal, request, agent, request.threadId, signal);
+    }
     if (request.interrupted) {
       // An earlier execution may have been waiting on calls, unrecorded by its runner: nobody will
       // resume that conversation, so its calls can no longer be approved.
@@ -90,6 +107,7 @@ export class AgentSteps {
       history: [],
       added: [{ role: 'user', content: request.task }],
       approvals: [],
+      signal,
     });
   }
 
@@ -98,6 +116,7 @@ export class AgentSteps {
     request: AgentStepRequest,
     agent: AgentRecord,
     threadId: string,
+    signal: AbortSignal,
   ): Promise<AgentStepResult> {
     const { organizationId } = principal;
     const ofThread = async () =>
@@ -164,6 +183,7 @@ export class AgentSteps {
       history,
       added: [{ role: 'tool', content: results }],
       approvals,
+      signal,
     });
   }
 
@@ -205,10 +225,14 @@ export class AgentSteps {
         maxRetries: 1,
         timeout: { totalMs: AGENT_STEP_TIMEOUT_MS - SAVE_MARGIN_MS, stepMs },
         providerOptions: reasoningOptions(agent),
+        abortSignal: conversation.signal,
       });
     } catch (error) {
+      if (conversation.signal.aborted) throw conversation.signal.reason;
       throw explainModelFailure(error, stepMs);
     }
+    // Cancelled as the model answered: nothing of the answer is kept, no call waits for approval.
+    conversation.signal.throwIfAborted();
     const produced = [...conversation.added, ...answer.response.messages];
     const messages = [...conversation.history, ...produced];
     const thread = {
@@ -249,6 +273,12 @@ export class AgentSteps {
       else await this.threads.append(threadId, produced, trx);
       return this.approvals.insertPending(pending, this.config.APPROVAL_TTL_SECONDS, trx);
     });
+    if (conversation.signal.aborted) {
+      // The cancel's own closing may have run before these calls were written.
+      const reason = conversation.signal.reason as Error;
+      await this.approvals.closeForRun(principal.organizationId, request.runId, reason.message);
+      throw reason;
+    }
     this.upkeep.kick();
     const until = Math.min(...opened.map((approval) => approval.expiresAt.getTime()));
     return {

@@ -44,6 +44,8 @@ export interface AgentToolbox {
 export interface ActionCall extends AskFirstAction {
   input: unknown;
   idempotencyKey: string;
+  /** The run it is for: a cancel of the run aborts the call in the events service. */
+  runId: string;
 }
 
 /** `name`, or `name_2`, `name_3` … when an earlier tool took it. */
@@ -147,6 +149,7 @@ export class AgentTools {
               action,
               input,
               idempotencyKey: actionKey(scope, toolCallId),
+              runId: scope.runId,
             });
             return this.bounded(done);
           },
@@ -174,7 +177,10 @@ export class AgentTools {
           const answer = await this.rpc.request(
             DatabaseSubjects.query,
             principal,
-            { id: database.id, body: { statements: [{ sql, params: params ?? [] }], readOnly: !writable } },
+            {
+              id: database.id,
+              body: { statements: [{ sql, params: params ?? [] }], readOnly: !writable, runId: scope.runId },
+            },
             QUERY_REPLY_TIMEOUT_MS,
           );
           return this.bounded(answer.results[0] ?? null);
@@ -212,6 +218,7 @@ export class AgentTools {
         input: call.input as Record<string, unknown>,
         idempotencyKey: call.idempotencyKey,
         timeoutMs,
+        runId: call.runId,
       },
       timeoutMs + ACTION_ANSWER_MARGIN_MS,
     );

@@ -1258,8 +1258,8 @@ export interface components {
             steps: components["schemas"]["RunStepDto"][];
             /** @description The diagram as it ran. */
             diagram: components["schemas"]["Diagram"];
-            /** @description Extension: the run this one reruns (`POST /runs/{id}/rerun`); null for any other run. */
-            rerunOf: string | null;
+            /** @description Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run. */
+            rerunOf?: string;
         };
         WorkflowRunSummaryDto: {
             id: string;

@@ -159,6 +159,73 @@ describe('the engine', () => {
     expect(await run(id, [{ sql: 'SELECT count(*) FROM t' }])).toEqual([[['0']]]);
   });
 
+  it('stops the running statement when its run is cancelled, and keeps nothing of the batch', async () => {
+    const id = newId();
+    await engine.create(ORG, id);
+    await run(id, [{ sql: 'CREATE TABLE t (n BIGINT)' }]);
+    const lease = await engine.lease(ORG, id);
+    let interrupts = 0;
+    const connect = lease.connect.bind(lease);
+    lease.connect = async () => {
+      const connection = await connect();
+      const interrupt = connection.interrupt.bind(connection);
+      connection.interrupt = () => {
+        interrupts += 1;
+        interrupt();
+      };
+      return connection;
+    };
+    const cancel = new AbortController();
+    const statements = [{ sql: 'INSERT INTO t VALUES (1)' }, { sql: `INSERT INTO t ${ENDLESS}` }];
+    const context = { scrubber: new PathScrubber(files.root, homedir()), pendingBoundBytes: 144 * MiB };
+    const batch = new BatchRunner(
+      lease,
+      statements,
+      limits({ statementTimeoutMs: 60_000 }),
+      context,
+      cancel.signal,
+    )
+      .run()
+      .finally(() => lease.release());
+    // The first statement takes a few milliseconds; the second runs for hours unless interrupted.
+    const abortAt = await new Promise<number>((resolve) =>
+      setTimeout(() => {
+        cancel.abort(DomainException.runCancelled('Cancelled by ada@example.com: wrong input.'));
+        resolve(performance.now());
+      }, 300),
+    );
+    const error = await batch.then(
+      () => null,
+      (thrown: unknown) => thrown,
+    );
+    const stoppedMs = performance.now() - abortAt;
+    expect(error).toBeInstanceOf(DomainException);
+    expect({ code: (error as DomainException).code, message: (error as DomainException).message }).toEqual({
+      code: 'run_not_active',
+      message: 'Cancelled by ada@example.com: wrong input.',
+    });
+    expect(interrupts).toBeGreaterThan(0);
+    expect(stoppedMs).toBeLessThan(2_000);
+    expect(await run(id, [{ sql: 'SELECT count(*) FROM t' }])).toEqual([[['0']]]);
+  });
+
+  it('does not start a batch whose run was cancelled before it reached the engine', async () => {
+    const id = newId();
+    await engine.create(ORG, id);
+    await run(id, [{ sql: 'CREATE TABLE t (n INTEGER)' }]);
+    const lease = await engine.lease(ORG, id);
+    try {
+      const cancelled = AbortSignal.abort(DomainException.runCancelled('Cancelled.'));
+      const context = { scrubber: new PathScrubber(files.root, homedir()), pendingBoundBytes: 144 * MiB };
+      await expect(
+        new BatchRunner(lease, [{ sql: 'INSERT INTO t VALUES (1)' }], limits(), context, cancelled).run(),
+      ).rejects.toMatchObject({ code: 'run_not_active', message: 'Cancelled.' });
+    } finally {
+      lease.release();
+    }
+    expect(await run(id, [{ sql: 'SELECT count(*) FROM t' }])).toEqual([[['0']]]);
+  });
+
   it('rolls back when the answer would not fit the channel', async () => {
     const id = newId();
     await engine.create(ORG, id);

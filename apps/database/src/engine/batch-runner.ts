@@ -106,8 +106,11 @@ function limitText(budget: StorageBudget): string {
     : `${budget.limit} bytes of storage for all of an organization's databases together`;
 }
 
-/** Why a statement was stopped from outside: its time, the batch's time, or the storage limit. */
-type StopReason = 'statement' | 'batch' | 'storage';
+/**
+ * Why a statement was stopped from outside: its time, the batch's time, the storage limit, or a
+ * cancel of the run the batch works for.
+ */
+type StopReason = 'statement' | 'batch' | 'storage' | 'cancel';
 
 function resultJson(columns: string[], rowsJson: string, rowsRead: number, rowsWritten: number): string {
   return `{"columns":${JSON.stringify(columns)},"rows":[${rowsJson}],"meta":{"rowsRead":${rowsRead},"rowsWritten":${rowsWritten}}}`;
@@ -126,6 +129,9 @@ function resultJson(columns: string[], rowsJson: string, rowsRead: number, rowsW
  * A writer is held to its storage budget: a database at its limit runs only batches that read or
  * delete; a statement whose writes grow the file past the room is interrupted; and before COMMIT what
  * the database would hold is measured, so a batch past the limit is rolled back whole.
+ *
+ * `signal` aborts when the run the batch works for is cancelled: the running statement is interrupted,
+ * the batch rolls back and fails with the signal's reason. Once COMMIT has started it completes.
  */
 export class BatchRunner {
   private connection!: DuckDBConnection;
@@ -135,16 +141,27 @@ export class BatchRunner {
   private inTransaction = false;
   private stopped: StopReason | undefined;
   private budget: StorageBudget | undefined;
+  /** A statement is running: an interrupt now stops it. */
+  private statementRunning = false;
+  /** Repeats the interrupt until the running statement ends (withTimeout clears it). */
+  private interrupting: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly lease: DatabaseLease,
     private readonly statements: readonly BatchStatement[],
     private readonly limits: BatchLimits,
     private readonly engine: EngineContext,
+    private readonly signal: AbortSignal = new AbortController().signal,
   ) {}
 
   async run(): Promise<BatchOutcome> {
+    this.signal.throwIfAborted();
     this.connection = await this.lease.connect();
+    const cancel = () => {
+      this.stopped ??= 'cancel';
+      if (this.statementRunning) this.keepInterrupting();
+    };
+    this.signal.addEventListener('abort', cancel);
     try {
       const readOnly = await this.isReadOnly();
       if (this.limits.onlyReads && !readOnly) await this.refuseNonRead();
@@ -158,6 +175,7 @@ export class BatchRunner {
         throw error;
       }
     } finally {
+      this.signal.removeEventListener('abort', cancel);
       this.lease.disconnect(this.connection);
     }
   }
@@ -235,6 +253,8 @@ export class BatchRunner {
         );
       }
       if (budget) await this.checkStorage(budget, startBytes, startDisk);
+      // The last statement may have ended just as its run was cancelled: nothing of it is kept.
+      this.signal.throwIfAborted();
       await this.commit();
       if (!budget) return { body, storedBytes: null };
       this.lease.storedBytes = await this.storedAfterCommit(budget);
@@ -463,16 +483,19 @@ export class BatchRunner {
     const statementMs = this.limits.statementTimeoutMs;
     const budget = Math.min(statementMs, this.limits.deadline - Date.now());
     if (budget <= 0) throw this.timedOut(index, 'batch');
-    let repeat: NodeJS.Timeout | undefined;
+    // A cancel that came while the statement was prepared: it does not start.
+    this.signal.throwIfAborted();
     const timer = setTimeout(() => {
       this.stopped ??= budget === statementMs ? 'statement' : 'batch';
-      this.connection.interrupt();
-      repeat = setInterval(() => this.connection.interrupt(), 100);
+      this.keepInterrupting();
     }, budget);
+    this.statementRunning = true;
     try {
       return await work();
     } catch (error) {
       switch (this.stopped) {
+        case 'cancel':
+          throw this.signal.reason;
         case 'statement':
         case 'batch':
           throw this.timedOut(index, this.stopped);
@@ -492,9 +515,20 @@ export class BatchRunner {
       if (error instanceof DomainException) throw error;
       throw queryFailed(index, this.engineMessage(error));
     } finally {
+      this.statementRunning = false;
       clearTimeout(timer);
-      if (repeat) clearInterval(repeat);
+      clearInterval(this.interrupting);
+      this.interrupting = undefined;
     }
+  }
+
+  /**
+   * Interrupts the running statement, and again every 100 ms until it ends: an interrupt that reaches
+   * the engine before it starts the statement would be forgotten.
+   */
+  private keepInterrupting(): void {
+    this.connection.interrupt();
+    this.interrupting ??= setInterval(() => this.connection.interrupt(), 100);
   }
 
   private timedOut(index: number, what: 'statement' | 'batch'): DomainException {
@@ -506,6 +540,7 @@ export class BatchRunner {
   }
 
   private checkNotInterrupted(index: number): void {
+    this.signal.throwIfAborted();
     switch (this.lease.interruptReason()) {
       case 'dropped':
         throw new DomainException('database_not_found', 'The database was deleted while the batch ran.');

@@ -112,13 +112,15 @@ export class DatabaseEngine {
 
   /**
    * Runs a batch. While the database is moving, waits (until the batch's deadline) for the move to
-   * end: it then runs here, or throws DatabaseMovedError for the caller to forward.
+   * end: it then runs here, or throws DatabaseMovedError for the caller to forward. When `signal`
+   * aborts (the batch's run was cancelled), the worker interrupts the batch and it rolls back.
    */
   async run(
     organizationId: string,
     databaseId: string,
     statements: BatchStatement[],
     { storageBudget, ...limits }: BatchLimits,
+    signal?: AbortSignal,
   ): Promise<BatchOutcome> {
     for (;;) {
       if (this.stopping) throw new EngineStoppingError();
@@ -128,16 +130,24 @@ export class DatabaseEngine {
         throw new DatabaseMovedError(databaseId);
       }
     }
+    signal?.throwIfAborted();
     // Counted before anything is awaited, so a move starting now waits for this batch.
     const batchId = this.nextBatchId++;
     this.budgets.set(batchId, storageBudget);
     this.running.set(databaseId, (this.running.get(databaseId) ?? 0) + 1);
+    const cancel = () => {
+      const message = signal?.reason instanceof Error ? signal.reason.message : 'The run was cancelled.';
+      // A worker that is gone has nothing of the batch left to stop.
+      this.worker.call({ op: 'cancel', batchId, message }, Date.now()).catch(() => undefined);
+    };
+    signal?.addEventListener('abort', cancel);
     try {
       return await this.worker.call(
         { op: 'batch', batchId, organizationId, databaseId, statements, limits },
         limits.deadline,
       );
     } finally {
+      signal?.removeEventListener('abort', cancel);
       this.budgets.delete(batchId);
       const left = (this.running.get(databaseId) ?? 1) - 1;
       if (left > 0) this.running.set(databaseId, left);

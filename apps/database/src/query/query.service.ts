@@ -1,5 +1,6 @@
 import { DomainException } from '#common';
 import type { IdAndBody, Principal, QueryResponseDto, ServiceQueryRequestDto } from '#contracts';
+import { RunCancellations } from '#nats';
 import { Inject, Injectable } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -39,6 +40,7 @@ export class QueryService {
     @Inject(QUERY_SETTINGS) private readonly settings: QuerySettings,
     @Inject(SHARD) private readonly shard: number,
     private readonly peers: ShardClient,
+    private readonly cancellations: RunCancellations,
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -76,7 +78,7 @@ export class QueryService {
   async run(
     principal: Principal,
     id: string,
-    body: { statements: BatchStatement[]; readOnly?: boolean } | undefined,
+    body: { statements: BatchStatement[]; readOnly?: boolean; runId?: string } | undefined,
     replyLimitBytes: number,
     forward: ForwardBatch,
     deadline = Date.now() + this.settings.batchTimeoutMs,
@@ -102,13 +104,30 @@ export class QueryService {
     }
   }
 
-  /** On this replica, in the organization's turn; a writing batch's new size is written on its row. */
-  private async runHere(
+  /**
+   * On this replica, in the organization's turn; a writing batch's new size is written on its row. A
+   * batch of a run's step is stopped and rolled back when the run is cancelled (the replica holding
+   * the database hears the cancel too, so a forwarded batch is stopped where it runs).
+   */
+  private runHere(
+    principal: Principal,
+    id: string,
+    body: { statements: BatchStatement[]; readOnly?: boolean; runId?: string },
+    replyLimitBytes: number,
+    deadline: number,
+  ): Promise<string> {
+    return this.cancellations.during(body.runId, principal.organizationId, (signal) =>
+      this.runInTurn(principal, id, body, replyLimitBytes, deadline, signal),
+    );
+  }
+
+  private async runInTurn(
     principal: Principal,
     id: string,
     body: { statements: BatchStatement[]; readOnly?: boolean },
     replyLimitBytes: number,
     deadline: number,
+    signal: AbortSignal,
   ): Promise<string> {
     const endTurn = await this.turns.take(principal.organizationId, deadline);
     // Asked at most once, and at once for a batch that looks like a write: catalog and Postgres answer
@@ -117,14 +136,20 @@ export class QueryService {
     const storageBudget = () => (budget ??= this.storage.budget(principal, id));
     if (seemsToWrite(body.statements)) void storageBudget().catch(() => undefined);
     try {
-      const outcome = await this.engine.run(principal.organizationId, id, body.statements, {
-        statementTimeoutMs: this.settings.statementTimeoutMs,
-        deadline,
-        resultLimitBytes: this.settings.resultLimitBytes,
-        replyLimitBytes,
-        onlyReads: body.readOnly === true,
-        storageBudget,
-      });
+      const outcome = await this.engine.run(
+        principal.organizationId,
+        id,
+        body.statements,
+        {
+          statementTimeoutMs: this.settings.statementTimeoutMs,
+          deadline,
+          resultLimitBytes: this.settings.resultLimitBytes,
+          replyLimitBytes,
+          onlyReads: body.readOnly === true,
+          storageBudget,
+        },
+        signal,
+      );
       if (outcome.storedBytes !== null) await this.storage.record(id, outcome.storedBytes);
       return outcome.body;
     } catch (error) {

@@ -6,21 +6,37 @@ import {
   parseActionRef,
   type Principal,
 } from '#contracts';
+import { RunCancellations } from '#nats';
 import { Injectable } from '@nestjs/common';
 
 import { ConnectionsService } from '../connections/connections.service.js';
 import { ConnectionRefused } from '../integrations/app-provider.js';
 import { AppProviders } from '../integrations/app-providers.js';
 
-/** One attempt of an app action with the organization's connection; its credentials stay here. */
+/**
+ * One attempt of an app action with the organization's connection; its credentials stay here. A
+ * cancel of the action's run aborts the attempt (its request to the app is aborted), which then fails
+ * with the cancel's message.
+ */
 @Injectable()
 export class ActionsService {
   constructor(
     private readonly connections: ConnectionsService,
     private readonly providers: AppProviders,
+    private readonly cancellations: RunCancellations,
   ) {}
 
-  async execute(principal: Principal, request: ExecuteActionRequest): Promise<ActionResult> {
+  execute(principal: Principal, request: ExecuteActionRequest): Promise<ActionResult> {
+    return this.cancellations.during(request.runId, principal.organizationId, (signal) =>
+      this.attempt(principal, request, signal),
+    );
+  }
+
+  private async attempt(
+    principal: Principal,
+    request: ExecuteActionRequest,
+    signal: AbortSignal,
+  ): Promise<ActionResult> {
     const connection = await this.connections.openOwned(principal.organizationId, request.connectionId);
     const ref = parseActionRef(request.action);
     if (!ref || ref.provider !== connection.integrationId || !hasAction(ref.provider, ref.action)) {
@@ -38,6 +54,7 @@ export class ActionsService {
         input: request.input,
         idempotencyKey: request.idempotencyKey,
         timeoutMs: request.timeoutMs,
+        signal,
       });
       if (health) await this.connections.setHealth(connection, health);
       return { status, result };

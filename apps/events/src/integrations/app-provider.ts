@@ -17,6 +17,8 @@ export interface ActionCall {
   input: Record<string, unknown>;
   idempotencyKey: string;
   timeoutMs: number;
+  /** Aborted when the call's run is cancelled: the call fails with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface ActionDone extends ActionResult {

@@ -64,7 +64,7 @@ export class HttpProvider implements AppProvider {
   }
 
   /** `http__request`: any 2xx answer is the result; any other fails the attempt. */
-  async execute({ connection, input, idempotencyKey, timeoutMs }: ActionCall): Promise<ActionDone> {
+  async execute({ connection, input, idempotencyKey, timeoutMs, signal }: ActionCall): Promise<ActionDone> {
     const method = typeof input.method === 'string' ? input.method.toUpperCase() : 'GET';
     if (!METHODS.includes(method)) {
       throw DomainException.invalidRequest([
@@ -84,6 +84,7 @@ export class HttpProvider implements AppProvider {
       },
       ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
       timeoutMs,
+      signal,
       ...(held && origins ? { credentials: { headers: credentialHeaders, origins } } : {}),
     });
     if (answer.status < 200 || answer.status > 299) {

@@ -43,7 +43,7 @@ export class SlackProvider implements AppProvider {
   }
 
   /** `slack__post_message`: `{text, blocks?}`. A revoked URL marks the connection unhealthy. */
-  async execute({ connection, input, idempotencyKey, timeoutMs }: ActionCall): Promise<ActionDone> {
+  async execute({ connection, input, idempotencyKey, timeoutMs, signal }: ActionCall): Promise<ActionDone> {
     const message = {
       text: textInput(input, 'text'),
       ...(Array.isArray(input.blocks) ? { blocks: input.blocks } : {}),
@@ -54,6 +54,7 @@ export class SlackProvider implements AppProvider {
       headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
       body: JSON.stringify(message),
       timeoutMs,
+      signal,
       sameOriginOnly: true,
     });
     if (GONE.has(answer.status)) {

@@ -47,7 +47,7 @@ export class WebhookProvider implements AppProvider {
     // Deliveries come to /hooks/{connectionId}: nothing to set up with the app.
   }
 
-  async execute({ connection, input, idempotencyKey, timeoutMs }: ActionCall): Promise<ActionDone> {
+  async execute({ connection, input, idempotencyKey, timeoutMs, signal }: ActionCall): Promise<ActionDone> {
     const body = JSON.stringify(input.body ?? null);
     // The signature covers the timestamp header: both from one clock reading.
     const at = new Date();
@@ -65,6 +65,7 @@ export class WebhookProvider implements AppProvider {
       },
       body,
       timeoutMs,
+      signal,
     });
     if (answer.status < 200 || answer.status > 299) {
       throw appFailure(`The receiver answered ${answer.status}: ${excerpt(answer.body)}`);

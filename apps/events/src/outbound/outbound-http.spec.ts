@@ -108,6 +108,45 @@ describe('OutboundHttp', () => {
   });
 });
 
+describe('OutboundHttp cancelled from outside', () => {
+  it("aborts a request the app holds: the app sees its connection closed, and the call fails with the signal's reason", async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    // An app that never answers.
+    const server = createServer((request) => {
+      request.socket.on('close', closed);
+      arrived();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const http = new OutboundHttp(true, 1_000_000);
+    try {
+      const cancel = new AbortController();
+      const call = http
+        .send({
+          method: 'POST',
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/held`,
+          headers: {},
+          body: '{}',
+          timeoutMs: 60_000,
+          signal: cancel.signal,
+        })
+        .catch((error: unknown) => error);
+      await requestArrived;
+      const reason = DomainException.runCancelled('Cancelled by ada@example.com: wrong input.');
+      cancel.abort(reason);
+      await connectionClosed;
+      expect(await call).toBe(reason);
+    } finally {
+      await http.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
 describe('OutboundHttp credentials and redirects', () => {
   interface Seen {
     path: string;

@@ -15,6 +15,11 @@ export interface OutboundRequest {
   body?: string;
   timeoutMs: number;
   /**
+   * Aborts the request from outside (its run was cancelled): the connection is closed, and the
+   * request fails with the signal's reason when that is a DomainException.
+   */
+  signal?: AbortSignal;
+  /**
    * A connection's credential headers and the origins they may go to: added on the first request and
    * on every redirect hop whose origin is one of them, and to no other (an empty list: to none).
    */
@@ -105,7 +110,8 @@ export class OutboundHttp {
   }
 
   async send(outbound: OutboundRequest): Promise<OutboundResponse> {
-    const signal = AbortSignal.timeout(outbound.timeoutMs);
+    const timeout = AbortSignal.timeout(outbound.timeoutMs);
+    const signal = outbound.signal ? AbortSignal.any([timeout, outbound.signal]) : timeout;
     let { method, body, headers } = outbound;
     let url = this.checkedUrl(outbound.url);
     try {
@@ -145,6 +151,9 @@ export class OutboundHttp {
         };
       }
     } catch (error) {
+      if (outbound.signal?.aborted && outbound.signal.reason instanceof DomainException) {
+        throw outbound.signal.reason;
+      }
       throw this.explain(error, outbound.timeoutMs);
     }
   }

@@ -67,6 +67,7 @@ export class ActionExecutor implements NodeExecutor {
               input: rendered,
               idempotencyKey: context.idempotencyKey,
               timeoutMs,
+              runId: context.run.id,
             }),
             {
               timeoutMs: timeoutMs + ACTION_ANSWER_MARGIN_MS,

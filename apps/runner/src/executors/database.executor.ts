@@ -56,7 +56,7 @@ export class DatabaseExecutor implements NodeExecutor {
             this.rpc,
             DatabaseSubjects.query,
             context,
-            () => ({ id, body: { statements: [{ sql, params: bound }] } }),
+            () => ({ id, body: { statements: [{ sql, params: bound }], runId: context.run.id } }),
             {
               timeoutMs: this.config.DATABASE_STEP_TIMEOUT_MS,
               patienceMs: this.config.STEP_UNAVAILABLE_WAIT_MS,

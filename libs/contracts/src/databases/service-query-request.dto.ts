@@ -1,5 +1,16 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsOptional, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+
+import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 
 import { QUERY_LIMITS } from './query-limits.js';
 import { ServiceQueryStatementDto } from './service-query-statement.dto.js';
@@ -23,4 +34,13 @@ export class ServiceQueryRequestDto {
   @IsOptional()
   @IsBoolean()
   readOnly?: boolean;
+
+  /**
+   * The run whose step (or agent) runs the batch: a cancel of that run interrupts it and rolls it
+   * back (`RunnerSubjects.runCancelled`).
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  runId?: string;
 }

@@ -118,6 +118,15 @@ export class ExecuteActionRequest {
   @Min(100)
   @Max(ACTION_MAX_TIMEOUT_MS)
   timeoutMs!: number;
+
+  /**
+   * The run whose step (or agent) calls the action: a cancel of that run aborts the call
+   * (`RunnerSubjects.runCancelled`). Absent for a call that belongs to no run.
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  runId?: string;
 }
 
 /** What an action did: `status` (the HTTP status for HTTP-based actions) and its result, as JSON. */

@@ -42,11 +42,12 @@ describe('NATS permissions rendered from the subject catalog', () => {
   });
 
   it('lets each service subscribe to its own subjects and its own inbox only', () => {
-    for (const identity of ['catalog', 'workflow', 'runner', 'database'] as const) {
+    for (const identity of ['catalog', 'workflow', 'runner', 'database', 'events', 'agent'] as const) {
       const listened = new Set(
-        SUBJECT_CATALOG.filter((entry) => entry.kind === 'event' && entry.listeners.includes(identity)).map(
-          // A keyed event is listened to one token deeper: `….run-cancelled.*`.
-          (entry) => (entry.kind === 'event' && entry.keyed ? `${entry.bare}.*` : entry.bare),
+        SUBJECT_CATALOG.flatMap((entry) =>
+          entry.kind === 'event' && entry.listeners.includes(identity)
+            ? [entry.keyed ? `${entry.bare}.*` : entry.bare]
+            : [],
         ),
       );
       for (const subject of permissions[identity].subscribe) {
@@ -55,6 +56,19 @@ describe('NATS permissions rendered from the subject catalog', () => {
         expect({ identity, subject, own }).toEqual({ identity, subject, own: true });
       }
     }
+  });
+
+  it("lets every service that works on a run's steps hear its cancel, under every run id, and only the runner send it", () => {
+    for (const identity of ['runner', 'events', 'agent', 'database'] as const) {
+      expect({ identity, subscribe: permissions[identity].subscribe }).toEqual({
+        identity,
+        subscribe: expect.arrayContaining(['runner.events.run-cancelled.*']),
+      });
+    }
+    const senders = NATS_IDENTITIES.filter((identity) =>
+      permissions[identity].publish.includes('runner.events.run-cancelled.*'),
+    );
+    expect(senders).toEqual(['runner']);
   });
 
   it('lets a service that answers in many messages write to its callers’ inboxes, and them to its subjects', () => {

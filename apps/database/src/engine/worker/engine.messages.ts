@@ -20,6 +20,11 @@ export type EngineCall =
       statements: BatchStatement[];
       limits: Omit<BatchLimits, 'storageBudget'>;
     }
+  /**
+   * Stop a batch: its run was cancelled. Its statement is interrupted, it rolls back, and it fails
+   * with `message`. A batch that has ended (or is committing) is left as it is.
+   */
+  | { op: 'cancel'; batchId: number; message: string }
   /** Checkpoint and close it (a move): the service sends it no batch meanwhile. */
   | { op: 'close'; databaseId: string; drainMs: number }
   | { op: 'drop'; organizationId: string; databaseId: string }
@@ -30,6 +35,7 @@ export type EngineCall =
 export interface EngineResults {
   create: null;
   batch: BatchOutcome;
+  cancel: null;
   close: null;
   drop: null;
   drain: null;

@@ -8,7 +8,7 @@
  */
 import { homedir } from 'node:os';
 
-import { bytesOf } from '#common';
+import { bytesOf, DomainException } from '#common';
 
 import { BatchRunner, type EngineContext } from '../batch-runner.js';
 import { DatabaseFiles } from '../database-files.js';
@@ -69,25 +69,38 @@ const engine = new OpenDatabases(
   (databaseId, bytes) => channel.emit({ event: 'storage', databaseId, bytes }),
 );
 process.on('message', (message: WireMessage) => channel.receive(message));
+/** The batches running, by the service's batch id, so a cancel of their run can stop them. */
+const cancels = new Map<number, AbortController>();
 
 async function serve(call: EngineCall): Promise<unknown> {
   switch (call.op) {
     case 'create':
       return engine.create(call.organizationId, call.databaseId);
     case 'batch': {
-      const lease = await engine.lease(call.organizationId, call.databaseId);
+      // Registered before anything is awaited: the channel delivers a cancel after its batch.
+      const cancel = new AbortController();
+      cancels.set(call.batchId, cancel);
       try {
-        const budget = () => channel.call({ op: 'storageBudget', batchId: call.batchId });
-        return await new BatchRunner(
-          lease,
-          call.statements,
-          { ...call.limits, storageBudget: budget },
-          context,
-        ).run();
+        const lease = await engine.lease(call.organizationId, call.databaseId);
+        try {
+          const budget = () => channel.call({ op: 'storageBudget', batchId: call.batchId });
+          return await new BatchRunner(
+            lease,
+            call.statements,
+            { ...call.limits, storageBudget: budget },
+            context,
+            cancel.signal,
+          ).run();
+        } finally {
+          lease.release();
+        }
       } finally {
-        lease.release();
+        cancels.delete(call.batchId);
       }
     }
+    case 'cancel':
+      cancels.get(call.batchId)?.abort(DomainException.runCancelled(call.message));
+      return null;
     case 'close':
       return engine.close(call.databaseId, call.drainMs);
     case 'drop':
