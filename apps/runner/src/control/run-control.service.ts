@@ -50,7 +50,12 @@ export class RunControlService {
     const runId = this.known(id);
     const message = cancelMessage(principal, body.reason);
     const move = await this.control.cancel(principal.organizationId, runId, message, body.rollback === true);
-    this.refuseUnless(move, runId, 'run_not_active', (before) => `The run is ${before}: there is nothing to cancel.`);
+    await this.refuseUnless(
+      move,
+      runId,
+      'run_not_active',
+      (status) => `The run is ${status}: there is nothing to cancel.`,
+    );
     this.changes.cancelled({ runId, organizationId: principal.organizationId, message });
     this.changes.changed(runId, move.after ?? 'terminated');
     if (move.job) await this.jobs.publishSoon(move.job);
@@ -60,11 +65,19 @@ export class RunControlService {
   async pause(principal: Principal, id: string): Promise<WorkflowRunDto> {
     const runId = this.known(id);
     const move = await this.control.pause(principal.organizationId, runId);
-    // Pausing a run that is pausing or paused already asks for what is so.
-    if (move.after === null && (move.before === 'paused' || move.before === 'waitingForPause')) {
-      return this.read(principal, runId);
+    if (move.before === null) throw DomainException.notFound('run', runId);
+    // Pausing a run that is pausing or paused already (perhaps by a pause it waited for) asks for
+    // what is so.
+    if (move.after === null) {
+      const found = await this.read(principal, runId);
+      if (found.status === 'paused' || found.status === 'waitingForPause') return found;
     }
-    this.refuseUnless(move, runId, 'run_not_active', (before) => `The run is ${before}: it cannot be paused.`);
+    await this.refuseUnless(
+      move,
+      runId,
+      'run_not_active',
+      (status) => `The run is ${status}: it cannot be paused.`,
+    );
     if (move.after === 'waitingForPause') this.changes.pauseRequested(runId);
     this.changes.changed(runId, move.after ?? 'paused');
     return this.read(principal, runId);
@@ -73,7 +86,7 @@ export class RunControlService {
   async resume(principal: Principal, id: string): Promise<WorkflowRunDto> {
     const runId = this.known(id);
     const move = await this.control.resume(principal.organizationId, runId);
-    this.refuseUnless(move, runId, 'run_not_paused', (before) => `The run is ${before}, not paused.`);
+    await this.refuseUnless(move, runId, 'run_not_paused', (status) => `The run is ${status}, not paused.`);
     this.changes.changed(runId, 'queued');
     if (move.job) await this.jobs.publishSoon(move.job);
     return this.read(principal, runId);
@@ -98,14 +111,20 @@ export class RunControlService {
     return id;
   }
 
-  private refuseUnless(
+  /**
+   * A move that did not apply is refused with the run's status now: the status the move read first
+   * can be older, when the move waited for another one (a second cancel) that changed it.
+   */
+  private async refuseUnless(
     move: ControlMove,
     runId: string,
     code: 'run_not_active' | 'run_not_paused',
-    message: (before: StoredRunStatus) => string,
-  ): void {
+    message: (status: StoredRunStatus) => string,
+  ): Promise<void> {
     if (move.before === null) throw DomainException.notFound('run', runId);
-    if (move.after === null) throw new DomainException(code, message(move.before), { status: move.before });
+    if (move.after !== null) return;
+    const status = (await this.runs.holdOf(runId))?.status ?? move.before;
+    throw new DomainException(code, message(status), { status });
   }
 
   private async read(principal: Principal, runId: string): Promise<WorkflowRunDto> {
