@@ -84,6 +84,25 @@ describe('RunCancellations', () => {
     expect(cancellations.runsInFlight).toBe(0);
   });
 
+  it('stops work that arrives after its run was cancelled, as it starts, for that organization only', async () => {
+    const runId = randomUUID();
+    cancel({ runId, organizationId: 'org-a', message: 'Cancelled before the step arrived.' });
+    // A later notice of another run is heard after this one: once it is, the first was too.
+    const marker = randomUUID();
+    const markerWork = start(cancellations, marker, 'org-a');
+    cancel({ runId: marker, organizationId: 'org-a', message: 'marker' });
+    await markerWork.outcome;
+
+    const late = start(cancellations, runId, 'org-a');
+    // It never started.
+    expect(late.signal).toBeUndefined();
+    expect(((await late.outcome) as Error).message).toBe('Cancelled before the step arrived.');
+    const otherOrganization = start(cancellations, runId, 'org-b');
+    expect(otherOrganization.signal.aborted).toBe(false);
+    cancel({ runId, organizationId: 'org-b', message: 'b' });
+    await otherOrganization.outcome;
+  });
+
   it('ignores notices that are not valid, and goes on hearing the valid ones', async () => {
     const runId = randomUUID();
     const work = start(cancellations, runId, 'org-a');

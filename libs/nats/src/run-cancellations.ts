@@ -12,6 +12,15 @@ interface Work {
   controller: AbortController;
 }
 
+/**
+ * Cancels remembered, so that work reaching a service after its run's cancel (the notice overtook the
+ * step's request, which goes through the runner's retries and the service's queue) is stopped as it
+ * starts. Bounded: the oldest are forgotten first, and none is kept past its time; a cancelled run's
+ * steps are never sent later than that.
+ */
+const REMEMBERED_CANCELS = 10_000;
+const REMEMBER_CANCEL_MS = 10 * 60_000;
+
 /** The notice as the runner sends it; anyone who may publish it could send something else. */
 export function isRunCancelledEvent(payload: unknown): payload is RunCancelledEvent {
   if (typeof payload !== 'object' || payload === null) return false;
@@ -37,6 +46,8 @@ export function isRunCancelledEvent(payload: unknown): payload is RunCancelledEv
  */
 export class RunCancellations implements OnModuleDestroy {
   private readonly inFlight = new Map<string, Set<Work>>();
+  /** Recent cancels by run id, oldest first. */
+  private readonly cancelled = new Map<string, { organizationId: string; message: string; at: number }>();
   private readonly listeners: Array<(event: RunCancelledEvent) => unknown> = [];
   private readonly subscription: Subscription;
 
@@ -62,7 +73,8 @@ export class RunCancellations implements OnModuleDestroy {
   }
 
   /**
-   * Runs `work` with a signal that aborts when run `runId` of `organizationId` is cancelled. Work
+   * Runs `work` with a signal that aborts when run `runId` of `organizationId` is cancelled; work of a
+   * run cancelled before it arrived does not start, and fails as its cancel says. Work
    * that names no run gets a signal of its own that never aborts (one shared by every such work would
    * collect their listeners).
    */
@@ -72,6 +84,8 @@ export class RunCancellations implements OnModuleDestroy {
     work: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     if (runId === undefined) return work(new AbortController().signal);
+    const earlier = this.cancelledEarlier(runId, organizationId);
+    if (earlier !== undefined) throw DomainException.runCancelled(earlier);
     const entry: Work = { organizationId, controller: new AbortController() };
     let works = this.inFlight.get(runId);
     if (!works) this.inFlight.set(runId, (works = new Set()));
@@ -106,6 +120,7 @@ export class RunCancellations implements OnModuleDestroy {
       );
       return;
     }
+    this.remember(payload);
     const reason = DomainException.runCancelled(payload.message);
     for (const work of [...(this.inFlight.get(payload.runId) ?? [])]) {
       if (work.organizationId === payload.organizationId) work.controller.abort(reason);
@@ -118,5 +133,25 @@ export class RunCancellations implements OnModuleDestroy {
           this.logger.warn({ err: error, runId: payload.runId }, 'a run-cancelled listener failed'),
         );
     }
+  }
+
+  private remember({ runId, organizationId, message }: RunCancelledEvent): void {
+    this.cancelled.delete(runId);
+    this.cancelled.set(runId, { organizationId, message, at: Date.now() });
+    for (const [oldest, { at }] of this.cancelled) {
+      if (this.cancelled.size <= REMEMBERED_CANCELS && Date.now() - at <= REMEMBER_CANCEL_MS) break;
+      this.cancelled.delete(oldest);
+    }
+  }
+
+  /** The message of a cancel of this run heard before its work arrived, if any. */
+  private cancelledEarlier(runId: string, organizationId: string): string | undefined {
+    const earlier = this.cancelled.get(runId);
+    if (!earlier || earlier.organizationId !== organizationId) return undefined;
+    if (Date.now() - earlier.at > REMEMBER_CANCEL_MS) {
+      this.cancelled.delete(runId);
+      return undefined;
+    }
+    return earlier.message;
   }
 }
