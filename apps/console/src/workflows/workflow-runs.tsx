@@ -3,9 +3,20 @@ import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 
 import { api, type Schemas, unwrap } from '../api/client';
-import { Empty, formatTime, QueryView, StatusBadge } from '../components/ui';
+import { Empty, formatTime, QueryView, StatusBadge, statusLabel } from '../components/ui';
 
-const STATUSES = ['queued', 'running', 'waiting', 'complete', 'errored', 'terminated', 'unknown'];
+const STATUSES = [
+  'queued',
+  'running',
+  'waiting',
+  'waitingForPause',
+  'paused',
+  'rollingBack',
+  'complete',
+  'errored',
+  'terminated',
+  'unknown',
+] as const;
 
 /** The workflow's recent runs (the last 100), filtered by status in the browser. */
 export function WorkflowRuns({ workflow }: { workflow: Schemas['WorkflowDetailDto'] }) {
@@ -28,7 +39,7 @@ export function WorkflowRuns({ workflow }: { workflow: Schemas['WorkflowDetailDt
           <option value="">All</option>
           {STATUSES.map((value) => (
             <option key={value} value={value}>
-              {value}
+              {statusLabel(value)}
             </option>
           ))}
         </select>
@@ -43,7 +54,7 @@ export function WorkflowRuns({ workflow }: { workflow: Schemas['WorkflowDetailDt
           if (runs.length === 0)
             return (
               <Empty>
-                No {status} runs among the last {page.data.length}.
+                No {statusLabel(status)} runs among the last {page.data.length}.
               </Empty>
             );
           return (
