@@ -90,8 +90,8 @@ describe('agent approvals', () => {
   const SETTLE = { timeoutMs: 30_000, intervalMs: 50 };
   const FINISHED: RunStatus[] = ['complete', 'errored'];
 
-  /** Publishes a workflow whose agent must ask before each HTTP request, and starts a run of it. */
-  async function startWaitingRun(...paths: string[]) {
+  /** Publishes a workflow whose agent must ask before each HTTP request. */
+  async function carefulWorkflow() {
     agents += 1;
     const agent = await org.api.POST('/api/v1/agents', {
       body: {
@@ -109,6 +109,12 @@ describe('agent approvals', () => {
       chainOf(nodes.trigger('t'), nodes.agent('ask', agent.data!.id, 'Tell the team.')),
       { name: workflowName },
     );
+    return { workflowId, workflowName };
+  }
+
+  /** Starts a run of a `carefulWorkflow` whose agent asks to call each path; answers once it waits. */
+  async function startWaitingRun(...paths: string[]) {
+    const { workflowId, workflowName } = await carefulWorkflow();
     model.queue(callsTo(...paths));
     const started = await startRun(org.api, workflowId, {});
     expect(started.response.status).toBe(201);
@@ -319,6 +325,37 @@ describe('agent approvals', () => {
         (r) => r.length,
       ),
     ).toEqual([1, 0, 1]);
+  });
+
+  it('ends a wait (Prefer: wait, ?wait) at a run waiting on an approval, even one that expires within the wait', async () => {
+    // Approvals that expire within a wait: were their expiry a wake to wait for, the waits below
+    // would answer the run errored (the approval expired) rather than waiting.
+    await stack.processes.get('agent')!.stop();
+    await stack.startService('agent', { ...AGENT_ENV, APPROVAL_TTL_SECONDS: '45' });
+    const { workflowId } = await carefulWorkflow();
+    model.queue(callsTo('/asked'));
+    const started = await startRun(org.api, workflowId, {}, { Prefer: 'wait=60' });
+    expect(started.response.status).toBe(201);
+    expect(started.response.headers.get('preference-applied')).toBe('wait=60');
+    expect(started.data!.status).toBe('waiting');
+    expect(approvalsOf(stepOf(started.data!, 'ask')!).map((approval) => approval.status)).toEqual([
+      'pending',
+    ]);
+
+    const runId = started.data!.id;
+    const read = await org.api.GET('/api/v1/runs/{id}', {
+      params: { path: { id: runId }, query: { wait: 60 } },
+    });
+    expect(read.data!.status).toBe('waiting');
+    const [approval] = approvalsOf(stepOf(read.data!, 'ask')!);
+    expect(approval!.status).toBe('pending');
+
+    model.queue({ text: 'Left it.' });
+    expect(
+      await statusOf(decide(org.api, runId, approval!.id, { decision: 'deny', reason: 'Not now' })),
+    ).toBe(200);
+    expect((await runReaches(org.api, runId, FINISHED, SETTLE)).status).toBe('complete');
+    expect(target.requestsTo('/asked')).toEqual([]);
   });
 
   it('expires an approval left without a decision: a late decision is refused, and the step fails', async () => {

@@ -57,6 +57,12 @@ describe('API fuzzing', () => {
       ),
     );
     kept(await runOf(workflow, 'fuzz'));
+    // An operation, for the fuzzed reads of GET /api/v1/operations/{id} to find.
+    const bulk = {
+      action: 'cancel' as const,
+      filter: { workflowId: workflow, status: ['complete' as const] },
+    };
+    kept(expectData(await api.POST('/api/v1/runs/bulk', { body: bulk }), 202).id);
     // Issue 23's template probe: fuzzed starts of it render their input 200 times in one property,
     // and its run of a 100 KB input (whose 20 MB step input once made every read of it a 503) is read
     // like any other run.

@@ -11,11 +11,13 @@ import {
   nodes,
   type OrganizationFixture,
   runningStack,
+  runReaches,
   type RunStep,
   sessionCookie,
   startExtraGateway,
   startRun,
   stepOf,
+  type TargetResponse,
   type TestDiagram,
   type TestNode,
   waitFor,
@@ -144,12 +146,13 @@ describe('live runs (extensions beyond the contract)', () => {
   let holds = 0;
   const unreleased = new Set<() => void>();
 
-  const hold = (): Hold => {
+  /** Held calls are answered with `status`; the calls after the first with `then`. */
+  const hold = (status = 200, ...then: TargetResponse[]): Hold => {
     holds += 1;
     const path = `/hold-${holds}`;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    target.respond(path, { until: released, body: { held: path } });
+    target.respond(path, { status, until: released, body: { held: path } }, ...then);
     unreleased.add(release);
     return { path, release };
   };
@@ -206,7 +209,7 @@ describe('live runs (extensions beyond the contract)', () => {
       await subscriptionsBecome(runId, 0);
     });
 
-    it('answers when the run starts waiting (a delay)', async () => {
+    it('answers when the run starts waiting on a delay due after N seconds', async () => {
       const { runId, gate } = await heldRun([nodes.delay('later', 3600)]);
       const waiting = org.api.GET('/api/v1/runs/{id}', {
         params: { path: { id: runId }, query: { wait: 30 } },
@@ -218,6 +221,76 @@ describe('live runs (extensions beyond the contract)', () => {
       expect(stepOf(run.data!, 'later')).toMatchObject({
         status: 'waiting',
       });
+    });
+
+    it('answers at once a run already waiting on a delay due after N seconds', async () => {
+      const workflowId = await workflow(org.api, chainOf(nodes.trigger('t'), nodes.delay('later', 60)));
+      const started = await startRun(org.api, workflowId, {});
+      const runId = started.data!.id;
+      await runReaches(org.api, runId, ['waiting'], { what: 'the run to wait for its delay' });
+      const deadline = Date.now() + 3_000;
+      const run = await org.api.GET('/api/v1/runs/{id}', {
+        params: { path: { id: runId }, query: { wait: 3 } },
+      });
+      // Before the wait was up: nothing changes before the delay is due, a minute away.
+      expect(Date.now()).toBeLessThan(deadline);
+      expect(run.response.status).toBe(200);
+      expect(run.data!.status).toBe('waiting');
+      expect(stepOf(run.data!, 'later')).toMatchObject({ status: 'waiting' });
+      await subscriptionsBecome(runId, 0);
+    });
+
+    it('waits through a retry that falls due before N seconds', async () => {
+      // The first attempt fails once the app lets it go; the retry, a second later, succeeds.
+      const gate = hold(500, { status: 200, body: { ok: true } });
+      const call = nodes.action(
+        'call',
+        'http__request',
+        { method: 'GET', url: `${target.url}${gate.path}` },
+        { connectionId, retry: { attempts: 1, backoffSeconds: 1 } },
+      );
+      const workflowId = await workflow(org.api, chainOf(nodes.trigger('t'), call, nodes.alwaysTrue('c')));
+      const started = await startRun(org.api, workflowId, {});
+      const runId = started.data!.id;
+      await waitFor(() => (target.requestsTo(gate.path).length === 1 ? true : undefined), {
+        what: 'the first attempt to reach the app',
+      });
+      const waiting = org.api.GET('/api/v1/runs/{id}', {
+        params: { path: { id: runId }, query: { wait: 30 } },
+      });
+      await subscriptionsBecome(runId, 1);
+      gate.release();
+      const run = await waiting;
+      expect(run.response.status).toBe(200);
+      expect(run.data!.status).toBe('complete');
+      expect(stepOf(run.data!, 'call')).toMatchObject({ status: 'done', error: null });
+      expect(target.requestsTo(gate.path)).toHaveLength(2);
+    });
+
+    it('answers once the run is paused', async () => {
+      const { runId, gate } = await heldRun([nodes.alwaysTrue('c')]);
+      const deadline = Date.now() + 30_000;
+      const waiting = org.api.GET('/api/v1/runs/{id}', {
+        params: { path: { id: runId }, query: { wait: 30 } },
+      });
+      await subscriptionsBecome(runId, 1);
+      const pausing = await org.api.POST('/api/v1/runs/{id}/pause', { params: { path: { id: runId } } });
+      expect(pausing.data!.status).toBe('waitingForPause');
+      // The held step finishes; nothing after it starts, and the run is paused.
+      gate.release();
+      const run = await waiting;
+      // Before the wait was up: only a resume moves a paused run.
+      expect(Date.now()).toBeLessThan(deadline);
+      expect(run.data!.status).toBe('paused');
+      expect(run.data!.steps.map((step) => [step.nodeId, step.status])).toEqual([
+        ['t', 'done'],
+        ['call', 'done'],
+      ]);
+      await org.api.POST('/api/v1/runs/{id}/resume', { params: { path: { id: runId } } });
+      const resumed = await org.api.GET('/api/v1/runs/{id}', {
+        params: { path: { id: runId }, query: { wait: 30 } },
+      });
+      expect(resumed.data!.status).toBe('complete');
     });
 
     it('answers the run as it stands once N seconds pass', async () => {
@@ -319,7 +392,23 @@ describe('live runs (extensions beyond the contract)', () => {
       expect(started.data!.steps.map((step) => step.status)).toEqual(['done', 'done', 'done']);
     });
 
-    it('answers at waiting, and after N seconds with the run as it stands; clamps N to 60', async () => {
+    it('waits through a delay that falls due before N seconds', async () => {
+      const workflowId = await workflow(
+        org.api,
+        chainOf(nodes.trigger('t'), nodes.delay('pause', 2), nodes.alwaysTrue('end')),
+      );
+      const started = await startRun(org.api, workflowId, {}, { Prefer: 'wait=10' });
+      expect(started.response.status).toBe(201);
+      expect(started.response.headers.get('preference-applied')).toBe('wait=10');
+      expect(started.data!.status).toBe('complete');
+      expect(started.data!.steps.map((step) => [step.nodeId, step.status])).toEqual([
+        ['t', 'done'],
+        ['pause', 'done'],
+        ['end', 'done'],
+      ]);
+    });
+
+    it('answers at a delay due after N seconds, and after N seconds with the run as it stands; clamps N to 60', async () => {
       const gate = hold();
       const workflowId = await workflow(
         org.api,

@@ -179,6 +179,8 @@ describe('OpenAPI document', () => {
     expect([...new Set(numbers)].sort()).toEqual([
       `${schemas}/QueryResultDto/properties/rows/items/items/oneOf/1`,
       `${schemas}/QueryStatementDto/properties/params/items/oneOf/1`,
+      // A compensation's retry is a node's retry: fractions of a second allowed.
+      '#/…NodeProperties/properties/compensate/properties/retry/properties/backoffSeconds',
       '#/…NodeProperties/properties/params/items/anyOf/0',
       '#/…NodeProperties/properties/retry/properties/backoffSeconds',
       '#/…NodeProperties/properties/seconds',

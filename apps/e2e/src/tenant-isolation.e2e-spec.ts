@@ -77,6 +77,10 @@ describe('tenant isolation', () => {
       { Prefer: 'wait=30' },
     );
     ids.run = expectData(started, 201).id;
+    const bulk = await api.POST('/api/v1/runs/bulk', {
+      body: { action: 'cancel', filter: { workflowId: ids.workflow, status: ['complete'] } },
+    });
+    ids.operation = expectData(bulk, 202).id;
     expect(
       (await deliver(stack.baseUrl, hook.connectionId, signedDelivery(hook.secret!, { secret: 1 }))).status,
     ).toBe(202);
@@ -231,12 +235,36 @@ describe('tenant isolation', () => {
     { method: 'GET', route: '/api/v1/runs/{id}/stream', as: 'key', codes: ['run_not_found'] },
     {
       method: 'POST',
+      route: '/api/v1/runs/{id}/cancel',
+      body: { reason: 'Not yours to stop.', rollback: true },
+      as: 'key',
+      codes: ['run_not_found'],
+    },
+    { method: 'POST', route: '/api/v1/runs/{id}/pause', as: 'key', codes: ['run_not_found'] },
+    { method: 'POST', route: '/api/v1/runs/{id}/resume', as: 'key', codes: ['run_not_found'] },
+    {
+      method: 'POST',
+      route: '/api/v1/runs/{id}/rerun',
+      body: { input: 'mine now' },
+      as: 'key',
+      codes: ['run_not_found'],
+    },
+    {
+      method: 'POST',
       route: '/api/v1/runs/{id}/approvals/{approvalId}',
       body: { decision: 'approve' },
       as: 'key',
       codes: ['run_not_found'],
     },
     { method: 'GET', route: '/api/v1/workflows/{id}/events', as: 'key', codes: ['workflow_not_found'] },
+    {
+      method: 'POST',
+      route: '/api/v1/workflows/{id}/events/replay',
+      body: { triggerNodeId: 'hook' },
+      as: 'key',
+      codes: ['workflow_not_found'],
+    },
+    { method: 'GET', route: '/api/v1/operations/{id}', as: 'key', codes: ['operation_not_found'] },
     {
       method: 'POST',
       route: '/api/v1/workflows/{id}/events/{eventId}/replay',
@@ -319,6 +347,7 @@ describe('tenant isolation', () => {
       if (route.startsWith('/api/v1/projects/')) return ids.project!;
       if (route.startsWith('/api/v1/workflows/')) return ids.workflow!;
       if (route.startsWith('/api/v1/runs/')) return ids.run!;
+      if (route.startsWith('/api/v1/operations/')) return ids.operation!;
       if (route.startsWith('/api/v1/databases/')) return ids.database!;
       if (route.startsWith('/api/v1/skills/')) return ids.skill!;
       if (route.startsWith('/api/v1/agents/') || route.startsWith('/app/agents/')) return ids.agent!;
@@ -384,6 +413,10 @@ describe('tenant isolation', () => {
       seen(intruder.api.GET('/api/v1/databases', page)),
       seen(intruder.api.GET('/api/v1/skills', page)),
       seen(intruder.api.GET('/api/v1/agents', page)),
+      seen(intruder.api.GET('/api/v1/runs', page)),
+      seen(
+        intruder.api.GET('/api/v1/runs', { params: { query: { workflowId: ids.workflow!, limit: 100 } } }),
+      ),
       seen(intruder.api.GET('/api/v1/dashboard')),
       seen(intruder.api.GET('/api/v1/billing')),
       seen(intruderMember.api.GET('/api/v1/skills', page)),
@@ -396,6 +429,11 @@ describe('tenant isolation', () => {
       expect(secrets.filter((id) => text.includes(id))).toEqual([]);
       expect(text).not.toMatch(/Private|private-|secret input/);
     }
+    // A bulk action names runs by filter, and a filter only ever matches the caller's own runs.
+    const bulk = await intruder.api.POST('/api/v1/runs/bulk', {
+      body: { action: 'cancel', filter: { workflowId: ids.workflow! } },
+    });
+    expect(expectData(bulk, 202)).toMatchObject({ matched: 0, status: 'complete' });
     const billing = expectData(await intruder.api.GET('/api/v1/billing'), 200);
     expect(JSON.stringify(billing.usage)).not.toMatch(/"(projects|databases|agents)":\s*[1-9]/);
   });

@@ -12,6 +12,7 @@ import { DashboardController } from './dashboard/dashboard.controller.js';
 import { DashboardService } from './dashboard/dashboard.service.js';
 import { ConnectionsController } from './connections/connections.controller.js';
 import { EventsController } from './events/events.controller.js';
+import { OperationsController } from './operations/operations.controller.js';
 import { HooksController } from './hooks/hooks.controller.js';
 import { DatabaseQueryClient } from './databases/database-query.client.js';
 import { DatabasesController } from './databases/databases.controller.js';
@@ -73,6 +74,7 @@ export class GatewayModule implements OnApplicationShutdown {
         DatabasesController,
         WorkflowRunsController,
         RunsController,
+        OperationsController,
         ProjectWorkflowsController,
         WorkflowsController,
       ],

@@ -75,6 +75,37 @@ export class RunnerConfig extends ServiceConfig {
   @Min(0)
   RUNNER_SHUTDOWN_GRACE_MS: number = 10_000;
 
+  /** How often each runner serves bulk operations (docs/runs.md, "Finding and acting on many runs"). */
+  @IsInt()
+  @Min(50)
+  OPERATIONS_TICK_MS: number = 1_000;
+
+  /** Runs (or events) one operation acts on per tick: its pace, whatever its size. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  OPERATIONS_BATCH: number = 20;
+
+  /** Operations one runner serves per tick, each of a different organization, least recently served first. */
+  @IsInt()
+  @Min(1)
+  OPERATIONS_PER_TICK: number = 8;
+
+  /** A runner serving an operation holds it this long (renewed with every run it settles). */
+  @IsInt()
+  @Min(500)
+  OPERATIONS_LEASE_MS: number = 30_000;
+
+  /** The most runs (or events) one operation may match; a filter matching more is refused. */
+  @IsInt()
+  @Min(1)
+  OPERATIONS_MAX_TARGETS: number = 200_000;
+
+  /** Tries of one run when the action fails for a reason that may pass (a service not answering). */
+  @IsInt()
+  @Min(1)
+  OPERATIONS_MAX_ATTEMPTS: number = 5;
+
   /** Requests to workflow and catalog while starting a run. */
   @IsInt()
   @Min(100)

@@ -5,6 +5,8 @@ import { IdempotencyFingerprint1764300000000 } from './migrations/1764300000000-
 import { TerminatedWorkflows1764400000000 } from './migrations/1764400000000-terminated-workflows.js';
 import { DashboardIndexes1764900000000 } from './migrations/1764900000000-dashboard-indexes.js';
 import { RunControl1765000000000 } from './migrations/1765000000000-run-control.js';
+import { RunListIndexes1765100000000 } from './migrations/1765100000000-run-list-indexes.js';
+import { Operations1765100100000 } from './migrations/1765100100000-operations.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
@@ -17,6 +19,8 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       TerminatedWorkflows1764400000000,
       DashboardIndexes1764900000000,
       RunControl1765000000000,
+      RunListIndexes1765100000000,
+      Operations1765100100000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

@@ -15,6 +15,7 @@ import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
+import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
 import { RunnerConfig } from './runner.config.js';
@@ -24,6 +25,8 @@ import { RunChanges } from './runs/run-changes.service.js';
 import { RunControlRepository } from './runs/run-control.repository.js';
 import { RunListRepository } from './runs/run-list.repository.js';
 import { RunRepository } from './runs/run.repository.js';
+import { RunWaitsHandler } from './runs/run-waits.handler.js';
+import { RunWaits } from './runs/run-waits.service.js';
 import { RunsHandler } from './runs/runs.handler.js';
 import { RunsService } from './runs/runs.service.js';
 import { RunStarter } from './start/run-starter.service.js';
@@ -56,7 +59,7 @@ export class RunnerModule {
           jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { runs_stream: RunJobs } },
         }),
       ],
-      controllers: [RunsHandler],
+      controllers: [RunsHandler, RunWaitsHandler, ...OPERATION_HANDLERS],
       providers: [
         { provide: RunnerConfig, useValue: config },
         { provide: RUNNER_LOGGER, useValue: logger },
@@ -96,6 +99,8 @@ export class RunnerModule {
         RunTargets,
         RunsService,
         RunControlService,
+        RunWaits,
+        ...operationProviders(config),
       ],
     };
   }

@@ -196,6 +196,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workflows/{id}/events/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a trigger's stored events, by outcome and time
+         * @description Extension beyond the contract. Matches the workflow's stored events for the trigger once, now (by their outcome for it and when they were received: `after` inclusive, `before` exclusive), and answers 202 with an operation of action `replay`; each event is then replayed as `POST /events/{eventId}/replay` would, a batch at a time, and `GET /api/v1/operations/{id}` follows it. An event whose trigger already started a run for it starts nothing new, as with one replay.
+         */
+        post: operations["EventsController_replayMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workflows/{id}/events/{eventId}/replay": {
         parameters: {
             query?: never;
@@ -280,16 +300,59 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a workflow's runs */
+        /**
+         * List a workflow's runs
+         * @description Newest first. Extension beyond the contract: `status` (repeatable), `trigger`, `createdAfter` and `createdBefore` narrow the list, pages and all; an invalid value answers 400 `invalid_request` naming it.
+         */
         get: operations["RunsController_list"];
         put?: never;
         /**
          * Start a run
          * @description Runs the live version, or the draft with `draft: true`. Answers as soon as the run is accepted, usually before its steps finish: poll the run.
          *
-         *     Extension beyond the contract: with `Prefer: wait=N` (RFC 7240; N whole seconds, at most 60) the 201 comes once the run is `complete`, `errored`, `terminated` or `waiting`, or after N seconds with the run as it stands then, and carries `Preference-Applied: wait=N`. A replay of an `Idempotency-Key` waits the same way.
+         *     Extension beyond the contract: with `Prefer: wait=N` (RFC 7240; N whole seconds, at most 60) the 201 comes once the run is `complete`, `errored`, `terminated` or `paused`, or `waiting` on an approval or on a delay or retry due after the N seconds (one due sooner is waited through), or after N seconds with the run as it stands then, and carries `Preference-Applied: wait=N`. A replay of an `Idempotency-Key` waits the same way.
          */
         post: operations["RunsController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's runs
+         * @description Extension beyond the contract. Every run of the organization, newest first, in pages like a workflow's runs, narrowed by `workflowId`, `status` (repeatable), `trigger`, `createdAfter` and `createdBefore`. Each filter walks an index, so a page costs about the same with a million runs (docs/benchmarks.md).
+         */
+        get: operations["RunsController_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel or rerun every run a filter matches
+         * @description Extension beyond the contract. Matches the runs once, now (as `GET /api/v1/runs` with the same filter would list them), and answers 202 with the operation at once; the runner then acts on each run, a batch at a time, as `POST /runs/{id}/cancel` (with `reason`) or `POST /runs/{id}/rerun` (no body) would. Follow it with `GET /api/v1/operations/{id}`. A run the action does not apply to (say, a cancel of a finished run: `run_not_active`) counts as `failed`, with its code. It survives restarts, acts on each run at most once, and shares the runners fairly with other organizations' operations. A filter matching more runs than one operation takes (`OPERATIONS_MAX_TARGETS`, 200,000) answers 400 `invalid_request`.
+         */
+        post: operations["RunsController_bulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -305,7 +368,7 @@ export interface paths {
         };
         /**
          * Get a run with its steps
-         * @description Extension beyond the contract: `wait=N` holds the answer back until the run is `complete`, `errored`, `terminated` or `waiting`, or N seconds pass, whichever is first, instead of polling. It counts as one request against the rate limit.
+         * @description Extension beyond the contract: `wait=N` holds the answer back, instead of polling, until the run is `complete`, `errored`, `terminated` (or `unknown`) or `paused`, or `waiting` on an approval or on a delay or retry due after the N seconds, or until N seconds pass, whichever is first. A delay or retry due within the N seconds is waited through: the answer comes once the run, woken, reaches one of those states. It counts as one request against the rate limit.
          */
         get: operations["RunsController_get"];
         put?: never;
@@ -430,6 +493,26 @@ export interface paths {
          * @description Approving runs the action (the answer waits for it and carries its outcome in `result`); denying resumes the agent with the `reason`. Either way the run continues. Any member or key of the organization may decide; a decided or expired approval answers 409 `approval_not_pending`. The Agent step's `output.approvals` lists each call with its id.
          */
         post: operations["RunsController_decide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a bulk operation
+         * @description Extension beyond the contract. A bulk cancel, rerun or replay: how many runs (or events) it matched, how many are `done` and `failed` so far (with the first 100 failures and why), and its `status`, `running` until every one is settled, then `complete`. Another organization's operation, or an unknown id, answers 404 `operation_not_found`.
+         */
+        get: operations["OperationsController_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -968,6 +1051,63 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last. */
             nextCursor: string | null;
         };
+        ReplayEventsDto: {
+            /** @description The trigger to replay the events for. */
+            triggerNodeId: string;
+            /**
+             * @description Only events whose outcome for this trigger is this one (say `error` or `limit_reached`); without it, every event that reached the trigger.
+             * @enum {string}
+             */
+            outcome?: "started" | "limit_reached" | "no_listener" | "error" | "dead";
+            /**
+             * Format: date-time
+             * @description Only events received at or after this instant (ISO 8601 with a time zone).
+             */
+            after?: string;
+            /**
+             * Format: date-time
+             * @description Only events received before this instant (ISO 8601 with a time zone).
+             */
+            before?: string;
+        };
+        OperationFailureDto: {
+            /** @description The run (`cancel`, `rerun`) or event (`replay`) it could not act on. */
+            targetId: string;
+            /** @description The error code the action answered for it, e.g. `run_not_active` (a cancel of a finished run), `run_not_final` (a rerun of an unfinished one), `plan_limit_reached`. */
+            code: string;
+            message: string;
+            /** Format: date-time */
+            at: string;
+        };
+        OperationDto: {
+            id: string;
+            /** @enum {string} */
+            action: "cancel" | "rerun" | "replay";
+            /**
+             * @description `running` until every matched run (or event) is `done` or `failed`; then `complete`.
+             * @enum {string}
+             */
+            status: "running" | "complete";
+            /** @description Runs (or events) the filter matched when it was accepted. */
+            matched: number;
+            /** @description Acted on. */
+            done: number;
+            /** @description Could not be acted on; the first are in `failures`. */
+            failed: number;
+            /** @description The workflow of a `replay`; null for `cancel` and `rerun`. */
+            workflowId: string | null;
+            /** @description The first 100 runs (or events) it could not act on, with why. */
+            failures: components["schemas"]["OperationFailureDto"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When it became `complete`.
+             */
+            finishedAt: string | null;
+        };
         ReplayEventDto: {
             /** @description The trigger to replay the event for. */
             triggerNodeId: string;
@@ -1147,6 +1287,38 @@ export interface components {
             data: components["schemas"]["WorkflowRunSummaryDto"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
             nextCursor: string | null;
+        };
+        OrganizationRunFilterDto: {
+            /** @description Runs in any of these statuses; repeat the parameter (`status=errored&status=terminated`). A run older than 30 days reads `unknown`: `unknown` selects those runs whatever their stored status, and every other status selects only runs of the last 30 days. */
+            status?: ("queued" | "running" | "paused" | "errored" | "terminated" | "complete" | "waiting" | "waitingForPause" | "rollingBack" | "unknown")[];
+            /**
+             * @description Only runs started this way.
+             * @enum {string}
+             */
+            trigger?: "manual" | "api" | "schedule" | "event";
+            /**
+             * Format: date-time
+             * @description Only runs created at or after this instant (ISO 8601 with a time zone). With `createdBefore`, a half-open range: windows side by side neither overlap nor leave a gap.
+             */
+            createdAfter?: string;
+            /**
+             * Format: date-time
+             * @description Only runs created before this instant (ISO 8601 with a time zone).
+             */
+            createdBefore?: string;
+            /** @description Only runs of this workflow. */
+            workflowId?: string;
+        };
+        BulkRunsDto: {
+            /**
+             * @description `cancel` each matched run (as `POST /runs/{id}/cancel` with `reason`), or `rerun` it (as `POST /runs/{id}/rerun` with no body: from its first failed step).
+             * @enum {string}
+             */
+            action: "cancel" | "rerun";
+            /** @description The runs to act on, as `GET /api/v1/runs` filters them (`status` is a list here). Matched once, when the operation is accepted: runs started later are not acted on. `{}` matches every run of the organization. */
+            filter: components["schemas"]["OrganizationRunFilterDto"];
+            /** @description A cancel's reason, kept in each run's `error`; ignored by `rerun`. */
+            reason?: string;
         };
         CancelRunDto: {
             /** @description Why: kept in the run's `error` and in the message of every step the cancel stopped. */
@@ -3005,6 +3177,112 @@ export interface operations {
             };
         };
     };
+    EventsController_replayMany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayEventsDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: workflow_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
     EventsController_replay: {
         parameters: {
             query?: never;
@@ -3655,6 +3933,14 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size. */
                 limit?: number;
+                /** @description Runs in any of these statuses; repeat the parameter (`status=errored&status=terminated`). A run older than 30 days reads `unknown`: `unknown` selects those runs whatever their stored status, and every other status selects only runs of the last 30 days. */
+                status?: ("queued" | "running" | "paused" | "errored" | "terminated" | "complete" | "waiting" | "waitingForPause" | "rollingBack" | "unknown")[];
+                /** @description Only runs started this way. */
+                trigger?: "manual" | "api" | "schedule" | "event";
+                /** @description Only runs created at or after this instant (ISO 8601 with a time zone). With `createdBefore`, a half-open range: windows side by side neither overlap nor leave a gap. */
+                createdAfter?: string;
+                /** @description Only runs created before this instant (ISO 8601 with a time zone). */
+                createdBefore?: string;
             };
             header?: never;
             path: {
@@ -3732,7 +4018,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Extension beyond the contract. `wait=N` (RFC 7240): answer once the run is final or waiting, or after N seconds (at most 60). Other preferences, and a `wait` that is not whole seconds, are ignored. */
+                /** @description Extension beyond the contract. `wait=N` (RFC 7240): answer once the run is final or `paused`, or waits on an approval or on a delay or retry due after the N seconds (one due sooner is waited through), or after N seconds (at most 60). Other preferences, and a `wait` that is not whole seconds, are ignored. */
                 Prefer?: string;
                 /** @description The same key from the same organization within 24 hours, sent again with the same workflow and body, answers the run it first created (with `Idempotent-Replayed: true`). The same key with another workflow or another body answers 422 `idempotency_key_reused`. */
                 "Idempotency-Key"?: string;
@@ -3861,10 +4147,193 @@ export interface operations {
             };
         };
     };
+    RunsController_search: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description Runs in any of these statuses; repeat the parameter (`status=errored&status=terminated`). A run older than 30 days reads `unknown`: `unknown` selects those runs whatever their stored status, and every other status selects only runs of the last 30 days. */
+                status?: ("queued" | "running" | "paused" | "errored" | "terminated" | "complete" | "waiting" | "waitingForPause" | "rollingBack" | "unknown")[];
+                /** @description Only runs started this way. */
+                trigger?: "manual" | "api" | "schedule" | "event";
+                /** @description Only runs created at or after this instant (ISO 8601 with a time zone). With `createdBefore`, a half-open range: windows side by side neither overlap nor leave a gap. */
+                createdAfter?: string;
+                /** @description Only runs created before this instant (ISO 8601 with a time zone). */
+                createdBefore?: string;
+                /** @description Only runs of this workflow. */
+                workflowId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunSummaryPage"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    RunsController_bulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRunsDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
     RunsController_get: {
         parameters: {
             query?: {
-                /** @description Extension beyond the contract. Whole seconds (0 to 60) to hold the answer back until the run is `complete`, `errored`, `terminated` or `waiting`; after them the run is answered as it stands. One request against the rate limit, however long it waits. */
+                /** @description Extension beyond the contract. Whole seconds (0 to 60) to hold the answer back until the run is `complete`, `errored`, `terminated` or `paused`, or `waiting` on an approval or on a delay or retry due after them (one due sooner is waited through); after them the run is answered as it stands. One request against the rate limit, however long it waits. */
                 wait?: number;
             };
             header?: never;
@@ -4592,6 +5061,81 @@ export interface operations {
             };
             /** @description error.code: internal */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    OperationsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: operation_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,4 +1,4 @@
-import type { EventOutcome } from '#contracts';
+import type { EventOutcome, ReplayCandidatesRequest } from '#contracts';
 import { InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
@@ -199,5 +199,29 @@ export class EventOutcomeRepository {
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /**
+   * The events a bulk replay matches for one trigger, newest first, a page at a time: those that
+   * reached the trigger (with `outcome`, only those it decided that way), received in
+   * `[after, before)`. Walks `event_outcomes_workflow_idx`.
+   */
+  async replayCandidates(
+    organizationId: string,
+    { workflowId, triggerNodeId, outcome, after, before, beforeId, limit }: ReplayCandidatesRequest,
+  ): Promise<string[]> {
+    let query = this.db
+      .selectFrom('events.event_outcomes as o')
+      .innerJoin('events.app_events as e', 'e.id', 'o.event_id')
+      .select('o.event_id as id')
+      .where('o.organization_id', '=', organizationId)
+      .where('o.workflow_id', '=', workflowId)
+      .where('o.trigger_node_id', '=', triggerNodeId);
+    if (outcome !== undefined) query = query.where('o.outcome', '=', outcome);
+    if (after !== undefined) query = query.where('e.received_at', '>=', new Date(after));
+    if (before !== undefined) query = query.where('e.received_at', '<', new Date(before));
+    if (beforeId !== undefined) query = query.where('o.event_id', '<', beforeId);
+    const rows = await query.orderBy('o.event_id', 'desc').limit(limit).execute();
+    return rows.map((row) => row.id);
   }
 }

@@ -2,6 +2,7 @@ import {
   EventsSubjects,
   type ListWorkflowEventsRequest,
   type Principal,
+  type ReplayCandidatesRequest,
   type ReplayEventRequest,
 } from '#contracts';
 import { Handles } from '#nats';
@@ -16,6 +17,11 @@ export class EventsHandler {
   @Handles(EventsSubjects.eventsList)
   list(request: ListWorkflowEventsRequest, principal: Principal) {
     return this.events.list(principal, request);
+  }
+
+  @Handles(EventsSubjects.eventsReplayCandidates)
+  replayCandidates(request: ReplayCandidatesRequest, principal: Principal) {
+    return this.events.replayCandidates(principal, request);
   }
 
   @Handles(EventsSubjects.eventsReplay)

@@ -6,6 +6,8 @@ import {
   type ListWorkflowEventsRequest,
   type OutcomeDto,
   type Principal,
+  type ReplayCandidatesReply,
+  type ReplayCandidatesRequest,
   type ReplayEventRequest,
 } from '#contracts';
 import { isId, newId } from '#persistence';
@@ -67,16 +69,28 @@ export class EventsService {
     };
   }
 
-  /** Queues the event for one trigger; what it does is recorded as that trigger's outcome. */
+  /**
+   * Queues the event for one trigger; what it does is recorded as that trigger's outcome. A caller's
+   * `replayId` names the job, so sending the same replay again queues it once.
+   */
   async replay(
     principal: Principal,
-    { workflowId, eventId, triggerNodeId }: ReplayEventRequest,
+    { workflowId, eventId, triggerNodeId, replayId }: ReplayEventRequest,
   ): Promise<{ queued: true }> {
     const event = isId(eventId) ? await this.events.findOwned(principal.organizationId, eventId) : null;
     if (!event || !(await this.outcomes.reached(event.id, workflowId))) {
       throw DomainException.notFound('event', eventId);
     }
-    await this.jobs.publish({ eventId, workflowId, triggerNodeId, replayId: newId() });
+    await this.jobs.publish({ eventId, workflowId, triggerNodeId, replayId: replayId ?? newId() });
     return { queued: true };
+  }
+
+  /** The ids a bulk replay acts on (the runner's operations), newest first. */
+  async replayCandidates(
+    principal: Principal,
+    request: ReplayCandidatesRequest,
+  ): Promise<ReplayCandidatesReply> {
+    if (request.beforeId !== undefined && !isId(request.beforeId)) return { ids: [] };
+    return { ids: await this.outcomes.replayCandidates(principal.organizationId, request) };
   }
 }

@@ -1,16 +1,20 @@
 import {
   AppEventDto,
   EventsSubjects,
+  OPERATION_ACCEPT_TIMEOUT_MS,
+  OperationDto,
   PageOf,
   PageQueryDto,
   type Principal,
   QueuedDto,
   ReplayEventDto,
+  ReplayEventsDto,
+  RunnerSubjects,
   WorkflowSubjects,
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/principal.decorator.js';
 import { ApiErrors } from '../http/api-errors.decorator.js';
@@ -34,6 +38,30 @@ export class EventsController {
   ) {
     await this.assertWorkflow(principal, workflowId);
     return this.rpc.request(EventsSubjects.eventsList, principal, { workflowId, query });
+  }
+
+  @Post('replay')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: "Replay a trigger's stored events, by outcome and time",
+    description:
+      "Extension beyond the contract. Matches the workflow's stored events for the trigger once, now (by their outcome for it and when they were received: `after` inclusive, `before` exclusive), and answers 202 with an operation of action `replay`; each event is then replayed as `POST /events/{eventId}/replay` would, a batch at a time, and `GET /api/v1/operations/{id}` follows it. An event whose trigger already started a run for it starts nothing new, as with one replay.",
+  })
+  @ApiBody({ type: ReplayEventsDto })
+  @ApiAcceptedResponse({ type: OperationDto })
+  @ApiErrors('invalid_request', 'workflow_not_found', 'service_unavailable')
+  async replayMany(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') workflowId: string,
+    @Body() body: ReplayEventsDto,
+  ): Promise<OperationDto> {
+    await this.assertWorkflow(principal, workflowId);
+    return this.rpc.request(
+      RunnerSubjects.operationsReplayEvents,
+      principal,
+      { workflowId, body },
+      OPERATION_ACCEPT_TIMEOUT_MS,
+    );
   }
 
   @Post(':eventId/replay')

@@ -5,13 +5,8 @@ import { Injectable } from '@nestjs/common';
 
 import { GatewayConfig } from '../gateway.config.js';
 import { RunWatcher } from './run-watcher.service.js';
-import {
-  SentRun,
-  SSE_HEARTBEAT,
-  sseEvent,
-  STREAM_END_STATUSES,
-  WAIT_END_STATUSES,
-} from './run-events.util.js';
+import { SentRun, SSE_HEARTBEAT, sseEvent, STREAM_END_STATUSES } from './run-events.util.js';
+import { WAIT_NOTICE_STATUSES, waitEnds } from './run-wait.util.js';
 
 /** Heartbeats without a notice after which a stream reads its run anyway. */
 const QUIET_HEARTBEATS_PER_READ = 4;
@@ -87,8 +82,10 @@ export class LiveRuns {
   ) {}
 
   /**
-   * The run once it is final or waiting, or as it stands at `deadline` (epoch ms), when the client
-   * leaves (`signal`) or when the gateway shuts down. `known` is a read already made (a start's answer).
+   * The run once a wait until `deadline` (epoch ms) ends at it (`waitEnds`: final, `paused`, or
+   * `waiting` on a decision or on a delay or retry due after the deadline), or as it stands at
+   * `deadline`, when the client leaves (`signal`) or when the gateway shuts down. `known` is a read
+   * already made (a start's answer). A run that wakes and waits again is judged again at its notice.
    */
   async waitFor(
     principal: Principal,
@@ -98,24 +95,38 @@ export class LiveRuns {
     known?: WorkflowRunDto,
   ): Promise<WorkflowRunDto> {
     const read = () => this.rpc.request(RunnerSubjects.runsGet, principal, { id: runId });
-    if (known && WAIT_END_STATUSES.has(known.status)) return known;
+    if (known && (await this.endsWait(principal, known, deadline))) return known;
     // An id that cannot be a subject token names no run: the read answers run_not_found.
     if (Date.now() >= deadline || !isSubjectToken(runId)) return read();
     const bell = new Doorbell();
     const release = await this.watcher.watch(runId, (notice) => {
-      if (notice === null || WAIT_END_STATUSES.has(notice.status)) bell.ring();
+      if (notice === null || WAIT_NOTICE_STATUSES.has(notice.status)) bell.ring();
     });
     const stop = eitherAborted(signal, this.watcher.closing);
     try {
       for (;;) {
         const run = await read();
-        if (WAIT_END_STATUSES.has(run.status) || Date.now() >= deadline || stop.signal.aborted) return run;
+        if (Date.now() >= deadline || stop.signal.aborted) return run;
+        if (await this.endsWait(principal, run, deadline)) return run;
         if (!(await bell.wait(deadline - Date.now(), stop.signal))) return read();
       }
     } finally {
       stop.dispose();
       release();
     }
+  }
+
+  /**
+   * Whether `run`, as just read, ends a wait until `deadline`. Of a `waiting` run the runner is asked
+   * what it waits for; should the run have moved on meanwhile, its notice is on its way (the wait
+   * subscribed before it read), and the wait judges the run again then.
+   */
+  private async endsWait(principal: Principal, run: WorkflowRunDto, deadline: number): Promise<boolean> {
+    if (run.status !== 'waiting') {
+      return waitEnds({ status: run.status, wakeAt: null, awaitsDecision: false }, deadline);
+    }
+    const wake = await this.rpc.request(RunnerSubjects.runsNextWake, principal, { id: run.id });
+    return wake.status === run.status && waitEnds(wake, deadline);
   }
 
   /**

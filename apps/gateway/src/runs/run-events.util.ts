@@ -15,9 +15,6 @@ export const STREAM_END_STATUSES: ReadonlySet<RunStatus> = new Set([
   'unknown',
 ]);
 
-/** What a wait answers at: the run ended, or it waits (a delay, a retry, an approval). */
-export const WAIT_END_STATUSES: ReadonlySet<RunStatus> = new Set([...STREAM_END_STATUSES, 'waiting']);
-
 /** A step's identity in its run: a compensation shares its node's id with the step it undid. */
 const stepKey = (step: RunStepDto): string => (step.compensation ? `undo:${step.nodeId}` : step.nodeId);
 

@@ -5,17 +5,24 @@ import {
   ACTION_MAX_TIMEOUT_MS,
   AgentSubjects,
   ApprovalDecisionDto,
+  BulkRunsDto,
   CancelRunDto,
   DecideApprovalDto,
+  OPERATION_ACCEPT_TIMEOUT_MS,
+  OperationDto,
+  PageOf,
   type Principal,
   RerunRunDto,
   RunnerSubjects,
+  RunsQueryDto,
   RunWaitQueryDto,
   WorkflowRunDto,
+  WorkflowRunSummaryDto,
 } from '#contracts';
 import { DEFAULT_RPC_TIMEOUT_MS, RpcClient } from '#nats';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBody,
   ApiCreatedResponse,
   ApiOkResponse,
@@ -40,11 +47,37 @@ export class RunsController {
     private readonly holds: LiveHolds,
   ) {}
 
+  @Get()
+  @ApiOperation({
+    summary: "List the organization's runs",
+    description:
+      "Extension beyond the contract. Every run of the organization, newest first, in pages like a workflow's runs, narrowed by `workflowId`, `status` (repeatable), `trigger`, `createdAfter` and `createdBefore`. Each filter walks an index, so a page costs about the same with a million runs (docs/benchmarks.md).",
+  })
+  @ApiOkResponse({ type: PageOf(WorkflowRunSummaryDto) })
+  @ApiErrors('invalid_request', 'service_unavailable')
+  search(@CurrentPrincipal() principal: Principal, @Query() query: RunsQueryDto) {
+    return this.rpc.request(RunnerSubjects.runsSearch, principal, { query });
+  }
+
+  @Post('bulk')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Cancel or rerun every run a filter matches',
+    description:
+      "Extension beyond the contract. Matches the runs once, now (as `GET /api/v1/runs` with the same filter would list them), and answers 202 with the operation at once; the runner then acts on each run, a batch at a time, as `POST /runs/{id}/cancel` (with `reason`) or `POST /runs/{id}/rerun` (no body) would. Follow it with `GET /api/v1/operations/{id}`. A run the action does not apply to (say, a cancel of a finished run: `run_not_active`) counts as `failed`, with its code. It survives restarts, acts on each run at most once, and shares the runners fairly with other organizations' operations. A filter matching more runs than one operation takes (`OPERATIONS_MAX_TARGETS`, 200,000) answers 400 `invalid_request`.",
+  })
+  @ApiBody({ type: BulkRunsDto })
+  @ApiAcceptedResponse({ type: OperationDto })
+  @ApiErrors('invalid_request', 'service_unavailable')
+  bulk(@CurrentPrincipal() principal: Principal, @Body() body: BulkRunsDto): Promise<OperationDto> {
+    return this.rpc.request(RunnerSubjects.operationsBulkRuns, principal, body, OPERATION_ACCEPT_TIMEOUT_MS);
+  }
+
   @Get(':id')
   @ApiOperation({
     summary: 'Get a run with its steps',
     description:
-      'Extension beyond the contract: `wait=N` holds the answer back until the run is `complete`, `errored`, `terminated` or `waiting`, or N seconds pass, whichever is first, instead of polling. It counts as one request against the rate limit.',
+      'Extension beyond the contract: `wait=N` holds the answer back, instead of polling, until the run is `complete`, `errored`, `terminated` (or `unknown`) or `paused`, or `waiting` on an approval or on a delay or retry due after the N seconds, or until N seconds pass, whichever is first. A delay or retry due within the N seconds is waited through: the answer comes once the run, woken, reaches one of those states. It counts as one request against the rate limit.',
   })
   @ApiOkResponse({ type: WorkflowRunDto })
   @ApiErrors('invalid_request', 'run_not_found', 'service_unavailable')

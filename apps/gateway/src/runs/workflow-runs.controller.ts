@@ -2,7 +2,6 @@ import { DomainException } from '#common';
 import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   PageOf,
-  PageQueryDto,
   type Principal,
   RUN_WAIT_MAX_SECONDS,
   RunnerSubjects,
@@ -10,6 +9,7 @@ import {
   type StartRunRequest,
   WorkflowRunDto,
   WorkflowRunSummaryDto,
+  WorkflowRunsQueryDto,
 } from '#contracts';
 import { RpcClient } from '#nats';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
@@ -52,7 +52,7 @@ export class WorkflowRunsController {
     summary: 'Start a run',
     description:
       'Runs the live version, or the draft with `draft: true`. Answers as soon as the run is accepted, usually before its steps finish: poll the run.\n\n' +
-      `Extension beyond the contract: with \`Prefer: wait=N\` (RFC 7240; N whole seconds, at most ${RUN_WAIT_MAX_SECONDS}) the 201 comes once the run is \`complete\`, \`errored\`, \`terminated\` or \`waiting\`, or after N seconds with the run as it stands then, and carries \`Preference-Applied: wait=N\`. A replay of an \`Idempotency-Key\` waits the same way.`,
+      `Extension beyond the contract: with \`Prefer: wait=N\` (RFC 7240; N whole seconds, at most ${RUN_WAIT_MAX_SECONDS}) the 201 comes once the run is \`complete\`, \`errored\`, \`terminated\` or \`paused\`, or \`waiting\` on an approval or on a delay or retry due after the N seconds (one due sooner is waited through), or after N seconds with the run as it stands then, and carries \`Preference-Applied: wait=N\`. A replay of an \`Idempotency-Key\` waits the same way.`,
   })
   @ApiBody({ type: StartRunDto, required: false })
   @ApiHeader({
@@ -64,7 +64,7 @@ export class WorkflowRunsController {
   @ApiHeader({
     name: 'Prefer',
     required: false,
-    description: `Extension beyond the contract. \`wait=N\` (RFC 7240): answer once the run is final or waiting, or after N seconds (at most ${RUN_WAIT_MAX_SECONDS}). Other preferences, and a \`wait\` that is not whole seconds, are ignored.`,
+    description: `Extension beyond the contract. \`wait=N\` (RFC 7240): answer once the run is final or \`paused\`, or waits on an approval or on a delay or retry due after the N seconds (one due sooner is waited through), or after N seconds (at most ${RUN_WAIT_MAX_SECONDS}). Other preferences, and a \`wait\` that is not whole seconds, are ignored.`,
   })
   @ApiCreatedResponse({
     type: WorkflowRunDto,
@@ -129,13 +129,18 @@ export class WorkflowRunsController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'RunsController_list', summary: "List a workflow's runs" })
+  @ApiOperation({
+    operationId: 'RunsController_list',
+    summary: "List a workflow's runs",
+    description:
+      'Newest first. Extension beyond the contract: `status` (repeatable), `trigger`, `createdAfter` and `createdBefore` narrow the list, pages and all; an invalid value answers 400 `invalid_request` naming it.',
+  })
   @ApiOkResponse({ type: PageOf(WorkflowRunSummaryDto) })
   @ApiErrors('invalid_request', 'workflow_not_found')
   list(
     @CurrentPrincipal() principal: Principal,
     @Param('id') workflowId: string,
-    @Query() query: PageQueryDto,
+    @Query() query: WorkflowRunsQueryDto,
   ) {
     return this.rpc.request(RunnerSubjects.runsList, principal, { workflowId, query });
   }

@@ -264,7 +264,7 @@ export class RunExecution {
         const output = Object.fromEntries(
           Object.entries(result.output).map(([field, value]) => [field, toText(value)]),
         );
-        const refused = this.compensationRefusal(node, output);
+        const refused = this.compensationRefusal(node, step.input, output);
         if (refused) throw refused;
         Object.assign(step, {
           status: 'done',
@@ -299,14 +299,18 @@ export class RunExecution {
   }
 
   /** A compensation's output past the step's or the run's limit keeps only its error. */
-  private compensationRefusal(node: DiagramNode, output: Record<string, string>): StepFailure | undefined {
+  private compensationRefusal(
+    node: DiagramNode,
+    input: string | null,
+    output: Record<string, string>,
+  ): StepFailure | undefined {
     const { stepOutputMaxBytes, runDataMaxBytes } = this.resources.settings.limits;
     const bytes = outputBytes(output);
     if (bytes > stepOutputMaxBytes) {
       return new StepFailure(limitFailures.output(node.id, bytes, stepOutputMaxBytes));
     }
     const key = `compensation:${node.id}`;
-    const kept = keptBytes({ input: null, output, error: null }, null);
+    const kept = keptBytes({ input, output, error: null }, null);
     const total = this.keptWith(key, kept);
     if (total > runDataMaxBytes) return new StepFailure(limitFailures.run(node.id, total, runDataMaxBytes));
     this.keep(key, kept);

@@ -35,6 +35,11 @@ export class AgentExecutor implements NodeExecutor {
     private readonly config: RunnerConfig,
   ) {}
 
+  /** A step that keeps a thread waits for the decisions on its ask-first calls. */
+  awaitsDecision(state: unknown): boolean {
+    return typeof (state as Partial<AgentWaitState> | null)?.threadId === 'string';
+  }
+
   prepare(context: StepContext): PreparedStep {
     const { agentId, task } = context.properties as { agentId?: unknown; task?: unknown };
     if (typeof agentId !== 'string' || agentId === '') throw new StepFailure('agentId must be an agent id.');

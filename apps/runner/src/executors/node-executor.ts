@@ -80,6 +80,12 @@ export interface NodeExecutor {
   readonly textField: string | null;
   /** Renders the node's templates; throws StepFailure when the properties cannot be used. */
   prepare(context: StepContext): PreparedStep;
+  /**
+   * True when a step of this type, waiting with the `state` its `run` returned, waits on someone's
+   * decision rather than on time: its `until` is only when the decision expires. The state is null
+   * while the step waits for a retry, a wait on time. Absent: every wait of the type is on time.
+   */
+  awaitsDecision?(state: unknown): boolean;
 }
 
 /** A failure the step's author can act on: its message becomes the step's and the run's error. */

@@ -6,6 +6,7 @@ import {
   type Principal,
   type RerunRunRequest,
   RunnerSubjects,
+  type SearchRunsRequest,
   type StartRunRequest,
   type TerminateRunsRequest,
   type WakeStepRequest,
@@ -58,6 +59,11 @@ export class RunsHandler implements OnApplicationBootstrap {
   @Handles(RunnerSubjects.runsList)
   list({ workflowId, query }: ListRunsRequest, principal: Principal) {
     return this.runs.list(principal, workflowId, query);
+  }
+
+  @Handles(RunnerSubjects.runsSearch)
+  search({ query }: SearchRunsRequest, principal: Principal) {
+    return this.runs.searchOrganization(principal, query);
   }
 
   @Handles(RunnerSubjects.runsGet)

@@ -1,20 +1,22 @@
 import { DomainException, type Page } from '#common';
 import {
-  type PageQueryDto,
   type RunnerOverview,
+  type RunsQueryDto,
   type Principal,
   type TerminateRunsReply,
   type WakeStepReply,
   type WorkflowRunDto,
   type WorkflowRunSummaryDto,
+  type WorkflowRunsQueryDto,
   WorkflowSubjects,
 } from '#contracts';
-import { isId, mapPage } from '#persistence';
+import { isId, mapPage, type PageRequest } from '#persistence';
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunChanges } from './run-changes.service.js';
+import { type RunFilter, runFilterOf } from './run-filter.js';
 import { visibleStatus } from './run-status.util.js';
 import { toRunSummaryDto, toWorkflowRunDto } from './run-dto.util.js';
 import { RunControlRepository } from './run-control.repository.js';
@@ -47,11 +49,24 @@ export class RunsService {
   async list(
     principal: Principal,
     workflowId: string,
-    query: PageQueryDto,
+    query: WorkflowRunsQueryDto,
   ): Promise<Page<WorkflowRunSummaryDto>> {
     await this.rpc.request(WorkflowSubjects.runTarget, principal, { workflowId, draft: true });
+    return this.search(principal, runFilterOf(query, workflowId), query);
+  }
+
+  /** The organization's runs, newest first; an unknown `workflowId` simply matches nothing. */
+  searchOrganization(principal: Principal, query: RunsQueryDto): Promise<Page<WorkflowRunSummaryDto>> {
+    return this.search(principal, runFilterOf(query), query);
+  }
+
+  private async search(
+    { organizationId }: Principal,
+    filter: RunFilter,
+    page: PageRequest,
+  ): Promise<Page<WorkflowRunSummaryDto>> {
     const now = new Date();
-    return mapPage(await this.lists.list(principal.organizationId, workflowId, query), (run) =>
+    return mapPage(await this.lists.search(organizationId, filter, page, now), (run) =>
       toRunSummaryDto(run, now),
     );
   }

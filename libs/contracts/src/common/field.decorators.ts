@@ -4,6 +4,7 @@ import { Type } from 'class-transformer';
 import {
   IsIn,
   IsInt,
+  IsISO8601,
   IsOptional,
   IsString,
   Matches,
@@ -115,5 +116,24 @@ export function OptionalIntField({
     IsInt(),
     Min(min),
     Max(max),
+  );
+}
+
+/** `2026-11-21T10:31:57.764Z`, `2026-11-21T11:31:57+01:00`: a date, a time and a zone. */
+const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An ISO 8601 date-time with a time zone that may be omitted. A bare date or a local time would name
+ * a different instant on every server, so both are refused.
+ */
+export function OptionalDateTimeField(description: string): PropertyDecorator {
+  const message =
+    '$property must be an ISO 8601 date-time with a time zone, such as 2026-11-21T10:31:57.764Z';
+  return applyDecorators(
+    ApiPropertyOptional({ type: String, format: 'date-time', description }),
+    ValidateIf((_object: object, value: unknown) => value !== undefined),
+    IsString({ message }),
+    Matches(DATE_TIME_PATTERN, { message }),
+    IsISO8601({ strict: true }, { message }),
   );
 }

@@ -157,6 +157,16 @@ export class ReplayEventRequest extends WorkflowScopedRequest {
   @IsString()
   @MaxLength(DIAGRAM_ID_MAX_LENGTH)
   triggerNodeId!: string;
+
+  /**
+   * Names the replay's job (`replay:<replayId>`), so the same replay sent twice within JetStream's
+   * duplicate window is queued once: a bulk replay resumed after a crash sends its own id for each
+   * event. A new id when absent.
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(2 * MESSAGE_ID_MAX_LENGTH)
+  replayId?: string;
 }
 
 /** `npm run admin -- connection create`. */

@@ -26,6 +26,7 @@ import {
   ReplayEventRequest,
 } from './event.messages.js';
 import type { ConnectionSummary } from './integrations.js';
+import { type ReplayCandidatesReply, ReplayCandidatesRequest } from './replay-candidates.request.js';
 
 export const EventsSubjects = {
   /** The browser routes under /app/connections (sessions only; the gateway refuses keys). */
@@ -96,9 +97,15 @@ export const EventsSubjects = {
     callers: ['gateway'],
     reply: returns<Page<AppEventDto>>(),
   }),
+  /** One event for one trigger: the gateway's route, and the runner's bulk replay for each event. */
   eventsReplay: rpc('events.events.replay', ReplayEventRequest, {
-    callers: ['gateway'],
+    callers: ['gateway', 'runner'],
     reply: returns<{ queued: true }>(),
+  }),
+  /** The ids of the events a bulk replay matches, newest first, a page at a time (the runner's operations). */
+  eventsReplayCandidates: rpc('events.events.replay-candidates', ReplayCandidatesRequest, {
+    callers: ['runner'],
+    reply: returns<ReplayCandidatesReply>(),
   }),
 
   /**

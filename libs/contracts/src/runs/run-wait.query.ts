@@ -8,8 +8,9 @@ export const RUN_WAIT_MAX_SECONDS = 60;
 /** Query of `GET /api/v1/runs/{id}`: an extension beyond the contract. */
 export class RunWaitQueryDto {
   /**
-   * Extension beyond the contract. Whole seconds to hold the answer back until the run is
-   * `complete`, `errored`, `terminated` or `waiting`; after them the run is answered as it stands.
+   * Extension beyond the contract. Whole seconds to hold the answer back until the run is final or
+   * `paused`, or `waiting` on an approval or on a delay or retry due after them (one due sooner is
+   * waited through); after them the run is answered as it stands.
    * Counts as one request against the rate limit, however long it waits.
    */
   @ApiPropertyOptional({
@@ -17,7 +18,7 @@ export class RunWaitQueryDto {
     minimum: 0,
     maximum: RUN_WAIT_MAX_SECONDS,
     description:
-      'Extension beyond the contract. Whole seconds (0 to 60) to hold the answer back until the run is `complete`, `errored`, `terminated` or `waiting`; after them the run is answered as it stands. One request against the rate limit, however long it waits.',
+      'Extension beyond the contract. Whole seconds (0 to 60) to hold the answer back until the run is `complete`, `errored`, `terminated` or `paused`, or `waiting` on an approval or on a delay or retry due after them (one due sooner is waited through); after them the run is answered as it stands. One request against the rate limit, however long it waits.',
   })
   @IsOptional()
   // Digits only: `1.5`, `1e1`, `0x10`, ` 5` and an empty value are refused rather than read as numbers.

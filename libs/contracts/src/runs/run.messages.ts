@@ -9,8 +9,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 
-import { PageQueryDto } from '../common/page.dto.js';
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+import { WorkflowRunsQueryDto } from './run-filter.dto.js';
 import type { RunStatus } from './run-status.js';
 
 /** `RunnerSubjects.runsList`. */
@@ -21,8 +21,8 @@ export class ListRunsRequest {
 
   @IsObject()
   @ValidateNested()
-  @Type(() => PageQueryDto)
-  query!: PageQueryDto;
+  @Type(() => WorkflowRunsQueryDto)
+  query!: WorkflowRunsQueryDto;
 }
 
 /** Workflows one termination request may name: a project's deleted workflows go in batches of it. */

@@ -1,6 +1,9 @@
 import type { Page } from '#common';
 
 import type { RunnerOverview } from '../dashboard/overview.messages.js';
+import { BulkRunsDto } from '../operations/bulk-runs.dto.js';
+import type { OperationDto } from '../operations/operation.dto.js';
+import { ReplayEventsRequest, SearchRunsRequest } from '../operations/operation.messages.js';
 import { EmptyRequest, IdRequest } from '../messaging/common-requests.js';
 import { event, jetStream, returns, rpc } from '../messaging/subject-catalog.js';
 import {
@@ -11,6 +14,7 @@ import {
   WakeStepRequest,
   type WakeStepReply,
 } from './run.messages.js';
+import type { RunNextWake } from './run-next-wake.js';
 import { type StartRunReply, StartRunRequest } from './start-run.request.js';
 import {
   CancelRunRequest,
@@ -32,10 +36,37 @@ export const RunnerSubjects = {
     callers: ['gateway'],
     reply: returns<Page<WorkflowRunSummaryDto>>(),
   }),
+  /** The organization's runs, newest first, filtered (docs/runs.md, "Finding and acting on many runs"). */
+  runsSearch: rpc('runner.runs.search', SearchRunsRequest, {
+    callers: ['gateway'],
+    reply: returns<Page<WorkflowRunSummaryDto>>(),
+  }),
+  /** Accepts a bulk cancel or rerun: the matching runs are recorded, and the runner's workers act on them. */
+  operationsBulkRuns: rpc('runner.operations.bulk-runs', BulkRunsDto, {
+    callers: ['gateway'],
+    reply: returns<OperationDto>(),
+  }),
+  /** Accepts a bulk replay of a trigger's stored events; the events service is asked which ones. */
+  operationsReplayEvents: rpc('runner.operations.replay-events', ReplayEventsRequest, {
+    callers: ['gateway'],
+    reply: returns<OperationDto>(),
+  }),
+  operationsGet: rpc('runner.operations.get', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<OperationDto>(),
+  }),
   /** The agent service asks too, to tell an unknown run from an unknown approval. */
   runsGet: rpc('runner.runs.get', IdRequest, {
     callers: ['gateway', 'agent'],
     reply: returns<WorkflowRunDto>(),
+  }),
+  /**
+   * What a run waits for (`RunNextWake`): the gateway's waits ask it of a `waiting` run, to wait
+   * through a delay or retry that falls due before they end.
+   */
+  runsNextWake: rpc('runner.runs.next-wake', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<RunNextWake>(),
   }),
   /** An approval was decided: the waiting Agent step runs again now instead of at its expiry. */
   runsWake: rpc('runner.runs.wake', WakeStepRequest, {

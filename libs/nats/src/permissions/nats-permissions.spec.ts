@@ -45,7 +45,8 @@ describe('NATS permissions rendered from the subject catalog', () => {
     for (const identity of ['catalog', 'workflow', 'runner', 'database'] as const) {
       const listened = new Set(
         SUBJECT_CATALOG.filter((entry) => entry.kind === 'event' && entry.listeners.includes(identity)).map(
-          (entry) => entry.bare,
+          // A keyed event is listened to one token deeper: `….run-cancelled.*`.
+          (entry) => (entry.kind === 'event' && entry.keyed ? `${entry.bare}.*` : entry.bare),
         ),
       );
       for (const subject of permissions[identity].subscribe) {
