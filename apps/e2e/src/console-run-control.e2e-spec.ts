@@ -232,4 +232,54 @@ describe('console: run control', () => {
       ['pay', 'done'],
     ]);
   });
+
+  it("cancels all the runs a filter matches from the runs list, with the operation's progress", async () => {
+    const gate = target.hold(path('slow'));
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.trigger('t'), call('slow', gate.path)),
+    );
+    const started = await Promise.all(
+      [1, 2, 3].map(async () => expectData(await startRun(org.api, workflowId, {}), 201).id),
+    );
+    await waitFor(() => (callsTo(gate.path) >= 3 ? true : undefined), { what: 'three held calls' });
+    // One that ended already: the filter leaves it out.
+    const ended = expectData(
+      await org.api.POST('/api/v1/runs/{id}/cancel', { params: { path: { id: started[0]! } }, body: {} }),
+      200,
+    );
+    expect(ended.status).toBe('terminated');
+
+    await page.goto(`/workflows/${workflowId}?tab=runs`);
+    const statuses = page.getByRole('group', { name: 'Status' });
+    await statuses.getByLabel('running').check();
+    await waitFor(async () => ((await page.getByRole('row').count()) === 3 ? true : undefined), {
+      what: 'the two running runs listed',
+    });
+    await page.getByRole('button', { name: 'Cancel all matching…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel all matching runs' });
+    await dialog.getByLabel('Reason').fill('flood');
+    await dialog.getByRole('button', { name: 'Cancel them' }).click();
+    const progress = page.getByRole('region', { name: 'Bulk operation' });
+    await progress.getByText('Cancelling finished').waitFor();
+    expect(await progress.getByRole('status').textContent()).toContain(
+      '2 of 2 runs settled: 2 done, 0 failed.',
+    );
+    await page.getByText('No runs match these filters.').waitFor();
+    await check('runs-bulk-cancel');
+    await statuses.getByLabel('running').uncheck();
+    await statuses.getByLabel('terminated').check();
+    await waitFor(async () => ((await page.getByRole('row').count()) === 4 ? true : undefined), {
+      what: 'the three terminated runs listed',
+    });
+    for (const runId of started.slice(1)) {
+      const run = await finished(org.api, runId);
+      expect(run).toMatchObject({
+        status: 'terminated',
+        error: `Cancelled by member ${member.userId}: flood`,
+      });
+    }
+    gate.release();
+  });
 });
