@@ -85,6 +85,29 @@ export const nodes = {
     input: NonNullable<ActionNodeProperties['input']>,
     extra: Partial<Pick<ActionNodeProperties, 'connectionId' | 'retry' | 'compensate'>> = {},
   ) => node(id, 'action', { action, input, ...extra }),
+  /**
+   * An `http__request` POST to `url` naming the node; with `undoUrl`, its `compensate` POSTs the
+   * node's result there when the run rolls back (one retry).
+   */
+  httpCall: (
+    id: string,
+    url: string,
+    { connectionId, undoUrl }: { connectionId: string; undoUrl?: string },
+  ) =>
+    node(id, 'action', {
+      action: 'http__request',
+      input: { method: 'POST', url, body: `{"node":"${id}"}` },
+      connectionId,
+      ...(undoUrl === undefined
+        ? {}
+        : {
+            compensate: {
+              action: 'http__request',
+              input: { method: 'POST', url: undoUrl, body: `{{nodes.${id}.result}}` },
+              retry: { attempts: 1, backoffSeconds: 1 },
+            },
+          }),
+    }),
   /** An Agent step running one of the organization's agents. */
   agent: (id: string, agentId: string, task?: string) =>
     node(id, 'agent', { agentId, ...(task === undefined ? {} : { task }) }),

@@ -10,6 +10,12 @@ export interface ReceivedRequest {
   abandonedAt?: number;
 }
 
+/** A path whose calls the target holds until `release()`: the step calling it stays `running`. */
+export interface HeldPath {
+  path: string;
+  release(): void;
+}
+
 export interface TargetResponse {
   status?: number;
   body?: unknown;
@@ -29,6 +35,7 @@ export interface TargetResponse {
 export class HttpTarget {
   readonly received: ReceivedRequest[] = [];
   private readonly scripts = new Map<string, TargetResponse[]>();
+  private readonly held = new Set<() => void>();
 
   private readonly server: Server;
 
@@ -78,11 +85,21 @@ export class HttpTarget {
     this.scripts.set(path, responses);
   }
 
+  /** Holds every call to `path` until `release()`; `stop()` lets go of what is still held. */
+  hold(path: string): HeldPath {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.respond(path, { until: released, body: { held: path } });
+    this.held.add(release);
+    return { path, release };
+  }
+
   requestsTo(path: string): ReceivedRequest[] {
     return this.received.filter((request) => request.path.split('?')[0] === path);
   }
 
   async stop(): Promise<void> {
+    for (const release of this.held) release();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

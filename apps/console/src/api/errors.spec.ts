@@ -38,6 +38,19 @@ describe('API errors in words', () => {
     expect(describeError(error)).toBe('Your plan allows 3 projects. (projects: 3 on your plan)');
   });
 
+  it('says why a run control was refused: the run moved on', () => {
+    const error = toApiError(409, {
+      error: {
+        code: 'run_not_active',
+        message: 'The run is complete: there is nothing to cancel.',
+        details: { status: 'complete' },
+      },
+    });
+    expect(describeError(error)).toBe(
+      'The run is complete: there is nothing to cancel. It changed since this page read it; the page now shows it as it is.',
+    );
+  });
+
   it('never shows a body it cannot read, nor JSON', () => {
     expect(describeError(toApiError(502, '<html>bad gateway</html>'))).toBe(
       'The server answered 502 without saying why.',

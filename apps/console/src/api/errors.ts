@@ -43,6 +43,12 @@ export function toApiError(status: number, body: unknown): ApiError {
   return new ApiError(status, code, message, details);
 }
 
+/**
+ * The refusals of a run's controls come when the run moved on since the page last read it (it ended,
+ * another member paused it): the page reads it again, and says so.
+ */
+const RUN_MOVED_ON = new Set(['run_not_active', 'run_not_paused', 'run_not_final']);
+
 /** A sentence for people, with the listed problems of a refused request. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
@@ -50,6 +56,9 @@ export function describeError(error: unknown): string {
     if (error.code === 'plan_limit_reached') {
       const { resource, limit } = error.details as { resource?: string; limit?: number };
       if (resource) return `${error.message} (${resource}: ${String(limit)} on your plan)`;
+    }
+    if (RUN_MOVED_ON.has(error.code)) {
+      return `${error.message} It changed since this page read it; the page now shows it as it is.`;
     }
     return issues.length > 0 ? `${error.message} ${issues.join('; ')}.` : error.message;
   }

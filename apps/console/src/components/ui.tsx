@@ -67,6 +67,8 @@ const TONE: Record<string, string> = {
   waiting: 'warn',
   pending: 'warn',
   paused: 'warn',
+  waitingForPause: 'warn',
+  rollingBack: 'warn',
   limit_reached: 'warn',
   no_listener: 'muted',
   skipped: 'muted',
@@ -81,8 +83,15 @@ const TONE: Record<string, string> = {
   unhealthy: 'bad',
 };
 
+/** A status in words: `limit_reached` and `waitingForPause` read "limit reached", "waiting for pause". */
+export function statusLabel(status: string): string {
+  return status
+    .replace(/_/g, ' ')
+    .replace(/([a-z])([A-Z])/g, (_, lower: string, upper: string) => `${lower} ${upper.toLowerCase()}`);
+}
+
 export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge ${TONE[status] ?? 'muted'}`}>{status.replace(/_/g, ' ')}</span>;
+  return <span className={`badge ${TONE[status] ?? 'muted'}`}>{statusLabel(status)}</span>;
 }
 
 export function Field({

@@ -2,6 +2,7 @@ import './flow-node.css';
 
 import { Handle, type NodeProps, Position } from '@xyflow/react';
 
+import { nodeStatusLabel } from '../runs/run-control.util';
 import { type FlowNode, summary } from './diagram';
 
 /** A diagram node: its type, id and a summary; a condition leaves by a `true` and a `false` handle. */
@@ -15,7 +16,7 @@ export function StepNode({ id, data, selected }: NodeProps<FlowNode>) {
       {data.type === 'trigger' ? null : <Handle type="target" position={Position.Top} />}
       <div className="type">
         {data.type}
-        {data.status ? ` · ${data.status}` : ''}
+        {data.status ? ` · ${nodeStatusLabel(data.status)}` : ''}
       </div>
       <strong>{id}</strong>
       <div className="muted">{summary(data)}</div>

@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 
 import type { Schemas } from '../api/client';
+import { stepKey } from './run-control.util';
 
 type Run = Schemas['WorkflowRunDto'];
 type Step = Schemas['RunStepDto'];
@@ -27,7 +28,7 @@ export function useLiveRun(runId: string) {
     source.addEventListener('step', (event) => {
       const step = JSON.parse((event as MessageEvent<string>).data) as Step;
       update((run) => {
-        const at = run.steps.findIndex((known) => known.nodeId === step.nodeId);
+        const at = run.steps.findIndex((known) => stepKey(known) === stepKey(step));
         const steps =
           at === -1 ? [...run.steps, step] : run.steps.map((known, i) => (i === at ? step : known));
         return { ...run, steps };

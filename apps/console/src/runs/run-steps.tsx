@@ -1,22 +1,51 @@
+import './run-steps.css';
+
+import { Link } from '@tanstack/react-router';
+
 import type { Schemas } from '../api/client';
 import { Empty, formatDuration, StatusBadge } from '../components/ui';
+import { stepKey } from './run-control.util';
 
-/** Each step with its input, output and error; the failed and the waiting ones open. */
-export function RunSteps({ steps }: { steps: Array<Schemas['RunStepDto']> }) {
+type Step = Schemas['RunStepDto'];
+
+/**
+ * Each step with its input, output and error; the failed and the waiting ones open. A compensation
+ * reads "undo <node>"; a step a rerun carried over names the run it came from.
+ */
+export function RunSteps({ steps }: { steps: Step[] }) {
   return (
     <section aria-labelledby="steps-title">
       <h2 id="steps-title">Steps</h2>
       {steps.length === 0 ? <Empty>No step has started yet.</Empty> : null}
       {steps.map((step) => (
         <details
-          key={step.nodeId}
-          className="card"
+          key={stepKey(step)}
+          className={`card step${step.compensation ? ' compensation' : ''}${step.carriedFrom ? ' carried' : ''}`}
           open={step.status === 'error' || step.status === 'waiting'}
+          data-testid={`step-${stepKey(step)}`}
         >
           <summary>
-            <strong>{step.nodeId}</strong> <StatusBadge status={step.status} />{' '}
+            <StepName step={step} /> <StatusBadge status={step.status} />{' '}
             <span className="muted">{formatDuration(step.ms)}</span>
+            {step.carriedFrom ? (
+              // A link inside a summary is a control inside a control: the link waits in the body.
+              <span className="carried-from"> carried over from run {step.carriedFrom.slice(-8)}</span>
+            ) : null}
           </summary>
+          {step.carriedFrom ? (
+            <p>
+              Not executed again: carried over with its output from{' '}
+              <Link to="/runs/$runId" params={{ runId: step.carriedFrom }}>
+                run {step.carriedFrom.slice(-8)}
+              </Link>
+              .
+            </p>
+          ) : null}
+          {step.compensation ? (
+            <p className="muted">
+              The compensation that undid the done step <code>{step.nodeId}</code> while the run rolled back.
+            </p>
+          ) : null}
           {step.error ? (
             <div className="notice error">
               <strong>Error:</strong> {step.error}
@@ -44,5 +73,27 @@ export function RunSteps({ steps }: { steps: Array<Schemas['RunStepDto']> }) {
         </details>
       ))}
     </section>
+  );
+}
+
+/** A step's node, or "undo <node>" for a compensation. */
+export function StepName({ step }: { step: Pick<Step, 'nodeId' | 'compensation'> }) {
+  return step.compensation ? (
+    <strong className="undo">undo {step.nodeId}</strong>
+  ) : (
+    <strong>{step.nodeId}</strong>
+  );
+}
+
+/** The run a rerun carried a step over from, linked. */
+export function CarriedFrom({ runId }: { runId: string }) {
+  return (
+    <span className="carried-from">
+      {' '}
+      carried over from{' '}
+      <Link to="/runs/$runId" params={{ runId }}>
+        run {runId.slice(-8)}
+      </Link>
+    </span>
   );
 }

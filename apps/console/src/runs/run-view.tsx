@@ -1,37 +1,21 @@
-import { useMutation } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
+import { Link } from '@tanstack/react-router';
 import { useMemo } from 'react';
 
-import { api, type Schemas, unwrap } from '../api/client';
-import { ErrorNotice, formatTime, PageHeader, StatusBadge } from '../components/ui';
+import type { Schemas } from '../api/client';
+import { formatTime, PageHeader, StatusBadge } from '../components/ui';
 import { ReadOnlyDiagram } from '../editor/read-only-diagram';
 import type { Liveness } from './live-run';
+import { controlState, nodeStatuses } from './run-control.util';
+import { RunControls } from './run-controls';
 import { RunSteps } from './run-steps';
 import { Timeline } from './timeline';
 
 type Run = Schemas['WorkflowRunDto'];
 
-/** A run as it ran: its diagram with each step's status, timeline, steps, reply and input. */
+/** A run as it ran: its controls, its diagram with each step's status, timeline, steps, reply and input. */
 export function RunView({ run, live }: { run: Run; live: Liveness }) {
-  const navigate = useNavigate();
-  const statuses = useMemo(
-    () => Object.fromEntries(run.steps.map((step) => [step.nodeId, step.status])),
-    [run.steps],
-  );
-  const again = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST('/api/v1/workflows/{id}/runs', {
-          params: { path: { id: run.workflowId } },
-          body: {
-            input: run.input,
-            draft: run.version === null,
-            ...(run.triggerNodeId ? { triggerNodeId: run.triggerNodeId } : {}),
-          },
-        }),
-      ),
-    onSuccess: (next) => void navigate({ to: '/runs/$runId', params: { runId: next.id } }),
-  });
+  const statuses = useMemo(() => nodeStatuses(run.steps), [run.steps]);
+  const state = controlState(run.status);
   return (
     <>
       <PageHeader title={`Run ${run.id.slice(-8)}`}>
@@ -45,21 +29,33 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
                 ? 'Live updates lost'
                 : ''}
         </span>
-        <button type="button" className="secondary" onClick={() => again.mutate()} disabled={again.isPending}>
-          Run again with the same input
-        </button>
       </PageHeader>
-      <ErrorNotice error={again.error} title="Could not start the run again." />
+      <RunControls run={run} />
       <p className="muted">
         <Link to="/workflows/$workflowId" params={{ workflowId: run.workflowId }} search={{ tab: 'runs' }}>
           Workflow runs
         </Link>{' '}
         · {run.version === null ? 'draft' : `version ${run.version}`} · started by {run.trigger} from{' '}
         {run.triggerNodeId ?? 'its trigger'} · {formatTime(run.createdAt)}
+        {run.rerunOf ? (
+          <>
+            {' '}
+            · rerun of{' '}
+            <Link to="/runs/$runId" params={{ runId: run.rerunOf }}>
+              run {run.rerunOf.slice(-8)}
+            </Link>
+          </>
+        ) : null}
       </p>
+      {state ? (
+        <div className="notice warn" role="status">
+          {state}
+        </div>
+      ) : null}
       {run.error ? (
         <div className="notice error" role="alert">
-          <strong>The run failed.</strong> {run.error}
+          <strong>{run.status === 'terminated' ? 'The run was stopped.' : 'The run failed.'}</strong>{' '}
+          {run.error}
         </div>
       ) : null}
       {run.reply ? (

@@ -2,41 +2,51 @@ import './timeline.css';
 
 import type { Schemas } from '../api/client';
 import { Empty, formatDuration, StatusBadge } from '../components/ui';
+import { stepKey } from './run-control.util';
+import { CarriedFrom, StepName } from './run-steps';
 
 type Run = Schemas['WorkflowRunDto'];
+type Step = Schemas['RunStepDto'];
 
-/** Each step as a bar from its start, as long as it took, on the run's own clock. */
+/**
+ * Each step as a bar from its start, as long as it took, on the run's own clock. A step a rerun carried
+ * over ran in the old run, on its clock: it is marked, without a bar. A compensation's bar is striped.
+ */
 export function Timeline({ run }: { run: Run }) {
   if (run.steps.length === 0) return <Empty>Nothing to show yet.</Empty>;
-  const begin = Math.min(...run.steps.map((step) => Date.parse(step.startedAt)));
   const now = Date.now();
-  const ends = run.steps.map(
-    (step) => Date.parse(step.startedAt) + (step.ms ?? Math.max(0, now - Date.parse(step.startedAt))),
+  const lengthOf = (step: Step) => step.ms ?? Math.max(0, now - Date.parse(step.startedAt));
+  const ran = run.steps.filter((step) => !step.carriedFrom);
+  const begin = Math.min(...ran.map((step) => Date.parse(step.startedAt)));
+  const total = Math.max(
+    1,
+    Math.max(...ran.map((step) => Date.parse(step.startedAt) + lengthOf(step))) - begin,
   );
-  const total = Math.max(1, Math.max(...ends) - begin);
   return (
     <ol className="timeline card">
-      {run.steps.map((step) => {
-        const start = Date.parse(step.startedAt) - begin;
-        const length = step.ms ?? Math.max(0, now - Date.parse(step.startedAt));
-        return (
-          <li key={step.nodeId}>
-            <span>
-              {step.nodeId} <StatusBadge status={step.status} />
+      {run.steps.map((step) => (
+        <li key={stepKey(step)}>
+          <span>
+            <StepName step={step} /> <StatusBadge status={step.status} />
+          </span>
+          {step.carriedFrom ? (
+            <span className="carried-note">
+              <CarriedFrom runId={step.carriedFrom} />
             </span>
+          ) : (
             <span className="track" aria-hidden="true">
               <span
-                className="span"
+                className={step.compensation ? 'span undo' : 'span'}
                 style={{
-                  left: `${(start / total) * 100}%`,
-                  width: `${Math.max(0.5, (length / total) * 100)}%`,
+                  left: `${((Date.parse(step.startedAt) - begin) / total) * 100}%`,
+                  width: `${Math.max(0.5, (lengthOf(step) / total) * 100)}%`,
                 }}
               />
             </span>
-            <span>{formatDuration(step.ms)}</span>
-          </li>
-        );
-      })}
+          )}
+          <span>{step.carriedFrom ? '' : formatDuration(step.ms)}</span>
+        </li>
+      ))}
     </ol>
   );
 }

@@ -3,6 +3,7 @@ import { Link } from '@tanstack/react-router';
 
 import { api, type Schemas, unwrap } from '../api/client';
 import { ErrorNotice, formatTime, QueryView, StatusBadge } from '../components/ui';
+import { ReplayEvents } from './replay-events';
 
 /** The app events that reached the workflow's triggers, what each trigger did, and replay. */
 export function WorkflowEvents({ workflow }: { workflow: Schemas['WorkflowDetailDto'] }) {
@@ -27,8 +28,12 @@ export function WorkflowEvents({ workflow }: { workflow: Schemas['WorkflowDetail
     onSuccess: () =>
       setTimeout(() => void client.invalidateQueries({ queryKey: ['events', workflow.id] }), 1000),
   });
+  const triggers = workflow.diagram.nodes
+    .filter((node) => node.data.type === 'trigger' && node.data.properties.kind === 'event')
+    .map((node) => node.id);
   return (
     <>
+      <ReplayEvents workflowId={workflow.id} triggers={triggers} />
       {replay.isSuccess ? (
         <div className="notice success" role="status">
           The event was queued again.

@@ -1,4 +1,4 @@
-import type { RunStatus, WorkflowRunDto } from '#contracts';
+import type { RunStatus, RunStepDto, WorkflowRunDto } from '#contracts';
 
 /** One Server-Sent Event: its name and one line of JSON (JSON text never holds a raw newline). */
 export const sseEvent = (name: string, data: unknown): string =>
@@ -15,6 +15,9 @@ export const STREAM_END_STATUSES: ReadonlySet<RunStatus> = new Set([
   'unknown',
 ]);
 
+/** A step's identity in its run: a compensation shares its node's id with the step it undid. */
+const stepKey = (step: RunStepDto): string => (step.compensation ? `undo:${step.nodeId}` : step.nodeId);
+
 /**
  * What a stream has sent of a run, and the events that bring a client from there to a newer read:
  * a `step` for each step whose record differs from the one sent (in start order), then a `status`
@@ -26,15 +29,15 @@ export class SentRun {
 
   constructor(first: WorkflowRunDto) {
     this.status = first.status;
-    for (const step of first.steps) this.steps.set(step.nodeId, JSON.stringify(step));
+    for (const step of first.steps) this.steps.set(stepKey(step), JSON.stringify(step));
   }
 
   eventsTo(run: WorkflowRunDto): string[] {
     const events: string[] = [];
     for (const step of run.steps) {
       const text = JSON.stringify(step);
-      if (this.steps.get(step.nodeId) === text) continue;
-      this.steps.set(step.nodeId, text);
+      if (this.steps.get(stepKey(step)) === text) continue;
+      this.steps.set(stepKey(step), text);
       events.push(`event: step\ndata: ${text}\n\n`);
     }
     if (run.status !== this.status) {
