@@ -28,7 +28,6 @@ const run = (status: WorkflowRunDto['status'], steps: RunStepDto[]): WorkflowRun
   error: null,
   steps,
   diagram: { nodes: [], edges: [] },
-  rerunOf: null,
 });
 
 const names = (events: string[]) => events.map((event) => event.split('\n')[0]);
