@@ -21,7 +21,10 @@ export interface RerunPlan {
 export function rerunPlan({ run, steps }: RunWithSteps, body: RerunRunDto): RerunPlan {
   if (body.fromNodeId !== undefined && body.input !== undefined) {
     throw DomainException.invalidRequest([
-      { path: 'fromNodeId', message: 'fromNodeId and input cannot be sent together: a new input reruns from the trigger' },
+      {
+        path: 'fromNodeId',
+        message: 'fromNodeId and input cannot be sent together: a new input reruns from the trigger',
+      },
     ]);
   }
   const trigger = run.triggerNodeId;
@@ -34,7 +37,10 @@ export function rerunPlan({ run, steps }: RunWithSteps, body: RerunRunDto): Reru
   const graph = RunGraph.of(run.diagram, trigger);
   if (body.fromNodeId !== undefined && !graph.has(body.fromNodeId)) {
     throw DomainException.invalidRequest([
-      { path: 'fromNodeId', message: `"${body.fromNodeId}" is not a node this run can reach from its trigger` },
+      {
+        path: 'fromNodeId',
+        message: `"${body.fromNodeId}" is not a node this run can reach from its trigger`,
+      },
     ]);
   }
   const ran = steps.filter((step) => !step.compensation).sort((a, b) => a.position - b.position);
