@@ -229,4 +229,124 @@ describe('a cancelled run’s work in flight', () => {
     expect(late.error?.error.message).toBe(`The approval was already denied (${message}).`);
     expect(target.requestsTo('/approved-later')).toEqual([]);
   });
+
+  describe('through POST /runs/{id}/cancel, on runs the runner executes', () => {
+    const cancelRun = (runId: string, reason: string) =>
+      org.api.POST('/api/v1/runs/{id}/cancel', { params: { path: { id: runId } }, body: { reason } });
+
+    it('aborts an Agent step mid-call: the step ends error with who and why, the model call is closed', async () => {
+      const agent = await createAgent(org.api, { name: 'slow-thinker', instructions: 'Answer.' });
+      const projectId = await createProject(org.api, 'Cancelled agent');
+      const workflowId = await createWorkflow(
+        org.api,
+        projectId,
+        chainOf(nodes.trigger('t'), nodes.agent('ask', agent.id, 'Think hard.')),
+        { name: 'Thinker' },
+      );
+      const calls = model.calls.length;
+      model.queue({ partial: 'Let me', then: 'hang' });
+      const started = await startRun(org.api, workflowId, {});
+      const runId = started.data!.id;
+      const call = await waitFor(() => model.calls[calls], { what: 'the model to be called' });
+
+      const cancelled = await cancelRun(runId, 'taking too long');
+      expect(cancelled.response.status).toBe(200);
+      expect(cancelled.data!.status).toBe('terminated');
+      expect(stepOf(cancelled.data!, 'ask')).toMatchObject({
+        status: 'error',
+        error: expect.stringMatching(/^Cancelled by API key \S+: taking too long$/),
+      });
+      await waitFor(() => (call.abandoned ? true : undefined), { what: 'the model call to be closed' });
+      // Aborted, not retried.
+      expect(model.calls.length - calls).toBe(1);
+    });
+
+    it('interrupts a database step mid-statement and rolls it back', async () => {
+      const databaseId = await createDatabaseIn(org.api, 'cancelled-step');
+      await rowsOf(org.api, databaseId, [{ sql: 'CREATE TABLE marks (n BIGINT)', params: [] }]);
+      const projectId = await createProject(org.api, 'Cancelled query');
+      const workflowId = await createWorkflow(
+        org.api,
+        projectId,
+        chainOf(
+          nodes.trigger('t'),
+          // Hours of CPU unless interrupted; the statement writes its one row only at the end.
+          nodes.database(
+            'endless',
+            databaseId,
+            'INSERT INTO marks SELECT count(*) FROM range(10000000000) a, range(100) b WHERE a.range + b.range = -1',
+          ),
+        ),
+        { name: 'Endless' },
+      );
+      const runId = (await startRun(org.api, workflowId, {})).data!.id;
+      // The step is recorded running before its request is sent; a cancel that overtakes the request
+      // stops it as it arrives.
+      await runReaches(org.api, runId, ['running'], { intervalMs: 20 });
+      await waitFor(
+        async () => {
+          const { data } = await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } });
+          return stepOf(data!, 'endless')?.status === 'running' ? true : undefined;
+        },
+        { intervalMs: 20, what: 'the database step to start' },
+      );
+      const cancelled = await cancelRun(runId, 'runaway query');
+      expect(cancelled.data).toMatchObject({ status: 'terminated' });
+      expect(stepOf(cancelled.data!, 'endless')).toMatchObject({ status: 'error' });
+      // The writer is free again long before the statement's own limit: the statement was stopped,
+      // and nothing of it was kept.
+      await waitFor(
+        async () => {
+          const [[row]] = await rowsOf(org.api, databaseId, [
+            { sql: 'INSERT INTO marks VALUES (1) RETURNING n', params: [] },
+          ]);
+          return row;
+        },
+        { timeoutMs: 15_000, intervalMs: 200, what: 'a write to go through' },
+      );
+      expect(await rowsOf(org.api, databaseId, [{ sql: 'SELECT count(*) FROM marks', params: [] }])).toEqual([
+        [['1']],
+      ]);
+    });
+
+    it('cancels a run waiting on an approval: the approval is closed and a later decision refused', async () => {
+      const agent = await createAgent(org.api, {
+        name: 'careful-api-cancel',
+        apps: [
+          { connectionId, integrationId: 'http', actions: ['http__request'], approvals: ['http__request'] },
+        ],
+      });
+      const projectId = await createProject(org.api, 'Cancelled approvals');
+      const workflowId = await createWorkflow(
+        org.api,
+        projectId,
+        chainOf(nodes.trigger('t'), nodes.agent('ask', agent.id, 'Tell the team.')),
+        { name: 'Careful via API' },
+      );
+      model.queue({
+        toolCalls: [
+          { name: 'http__request', arguments: { method: 'POST', url: `${target.url}/never-sent` } },
+        ],
+      });
+      const runId = (await startRun(org.api, workflowId, {})).data!.id;
+      const waiting = await runReaches(org.api, runId, ['waiting'], { timeoutMs: 30_000, intervalMs: 100 });
+      const [approval] = JSON.parse(stepOf(waiting, 'ask')!.output!.approvals!) as Array<{ id: string }>;
+
+      const cancelled = await cancelRun(runId, 'called off');
+      expect(cancelled.data).toMatchObject({ status: 'terminated' });
+      expect(stepOf(cancelled.data!, 'ask')).toMatchObject({ status: 'error', output: null });
+      const late = await waitFor(
+        async () => {
+          const decided = await org.api.POST('/api/v1/runs/{id}/approvals/{approvalId}', {
+            params: { path: { id: runId, approvalId: approval!.id } },
+            body: { decision: 'approve' },
+          });
+          return decided.response.status === 409 ? decided : undefined;
+        },
+        { what: 'a decision to be refused' },
+      );
+      expect(late.error?.error.code).toBe('approval_not_pending');
+      expect(target.requestsTo('/never-sent')).toEqual([]);
+    });
+  });
 });

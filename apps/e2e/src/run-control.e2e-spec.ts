@@ -130,6 +130,10 @@ describe('run control (extensions beyond the contract)', () => {
       const message = cancelled.data!.error!;
       expect(message).toMatch(/^Cancelled by API key \S+: wrong deploy$/);
       expect(stepOf(cancelled.data!, 'slow')).toMatchObject({ status: 'error', error: message });
+      // The app's request was aborted, not left to run: the app sees its connection closed.
+      await waitFor(() => target.requestsTo(gate.path)[0]?.abandonedAt, {
+        what: 'the held call to be closed',
+      });
 
       gate.release();
       // The held call's late answer changes nothing, and the next step never starts.
