@@ -11,6 +11,7 @@ import {
   deliver,
   type ErrorBody,
   eventsOf,
+  expectData,
   finished,
   getWorkflow,
   HttpTarget,
@@ -518,6 +519,60 @@ describe('apps and events', () => {
       const issues = invalid.body.error.details!.issues!;
       expect(issues.length).toBeGreaterThan(0);
       expect(issues.map((issue) => issue.path)).toEqual(issues.map(() => 'triggerNodeId'));
+    });
+
+    it('replays many events by outcome and time as an operation, each once, starting nothing twice', async () => {
+      const workflowId = await createWorkflow(org.api, projectId, {
+        nodes: [nodes.webhook('hook', hook.connectionId, { bulk: 1 })],
+        edges: [],
+      });
+      const pauseOrResume = (action: 'pause' | 'resume') =>
+        statusOf(org.api.POST(`/api/v1/workflows/{id}/${action}`, { params: { path: { id: workflowId } } }));
+      expect(await pauseOrResume('pause')).toBe(200);
+      const markers = ['bulk-a', 'bulk-b', 'bulk-c'];
+      for (const marker of markers) await send(hook.connectionId, hook.secret, { marker, bulk: 1 });
+      for (const marker of markers) await outcomesOf(org.api, workflowId, marker, ['hook']);
+      expect(await pauseOrResume('resume')).toBe(200);
+
+      const replayMany = async (body: { outcome?: 'no_listener' | 'started'; after?: string }) => {
+        const accepted = expectData(
+          await org.api.POST('/api/v1/workflows/{id}/events/replay', {
+            params: { path: { id: workflowId } },
+            body: { triggerNodeId: 'hook', ...body },
+          }),
+          202,
+        );
+        return waitFor(
+          async () => {
+            const now = expectData(
+              await org.api.GET('/api/v1/operations/{id}', { params: { path: { id: accepted.id } } }),
+              200,
+            );
+            return now.status === 'complete' ? now : undefined;
+          },
+          { timeoutMs: 30_000, what: 'the replay to complete' },
+        );
+      };
+      // Events kept while the workflow was paused: no trigger listened to them.
+      const replayed = await replayMany({ outcome: 'no_listener' });
+      expect(replayed).toMatchObject({ action: 'replay', matched: 3, done: 3, failed: 0 });
+      const started = await waitFor(
+        async () => {
+          const events = await eventsOf(org.api, workflowId);
+          const runIds = events.flatMap((event) =>
+            event.outcomes.filter((outcome) => outcome.outcome === 'started').map((outcome) => outcome.runId),
+          );
+          return runIds.length === 3 ? runIds : undefined;
+        },
+        { timeoutMs: 20_000, what: 'each event to start its run' },
+      );
+      expect(new Set(started).size).toBe(3);
+      // Replaying what already started a run starts nothing new; a range after the events matches none.
+      expect(await replayMany({ outcome: 'started' })).toMatchObject({ matched: 3, failed: 0 });
+      expect(await replayMany({ after: new Date(Date.now() + 60_000).toISOString() })).toMatchObject({
+        matched: 0,
+      });
+      expect(await runsOf(org.api, workflowId)).toHaveLength(3);
     });
 
     it('records dead for a replay whose connection is gone', async () => {
