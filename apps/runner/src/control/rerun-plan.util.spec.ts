@@ -1,7 +1,7 @@
 import { DomainException } from '#common';
 import type { Diagram } from '#contracts';
 
-import type { RunRecord, RunWithSteps, StepRecord } from '../engine/run-state.js';
+import { type RunRecord, type RunWithSteps, type StepRecord, stepRecord } from '../engine/run-state.js';
 import { rerunPlan } from './rerun-plan.util.js';
 
 const node = (id: string, type = 'condition') => ({ id, data: { type, properties: {} } });
@@ -14,23 +14,16 @@ const diagram: Diagram = {
 };
 
 function step(nodeId: string, position: number, status: StepRecord['status'] = 'done'): StepRecord {
-  return {
+  return stepRecord({
     nodeId,
     position,
     status,
     via: position === 0 ? [] : ['e'],
-    input: null,
     output: status === 'done' ? { result: nodeId } : null,
     error: status === 'error' ? 'failed' : null,
     ms: 1,
     startedAt: new Date('2026-11-27T10:00:00.000Z'),
-    attempt: 1,
-    route: null,
-    state: null,
-    wakeAt: null,
-    compensation: false,
-    carriedFrom: null,
-  };
+  });
 }
 
 function oldRun(steps: StepRecord[]): RunWithSteps {

@@ -1,6 +1,6 @@
 import type { DiagramNode } from '#contracts';
 
-import type { StepRecord } from './run-state.js';
+import { type StepRecord, stepRecord } from './run-state.js';
 import { compensationOrder, compensationRetryOf, rollbackError } from './rollback.util.js';
 
 const compensate = { action: 'http__request', input: { url: 'https://example.com/undo' } };
@@ -12,24 +12,21 @@ const nodesById = new Map<string, DiagramNode>([
   ['cond', { id: 'cond', data: { type: 'condition', properties: { compensate } } }],
 ]);
 
-function step(nodeId: string, position: number, startMs: number, ms: number, status = 'done'): StepRecord {
-  return {
+function step(
+  nodeId: string,
+  position: number,
+  startMs: number,
+  ms: number,
+  status: StepRecord['status'] = 'done',
+): StepRecord {
+  return stepRecord({
     nodeId,
     position,
-    status: status as StepRecord['status'],
-    via: [],
-    input: null,
-    output: null,
+    status,
     error: status === 'error' ? `${nodeId} broke` : null,
     ms,
     startedAt: new Date(startMs),
-    attempt: 1,
-    route: null,
-    state: null,
-    wakeAt: null,
-    compensation: false,
-    carriedFrom: null,
-  };
+  });
 }
 
 describe('rollback', () => {

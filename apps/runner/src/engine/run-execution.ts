@@ -31,6 +31,7 @@ import {
   type RunSettlement,
   type RunWithSteps,
   type StepRecord,
+  stepRecord,
 } from './run-state.js';
 import {
   claimsExhausted,
@@ -395,23 +396,7 @@ export class RunExecution {
   }
 
   private blankStep(nodeId: string, status: 'running' | 'skipped', now: Date): StepRecord {
-    return {
-      nodeId,
-      position: this.nextPosition++,
-      status,
-      via: [],
-      input: null,
-      output: null,
-      error: null,
-      ms: null,
-      startedAt: now,
-      attempt: 1,
-      route: null,
-      state: null,
-      wakeAt: null,
-      compensation: false,
-      carriedFrom: null,
-    };
+    return stepRecord({ nodeId, position: this.nextPosition++, status, startedAt: now });
   }
 
   private launch(graph: RunGraph, step: StepRecord): void {

@@ -59,6 +59,26 @@ export interface StepRecord {
   carriedFrom: string | null;
 }
 
+/** A step as it starts: the fields `fields` does not give are those of a step nothing has happened to. */
+export function stepRecord(
+  fields: Pick<StepRecord, 'nodeId' | 'position' | 'status' | 'startedAt'> & Partial<StepRecord>,
+): StepRecord {
+  return {
+    via: [],
+    input: null,
+    output: null,
+    error: null,
+    ms: null,
+    attempt: 1,
+    route: null,
+    state: null,
+    wakeAt: null,
+    compensation: false,
+    carriedFrom: null,
+    ...fields,
+  };
+}
+
 export interface RunWithSteps {
   run: RunRecord;
   steps: StepRecord[];

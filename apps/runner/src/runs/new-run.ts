@@ -1,6 +1,6 @@
 import type { Diagram, Principal, RunTrigger } from '#contracts';
 
-import type { RunRecord, RunWithSteps, StepRecord } from '../engine/run-state.js';
+import { type RunRecord, type RunWithSteps, type StepRecord, stepRecord } from '../engine/run-state.js';
 
 /** A run a start accepted, before it is written. */
 export interface NewRun {
@@ -62,21 +62,12 @@ export function runRecordOf(run: NewRun, status: RunRecord['status'], leaseToken
 
 /** A run starts at its trigger: that step is done at once, its output the run's input. */
 export function triggerStepOf(run: NewRun): StepRecord {
-  return {
+  return stepRecord({
     nodeId: run.triggerNodeId,
     position: 0,
     status: 'done',
-    via: [],
-    input: null,
     output: run.triggerOutput,
-    error: null,
     ms: 0,
     startedAt: run.createdAt,
-    attempt: 1,
-    route: null,
-    state: null,
-    wakeAt: null,
-    compensation: false,
-    carriedFrom: null,
-  };
+  });
 }

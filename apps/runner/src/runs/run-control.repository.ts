@@ -1,6 +1,6 @@
 import { InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { Kysely, sql } from 'kysely';
+import { Kysely, type QueryCreator, sql } from 'kysely';
 
 import type { StoredRunStatus } from '../engine/run-state.js';
 import type { DB } from '../runner.tables.js';
@@ -28,6 +28,14 @@ export interface ControlMove {
   /** The job to publish, when the move queued the run. */
   job: DispatchedRun | null;
 }
+
+/** The run a move names, with its status before the move: only the organization's own run. */
+const runOf = (db: QueryCreator<DB>, organizationId: string, runId: string) =>
+  db
+    .selectFrom('runner.runs')
+    .select(['id', 'status'])
+    .where('id', '=', runId)
+    .where('organization_id', '=', organizationId);
 
 /** The statuses a run can be cancelled from: every status but the final ones and `rollingBack`. */
 const CANCELLABLE = sql<boolean>`status IN ('queued', 'running', 'waiting', 'paused', 'waitingForPause')`;
@@ -154,13 +162,7 @@ export class RunControlRepository {
     nodeId: string,
   ): Promise<{ woken: boolean; job: DispatchedRun | null }> {
     const row = await this.db
-      .with('run', (db) =>
-        db
-          .selectFrom('runner.runs')
-          .select(['id', 'status'])
-          .where('id', '=', runId)
-          .where('organization_id', '=', organizationId),
-      )
+      .with('run', (db) => runOf(db, organizationId, runId))
       .with('woke', (db) =>
         db
           .updateTable('runner.run_steps')
@@ -209,13 +211,7 @@ export class RunControlRepository {
     rollback: boolean,
   ): Promise<ControlMove> {
     const row = await this.db
-      .with('target', (db) =>
-        db
-          .selectFrom('runner.runs')
-          .select(['id', 'status'])
-          .where('id', '=', runId)
-          .where('organization_id', '=', organizationId),
-      )
+      .with('target', (db) => runOf(db, organizationId, runId))
       .with('cancelled', (db) =>
         db
           .updateTable('runner.runs')
@@ -267,13 +263,7 @@ export class RunControlRepository {
    */
   async pause(organizationId: string, runId: string): Promise<ControlMove> {
     const row = await this.db
-      .with('target', (db) =>
-        db
-          .selectFrom('runner.runs')
-          .select(['id', 'status'])
-          .where('id', '=', runId)
-          .where('organization_id', '=', organizationId),
-      )
+      .with('target', (db) => runOf(db, organizationId, runId))
       .with('paused', (db) =>
         db
           .updateTable('runner.runs')
@@ -300,13 +290,7 @@ export class RunControlRepository {
   /** A `paused` run is `queued` again, its job to be published: a runner goes on from its checkpoints. */
   async resume(organizationId: string, runId: string): Promise<ControlMove> {
     const row = await this.db
-      .with('target', (db) =>
-        db
-          .selectFrom('runner.runs')
-          .select(['id', 'status'])
-          .where('id', '=', runId)
-          .where('organization_id', '=', organizationId),
-      )
+      .with('target', (db) => runOf(db, organizationId, runId))
       .with('resumed', (db) =>
         db
           .updateTable('runner.runs')

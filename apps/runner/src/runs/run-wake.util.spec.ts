@@ -1,6 +1,6 @@
 import type { Diagram } from '#contracts';
 
-import type { RunRecord, RunWithSteps, StepRecord } from '../engine/run-state.js';
+import { type RunRecord, type RunWithSteps, type StepRecord, stepRecord } from '../engine/run-state.js';
 import { nextWakeOf } from './run-wake.util.js';
 
 const now = new Date('2026-12-01T10:00:00.000Z');
@@ -19,24 +19,7 @@ const diagram: Diagram = {
 const run = { status: 'waiting', createdAt: now, diagram } as RunRecord;
 
 function step(nodeId: string, fields: Partial<StepRecord>): StepRecord {
-  return {
-    nodeId,
-    position: 0,
-    status: 'done',
-    via: [],
-    input: null,
-    output: null,
-    error: null,
-    ms: null,
-    startedAt: now,
-    attempt: 1,
-    route: null,
-    state: null,
-    wakeAt: null,
-    compensation: false,
-    carriedFrom: null,
-    ...fields,
-  };
+  return stepRecord({ nodeId, position: 0, status: 'done', startedAt: now, ...fields });
 }
 
 /** Only an Agent step that keeps a thread waits on a decision, as the agent executor says. */

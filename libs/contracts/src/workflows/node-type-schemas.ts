@@ -96,50 +96,41 @@ const agent: JsonSchema = {
   required: ['agentId'],
 };
 
+/** An app action, `<provider>__<action>`: what an action node calls, and what its compensation calls. */
+const actionRef: JsonSchema = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9][A-Za-z0-9-]*__[A-Za-z0-9][A-Za-z0-9_-]*$',
+  description: '`<provider>__<action>`.',
+  examples: ['http__request'],
+};
+
+const connectionId = (description: string): JsonSchema => ({ type: 'string', minLength: 1, description });
+
+const actionInput = (description: string): JsonSchema => ({
+  type: 'object',
+  additionalProperties: true,
+  description,
+});
+
 const action: JsonSchema = {
   title: 'ActionNodeProperties',
   description: 'Calls an app action. Output fields: `result` (JSON text), `status`.',
   type: 'object',
   properties: {
-    action: {
-      type: 'string',
-      pattern: '^[A-Za-z0-9][A-Za-z0-9-]*__[A-Za-z0-9][A-Za-z0-9_-]*$',
-      description: '`<provider>__<action>`.',
-      examples: ['http__request'],
-    },
-    connectionId: {
-      type: 'string',
-      minLength: 1,
-      description:
-        "The app connection. Absent: the trigger's own connection when it is the same app's, else the app's only connection.",
-    },
-    input: {
-      type: 'object',
-      additionalProperties: true,
-      description: "The action's input; string leaves are templates.",
-    },
+    action: actionRef,
+    connectionId: connectionId(
+      "The app connection. Absent: the trigger's own connection when it is the same app's, else the app's only connection.",
+    ),
+    input: actionInput("The action's input; string leaves are templates."),
     retry,
     compensate: {
       type: 'object',
       description:
         'Extension: the action that undoes this one when the run rolls back (a diagram with `settings.onError: "rollback"` that fails, or a cancel with `rollback: true`). Its templates may read this node\'s own output, `{{nodes.<this id>.result}}`. Retried per its `retry` (default 2 further attempts, 1 s apart).',
       properties: {
-        action: {
-          type: 'string',
-          pattern: '^[A-Za-z0-9][A-Za-z0-9-]*__[A-Za-z0-9][A-Za-z0-9_-]*$',
-          description: '`<provider>__<action>`.',
-          examples: ['http__request'],
-        },
-        connectionId: {
-          type: 'string',
-          minLength: 1,
-          description: "The app connection; absent, chosen as for the node's own action.",
-        },
-        input: {
-          type: 'object',
-          additionalProperties: true,
-          description: "The compensating action's input; string leaves are templates.",
-        },
+        action: actionRef,
+        connectionId: connectionId("The app connection; absent, chosen as for the node's own action."),
+        input: actionInput("The compensating action's input; string leaves are templates."),
         retry,
       },
       required: ['action'],
