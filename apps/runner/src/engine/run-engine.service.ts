@@ -1,7 +1,14 @@
 import { setMaxListeners } from 'node:events';
 
 import { RunnerSubjects } from '#contracts';
-import { type ExecutionSlots, type JobDelivery, type JobOutcome, JobOutcomes } from '#nats';
+import {
+  EVERY_KEY,
+  type ExecutionSlots,
+  type JobDelivery,
+  type JobOutcome,
+  JobOutcomes,
+  subscribeEvent,
+} from '#nats';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -52,18 +59,25 @@ export class RunEngine implements OnApplicationBootstrap, BeforeApplicationShutd
    * lease renewal.
    */
   onApplicationBootstrap(): void {
-    const listen = (subject: string, act: (execution: RunExecution) => void) =>
-      this.nats.subscribe(`${subject}.*`, {
-        callback: (error, message) => {
-          if (error) return;
-          const runId = message.subject.slice(subject.length + 1);
-          const execution = this.executing.get(runId);
-          if (execution) act(execution);
-        },
-      });
+    // Whoever may publish a notice could send anything: only a run id this runner executes acts.
+    const act = (payload: unknown, action: (execution: RunExecution) => void) => {
+      const runId = (payload as { runId?: unknown } | null)?.runId;
+      const execution = typeof runId === 'string' ? this.executing.get(runId) : undefined;
+      if (execution) action(execution);
+    };
     this.notices.push(
-      listen(RunnerSubjects.runCancelled.name, (execution) => execution.lose()),
-      listen(RunnerSubjects.runPauseRequested.name, (execution) => execution.requestPause()),
+      subscribeEvent(
+        this.nats,
+        RunnerSubjects.runCancelled,
+        (payload) => act(payload, (execution) => execution.lose()),
+        EVERY_KEY,
+      ),
+      subscribeEvent(
+        this.nats,
+        RunnerSubjects.runPauseRequested,
+        (payload) => act(payload, (execution) => execution.requestPause()),
+        EVERY_KEY,
+      ),
     );
   }
 
