@@ -41,6 +41,9 @@ export class HttpTarget {
 
   private constructor() {
     this.server = createServer((request, response) => {
+      // A caller that goes away mid-request (a service killed by a test, a cancelled call) resets
+      // its connection: `close` records that, and the reset is no failure of the test.
+      request.on('error', () => undefined);
       const chunks: Buffer[] = [];
       let received: ReceivedRequest | undefined;
       response.on('close', () => {

@@ -19,7 +19,7 @@ export class OperationsController {
       "Extension beyond the contract. A bulk cancel, rerun or replay: how many runs (or events) it matched, how many are `done` and `failed` so far (with the first 100 failures and why), and its `status`, `running` until every one is settled, then `complete`. Another organization's operation, or an unknown id, answers 404 `operation_not_found`.",
   })
   @ApiOkResponse({ type: OperationDto })
-  @ApiErrors('operation_not_found', 'service_unavailable')
+  @ApiErrors('invalid_request', 'operation_not_found', 'service_unavailable')
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<OperationDto> {
     return this.rpc.request(RunnerSubjects.operationsGet, principal, { id });
   }

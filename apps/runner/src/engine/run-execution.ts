@@ -616,6 +616,7 @@ export class RunExecution {
       properties: node.data.properties ?? {},
       attempt: step.attempt,
       idempotencyKey,
+      stoppedByCancelOf: step.compensation ? null : this.run.id,
       interrupted: step.status === 'running' && !this.started.has(step.nodeId),
       state: step.state ?? null,
       startedAt: step.startedAt,

@@ -67,7 +67,7 @@ export class ActionExecutor implements NodeExecutor {
               input: rendered,
               idempotencyKey: context.idempotencyKey,
               timeoutMs,
-              runId: context.run.id,
+              ...(context.stoppedByCancelOf === null ? {} : { runId: context.stoppedByCancelOf }),
             }),
             {
               timeoutMs: timeoutMs + ACTION_ANSWER_MARGIN_MS,

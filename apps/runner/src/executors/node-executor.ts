@@ -28,6 +28,11 @@ export interface StepContext {
    * crash (at least once) can be recognised by the other side.
    */
   readonly idempotencyKey: string;
+  /**
+   * The run whose cancel stops this step's work in the service doing it (sent as `runId`); null for
+   * a compensation, which runs after its run was cancelled, on purpose.
+   */
+  readonly stoppedByCancelOf: string | null;
   /** True when an earlier execution of this attempt was cut off while it ran (its runner died). */
   readonly interrupted: boolean;
   /** What the step returned with `waiting` the last time, or null on a first execution. */
