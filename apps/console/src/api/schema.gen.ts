@@ -5089,6 +5089,15 @@ export interface operations {
                     "application/json": components["schemas"]["OperationDto"];
                 };
             };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
             /** @description error.code: unauthorized */
             401: {
                 headers: {
