@@ -259,4 +259,38 @@ describe('run lists and bulk operations', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('workflow_not_found');
   });
+
+  // Last: it adds runs to the quick workflow, which the tests above count.
+  it('reruns the matching runs in bulk: one new run naming each, counted done', async () => {
+    const dayAgo = new Date(Date.now() - DAY).toISOString();
+    const filter = { workflowId: quick, status: ['complete' as const], createdAfter: dayAgo };
+    const matching = (await organizationRuns(filter)).map((run) => run.id);
+    expect(matching.sort()).toEqual([...completed].sort());
+    const accepted = expectData(
+      await api.POST('/api/v1/runs/bulk', { body: { action: 'rerun', filter } }),
+      202,
+    );
+    expect(accepted).toMatchObject({ action: 'rerun', matched: completed.length });
+    const done = await waitFor(
+      async () => {
+        const now = expectData(
+          await api.GET('/api/v1/operations/{id}', { params: { path: { id: accepted.id } } }),
+          200,
+        );
+        return now.status === 'complete' ? now : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the bulk rerun to complete' },
+    );
+    expect(done).toMatchObject({ done: completed.length, failed: 0 });
+    const reruns = (await organizationRuns({ workflowId: quick, createdAfter: accepted.createdAt })).map(
+      (run) => run.id,
+    );
+    const rerunOf = await Promise.all(
+      reruns.map(
+        async (id) =>
+          expectData(await api.GET('/api/v1/runs/{id}', { params: { path: { id } } }), 200).rerunOf,
+      ),
+    );
+    expect(rerunOf.sort()).toEqual([...completed].sort());
+  });
 });
