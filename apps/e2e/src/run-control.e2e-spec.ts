@@ -300,6 +300,19 @@ describe('run control (extensions beyond the contract)', () => {
       expect(paused.error?.error.code).toBe('run_not_active');
     });
 
+    it('terminates a paused run when its workflow is deleted: it can never be resumed', async () => {
+      const workflowId = await workflow(chainOf(nodes.trigger('t'), nodes.delay('wait', 3600)));
+      const run = await start(workflowId);
+      await runReaches(org.api, run.id, ['waiting']);
+      expectData(await pause(run.id), 200);
+      const deleted = await org.api.DELETE('/api/v1/workflows/{id}', {
+        params: { path: { id: workflowId } },
+      });
+      expect(deleted.response.status).toBe(200);
+      expect((await runReaches(org.api, run.id, ['terminated'])).status).toBe('terminated');
+      expect((await resume(run.id)).error?.error.code).toBe('run_not_paused');
+    });
+
     it('cancels a paused run', async () => {
       const workflowId = await workflow(chainOf(nodes.trigger('t'), nodes.delay('wait', 3600)));
       const run = await start(workflowId);
@@ -431,6 +444,25 @@ describe('run control (extensions beyond the contract)', () => {
       const undone = target.received.filter((request) => request.path === undoA || request.path === undoB);
       expect(undone.map((request) => request.path)).toEqual([undoB, undoA]);
       expect(JSON.parse(undone[1]!.body)).toMatchObject({ status: 200, body: { made: 'order-1' } });
+    });
+
+    it('reruns a rolled-back run without building on what it undid', async () => {
+      const [a, undoA, flaky] = [path('a'), path('undo-a'), path('flaky')];
+      target.respond(flaky, { status: 500, body: { error: 'down' } });
+      const workflowId = await workflow({
+        ...chainOf(nodes.trigger('t'), call('a', a, undoA), call('f', flaky)),
+        settings: { onError: 'rollback' },
+      });
+      const run = await start(workflowId);
+      expect((await finished(org.api, run.id)).status).toBe('errored');
+      expect([callsTo(a), callsTo(undoA)]).toEqual([1, 1]);
+
+      target.respond(flaky, { body: { ok: true } });
+      const again = await finished(org.api, expectData(await rerun(run.id), 201).id);
+      expect(again.status).toBe('complete');
+      // a was undone: it runs again rather than being carried over, and is not undone twice.
+      expect(stepOf(again, 'a')?.carriedFrom).toBeUndefined();
+      expect([callsTo(a), callsTo(undoA)]).toEqual([2, 1]);
     });
 
     it('reports a compensation that fails after its retries in the error and goes on with the rest', async () => {

@@ -68,15 +68,18 @@ describe('rerunPlan', () => {
     expect(rerunPlan(complete, { input: 'new' })).toEqual({ input: 'new', carried: [] });
   });
 
-  it('never carries a compensation, or a step that did not settle', () => {
+  it('never carries a step that did not settle, nor one the old run undid, nor what follows it', () => {
+    const unsettled = oldRun([step('t', 0), step('a', 1), step('side', 2, 'waiting'), step('b', 3, 'error')]);
+    expect(carriedOf(rerunPlan(unsettled, {}))).toEqual([['a', 'done', 1, 'old']]);
+    // a was undone by the rollback: a rerun from b runs a (and b, c) anew; side stands.
     const rolledBack = oldRun([
       step('t', 0),
       step('a', 1),
-      step('side', 2, 'waiting'),
+      step('side', 2),
       step('b', 3, 'error'),
       { ...step('a', 4), compensation: true },
     ]);
-    expect(carriedOf(rerunPlan(rolledBack, {}))).toEqual([['a', 'done', 1, 'old']]);
+    expect(carriedOf(rerunPlan(rolledBack, {}))).toEqual([['side', 'done', 1, 'old']]);
   });
 
   it('refuses a node the run cannot reach, and a node and an input together', () => {

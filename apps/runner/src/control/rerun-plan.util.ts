@@ -14,7 +14,8 @@ export interface RerunPlan {
 /**
  * Where a rerun starts and what it keeps. With `input`: from the trigger, with that input, keeping
  * nothing. With `fromNodeId`: that node and everything downstream of it run anew; every other step
- * the old run settled (`done` or `skipped`) is carried over as it was. Without either: from the
+ * the old run settled (`done` or `skipped`) is carried over as it was, unless the old run undid it
+ * (a compensation of it ran): then it and what follows it run anew. Without either: from the
  * old run's first failed step, or from the trigger when none failed. A node carried over depends on
  * nothing that runs anew: were one of its upstream nodes downstream of the start, so would it be.
  */
@@ -46,7 +47,12 @@ export function rerunPlan({ run, steps }: RunWithSteps, body: RerunRunDto): Reru
   const ran = steps.filter((step) => !step.compensation).sort((a, b) => a.position - b.position);
   const from = body.fromNodeId ?? ran.find((step) => step.status === 'error')?.nodeId;
   if (from === undefined || from === trigger) return { input: run.input, carried: [] };
-  const anew = downstreamOf(graph, from);
+  // A step the old run undid (its compensation ran, whatever came of it) is no effect to build on:
+  // it runs anew, and so does everything downstream of it.
+  const undone = steps
+    .filter((step) => step.compensation && graph.has(step.nodeId))
+    .map((step) => step.nodeId);
+  const anew = new Set([from, ...undone].flatMap((nodeId) => [...downstreamOf(graph, nodeId)]));
   const carried = ran
     .filter((step) => step.nodeId !== trigger && !anew.has(step.nodeId))
     .filter((step) => step.status === 'done' || step.status === 'skipped')

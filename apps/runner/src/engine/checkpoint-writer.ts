@@ -84,6 +84,8 @@ export class CheckpointWriter {
     this.staged.clear();
     const first = this.firstWrite;
     this.firstWrite = undefined;
+    // The status the write left, as the checkpoint answers it (a pausing run's wait is `paused`).
+    let written: StoredRunStatus | undefined;
     const write = (
       first
         ? first(steps, settlement).then(refusal)
@@ -91,6 +93,7 @@ export class CheckpointWriter {
             .checkpoint(this.runId, this.leaseToken, this.leaseMs, steps, settlement)
             .then((status) => {
               if (status === null) return new LeaseLost();
+              written = status;
               this.onStatus(status);
               return null;
             })
@@ -106,7 +109,7 @@ export class CheckpointWriter {
         this.writtenSettlement = settlement;
         this.markDurable();
         if (settlement) this.closed = true;
-        this.onWritten(settlement?.status ?? 'running');
+        this.onWritten(written ?? settlement?.status ?? 'running');
       },
       (error: unknown) => {
         if (first) this.failDurable(error);

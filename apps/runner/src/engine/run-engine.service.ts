@@ -69,7 +69,9 @@ export class RunEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       subscribeEvent(
         this.nats,
         RunnerSubjects.runCancelled,
-        (payload) => act(payload, (execution) => execution.lose()),
+        // A rollback is not cancelled (a cancel of a rolling-back run is refused): the notice of the
+        // cancel that began it may reach the runner that took the rollback up.
+        (payload) => act(payload, (execution) => !execution.rollingBack && execution.lose()),
         EVERY_KEY,
       ),
       subscribeEvent(
@@ -89,7 +91,7 @@ export class RunEngine implements OnApplicationBootstrap, BeforeApplicationShutd
       this.resources.logger.debug({ ...job, outcome }, 'run job found nothing to claim');
       return outcome;
     }
-    this.resources.changed(claimed.run.id, 'running');
+    this.resources.changed(claimed.run.id, claimed.run.status);
     const end = await this.execute(claimed, delivery.signal);
     this.resources.logger.debug({ ...job, end: describe(end) }, 'run execution ended');
     return end.kind === 'handedBack' ? JobOutcomes.retry(0) : JobOutcomes.ack;

@@ -164,6 +164,11 @@ export class RunExecution {
     return this.settle(this.settlementOf(this.graph));
   }
 
+  /** The run is rolling back: its compensations run, whatever is asked of it. */
+  get rollingBack(): boolean {
+    return this.run.status === 'rollingBack';
+  }
+
   /** Asked to pause: nothing new starts; the run settles `paused` once the steps in flight end. */
   requestPause(): void {
     if (this.pausing || this.run.status === 'rollingBack') return;

@@ -198,11 +198,11 @@ export class RunControlRepository {
   }
 
   /**
-   * Cancels the run in one statement: `terminated` (or, with `rollback`, `rollingBack` to end
-   * `terminated`, its job queued for whichever runner takes it), with `message` as its error and as
-   * the error of every step that was running or waiting. The lease token moves on, so a runner that
-   * holds the run is refused at its next write and writes nothing more. The row lock orders it
-   * against a holder's last checkpoint and against another cancel: exactly one of them applies.
+   * Cancels the run: `terminated` (or, with `rollback`, `rollingBack` to end `terminated`, its job
+   * queued for whichever runner takes it), with `message` as its error and as the error of every step
+   * that was running or waiting. The lease token moves on, so a runner that holds the run is refused
+   * at its next write and writes nothing more. The row lock orders it against a holder's last
+   * checkpoint and against another cancel: exactly one of them applies.
    */
   async cancel(
     organizationId: string,
@@ -210,27 +210,37 @@ export class RunControlRepository {
     message: string,
     rollback: boolean,
   ): Promise<ControlMove> {
-    const row = await this.db
-      .with('target', (db) => runOf(db, organizationId, runId))
-      .with('cancelled', (db) =>
-        db
-          .updateTable('runner.runs')
-          .set((eb) => ({
-            status: rollback ? 'rollingBack' : 'terminated',
-            rollback_end: rollback ? 'terminated' : null,
-            error: message,
-            finished_at: rollback ? null : now(),
-            wake_at: null,
-            lease_expires_at: null,
-            lease_token: eb('lease_token', '+', 1),
-            ...(rollback ? { dispatch: eb('dispatch', '+', 1), dispatched_at: now() } : {}),
-          }))
-          .where('id', '=', db.selectFrom('target').select('target.id'))
-          .where(CANCELLABLE)
-          .returning(['id', 'status', 'dispatch']),
-      )
-      .with('stopped_steps', (db) =>
-        db
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .with('target', (db) => runOf(db, organizationId, runId))
+        .with('cancelled', (db) =>
+          db
+            .updateTable('runner.runs')
+            .set((eb) => ({
+              status: rollback ? 'rollingBack' : 'terminated',
+              rollback_end: rollback ? 'terminated' : null,
+              error: message,
+              finished_at: rollback ? null : now(),
+              wake_at: null,
+              lease_expires_at: null,
+              lease_token: eb('lease_token', '+', 1),
+              // A rollback is a pick-up of its own, with its own allowance of claims.
+              ...(rollback ? { dispatch: eb('dispatch', '+', 1), dispatched_at: now(), claims: 0 } : {}),
+            }))
+            .where('id', '=', db.selectFrom('target').select('target.id'))
+            .where(CANCELLABLE)
+            .returning(['id', 'status', 'dispatch']),
+        )
+        .selectNoFrom((eb) => [
+          eb.selectFrom('target').select('target.status').as('before'),
+          eb.selectFrom('cancelled').select('cancelled.status').as('after'),
+          eb.selectFrom('cancelled').select('cancelled.dispatch').as('dispatch'),
+        ])
+        .executeTakeFirstOrThrow();
+      if (row.after !== null) {
+        // A statement of its own, once the run row's lock is held: a step the holder's last
+        // checkpoint inserted while the cancel waited for the lock is in its snapshot, and stopped too.
+        await trx
           .updateTable('runner.run_steps')
           .set((eb) => ({
             status: 'error',
@@ -238,23 +248,19 @@ export class RunControlRepository {
             wake_at: null,
             // What a waiting step showed (pending approvals) is no longer true of it.
             output: null,
-            ms: sql<number>`greatest(0, extract(epoch FROM now() - ${eb.ref('started_at')}) * 1000)::integer`,
+            ms: sql<number>`least(greatest(0, extract(epoch FROM now() - ${eb.ref('started_at')}) * 1000), 2147483647)::integer`,
           }))
-          .where('run_id', '=', db.selectFrom('cancelled').select('cancelled.id'))
+          .where('run_id', '=', runId)
           .where('status', 'in', ['running', 'waiting'])
-          .where('compensation', '=', false),
-      )
-      .selectNoFrom((eb) => [
-        eb.selectFrom('target').select('target.status').as('before'),
-        eb.selectFrom('cancelled').select('cancelled.status').as('after'),
-        eb.selectFrom('cancelled').select('cancelled.dispatch').as('dispatch'),
-      ])
-      .executeTakeFirstOrThrow();
-    return {
-      before: row.before,
-      after: row.after,
-      job: rollback && row.dispatch !== null ? { runId, dispatch: row.dispatch } : null,
-    };
+          .where('compensation', '=', false)
+          .execute();
+      }
+      return {
+        before: row.before,
+        after: row.after,
+        job: rollback && row.dispatch !== null ? { runId, dispatch: row.dispatch } : null,
+      };
+    });
   }
 
   /**
@@ -299,6 +305,8 @@ export class RunControlRepository {
             wake_at: null,
             dispatch: eb('dispatch', '+', 1),
             dispatched_at: now(),
+            // Pausing is no interruption: a resumed run has its allowance of claims again.
+            claims: 0,
           }))
           .where('id', '=', db.selectFrom('target').select('target.id'))
           .where('status', '=', 'paused')
@@ -365,7 +373,8 @@ export class RunControlRepository {
             }))
             .where('organization_id', '=', organizationId)
             .where('workflow_id', '=', sql<string>`ANY(${workflowIds}::text[])`)
-            .where('status', 'in', ['queued', 'running', 'waiting'])
+            // A rollback under way finishes and ends as it says; a paused run would otherwise be resumed.
+            .where('status', 'in', ['queued', 'running', 'waiting', 'paused', 'waitingForPause'])
             .returning('id'),
         )
         .with('unfinished_steps', (db) =>

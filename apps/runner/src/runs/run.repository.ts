@@ -227,7 +227,8 @@ export class RunRepository {
   ): Promise<boolean> {
     const rows = await this.db
       .updateTable('runner.runs')
-      .set({ status: 'rollingBack', error, rollback_end: end })
+      // A rollback has its own allowance of claims: this holder's is its first.
+      .set({ status: 'rollingBack', error, rollback_end: end, claims: 1 })
       .where('id', '=', runId)
       .where('lease_token', '=', leaseToken)
       .where('status', 'in', HELD_STATUSES)

@@ -194,10 +194,27 @@ export function claimStatement(db: Kysely<DB>) {
   );
 }
 
-/** The columns a holder's write sets but for a waiting run's status, which depends on a pause asked for. */
+/** The holds whose status depends on whether a pause was asked for (`PAUSE_AWARE`). */
+const pauseAware = (hold: Hold): hold is 'waiting' | 'paused' => hold === 'waiting' || hold === 'paused';
+
+/**
+ * A run asked to pause that comes to wait is `paused`. A holder that settles `paused` when no pause
+ * was asked for (a notice that came late) leaves the run `queued`, for the sweeper to hand on.
+ */
+const PAUSE_AWARE = {
+  waiting: {
+    status: sql<RunRecord['status']>`CASE WHEN status = 'waitingForPause' THEN 'paused' ELSE 'waiting' END`,
+  },
+  paused: {
+    status: sql<RunRecord['status']>`CASE WHEN status = 'waitingForPause' THEN 'paused' ELSE 'queued' END`,
+    dispatched_at: sql<Date>`CASE WHEN status = 'waitingForPause' THEN dispatched_at ELSE coalesce(dispatched_at, now()) END`,
+  },
+};
+
+/** The columns a holder's write sets, the status as a value but where it depends on a pause asked for. */
 function settledColumns(hold: Hold, param: Param<Values>): RunColumns {
   const { status, ...columns } = heldOrSettled(SETTLEMENT_OF[hold], leaseMsOf(hold, param));
-  return hold === 'waiting' ? columns : { ...columns, ...(status === undefined ? {} : { status }) };
+  return pauseAware(hold) ? columns : { ...columns, ...(status === undefined ? {} : { status }) };
 }
 
 /**
@@ -212,13 +229,7 @@ export function checkpointStatement(db: Kysely<DB>, hold: Hold) {
           .updateTable('runner.runs')
           .set({
             ...placed(settledColumns(hold, param), param),
-            ...(hold === 'waiting'
-              ? {
-                  status: sql<
-                    RunRecord['status']
-                  >`CASE WHEN status = 'waitingForPause' THEN 'paused' ELSE 'waiting' END`,
-                }
-              : {}),
+            ...(pauseAware(hold) ? PAUSE_AWARE[hold] : {}),
           })
           .where('id', '=', param('runId'))
           .where('lease_token', '=', param('leaseToken'))
