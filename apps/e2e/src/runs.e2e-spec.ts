@@ -642,6 +642,15 @@ describe('runs', () => {
     expect(stepOf(run, 'after')).toMatchObject({ status: 'done', output: { result: 'true' } });
   });
 
+  it('goes through more waits than a run may be picked up without settling (RUNNER_MAX_CLAIMS)', async () => {
+    // Eleven one-second delays one after another: each wake is a pick-up, and a wait is progress,
+    // not an interruption, so the run is not stopped as "interrupted 10 times".
+    const delays = Array.from({ length: 11 }, (_, index) => nodes.delay(`wait${index}`, 1));
+    const workflowId = await createWorkflow(org.api, projectId, chainOf(nodes.trigger('t'), ...delays));
+    const run = await runToEnd(org.api, workflowId, {}, { timeoutMs: 60_000 });
+    expect({ status: run.status, error: run.error }).toEqual({ status: 'complete', error: null });
+  }, 90_000);
+
   it('runs independent branches at the same time and joins them via both edges', async () => {
     const drawn = [
       nodes.trigger('t'),

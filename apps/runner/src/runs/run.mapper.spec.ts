@@ -53,6 +53,7 @@ describe('run.mapper', () => {
       status: 'waiting',
       lease_expires_at: null,
       wake_at: wakeAt,
+      claims: 0,
     });
   });
 });

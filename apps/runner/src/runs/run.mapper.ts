@@ -97,10 +97,12 @@ export function heldOrSettled(
         wake_at: null,
         finished_at: now(),
       };
+    // A run that settles to wait made progress: the pick-ups that count against RUNNER_MAX_CLAIMS
+    // (a run picked up again and again without settling is crash-looping) start over.
     case 'waiting':
-      return { status: 'waiting', lease_expires_at: null, wake_at: settlement.wakeAt };
+      return { status: 'waiting', lease_expires_at: null, wake_at: settlement.wakeAt, claims: 0 };
     case 'paused':
-      return { status: 'paused', lease_expires_at: null, wake_at: settlement.wakeAt };
+      return { status: 'paused', lease_expires_at: null, wake_at: settlement.wakeAt, claims: 0 };
     case 'terminated':
       return {
         status: 'terminated',
