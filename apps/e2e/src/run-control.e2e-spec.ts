@@ -11,6 +11,7 @@ import {
   type ErrorBody,
   expectData,
   finished,
+  type HeldPath,
   HttpTarget,
   nodes,
   type OrganizationFixture,
@@ -28,12 +29,6 @@ import {
 
 const stack = runningStack();
 
-/** A call the local app holds until `release()`: the step stays `running` meanwhile. */
-interface Hold {
-  path: string;
-  release(): void;
-}
-
 describe('run control (extensions beyond the contract)', () => {
   let org: OrganizationFixture;
   let other: OrganizationFixture;
@@ -41,38 +36,18 @@ describe('run control (extensions beyond the contract)', () => {
   let connectionId: string;
   let target: HttpTarget;
   let paths = 0;
-  const unreleased = new Set<() => void>();
 
   const path = (name: string) => `/${name}-${(paths += 1)}`;
 
-  const hold = (): Hold => {
-    const held = path('hold');
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    target.respond(held, { until: released, body: { held } });
-    unreleased.add(release);
-    return { path: held, release };
-  };
+  /** A call the local app holds until `release()`: the step stays `running` meanwhile. */
+  const hold = () => target.hold(path('hold'));
 
   /** An action calling the local app at `at`; `compensate` calls it at `undo` with the node's result. */
   const call = (id: string, at: string, undo?: string): TestNode =>
-    nodes.action(
-      id,
-      'http__request',
-      { method: 'POST', url: `${target.url}${at}`, body: `{"node":"${id}"}` },
-      {
-        connectionId,
-        ...(undo === undefined
-          ? {}
-          : {
-              compensate: {
-                action: 'http__request',
-                input: { method: 'POST', url: `${target.url}${undo}`, body: `{{nodes.${id}.result}}` },
-                retry: { attempts: 1, backoffSeconds: 1 },
-              },
-            }),
-      },
-    );
+    nodes.httpCall(id, `${target.url}${at}`, {
+      connectionId,
+      ...(undo === undefined ? {} : { undoUrl: `${target.url}${undo}` }),
+    });
 
   const callsTo = (at: string) => target.requestsTo(at).length;
 
@@ -81,7 +56,7 @@ describe('run control (extensions beyond the contract)', () => {
   const start = async (workflowId: string, input?: string) =>
     expectData(await startRun(org.api, workflowId, input === undefined ? {} : { input }), 201);
 
-  const heldCallReached = (gate: Hold) =>
+  const heldCallReached = (gate: HeldPath) =>
     waitFor(() => (callsTo(gate.path) >= 1 ? true : undefined), { what: `the call to ${gate.path}` });
 
   const cancel = (runId: string, body: WithoutDefaults<Schemas['CancelRunDto']> = {}) =>
@@ -109,7 +84,6 @@ describe('run control (extensions beyond the contract)', () => {
   });
 
   afterAll(async () => {
-    for (const release of unreleased) release();
     await target?.stop();
   });
 

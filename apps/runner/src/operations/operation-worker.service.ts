@@ -1,4 +1,4 @@
-import { DomainException } from '#common';
+import { DomainException, PeriodicTask } from '#common';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -39,25 +39,27 @@ const TRANSIENT = new Set(['service_unavailable', 'rate_limited']);
  */
 @Injectable()
 export class OperationWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private ticking?: Promise<void>;
-  private stopped = false;
+  private readonly ticks: PeriodicTask;
 
   constructor(
     private readonly operations: OperationRepository,
     private readonly actions: OperationActions,
     @Inject(OPERATION_PACE) private readonly pace: OperationPace,
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.ticks = new PeriodicTask(
+      pace.tickMs,
+      async () => void (await this.tick()),
+      (error: unknown) => this.logger.warn({ err: error }, 'serving operations failed; trying again'),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.ticks.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.ticking;
+    await this.ticks.stop();
   }
 
   /** One tick: a batch of each operation whose turn it is. Answers the operations served. */
@@ -130,20 +132,5 @@ export class OperationWorker implements OnApplicationBootstrap, BeforeApplicatio
         'an operation was taken over; this runner stops serving it',
       );
     return held;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick()
-        .then(() => undefined)
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error }, 'serving operations failed; trying again'),
-        )
-        .finally(() => {
-          this.ticking = undefined;
-          this.schedule();
-        });
-    }, this.pace.tickMs);
   }
 }
