@@ -233,7 +233,8 @@ export class AgentSteps {
         (approval) => approval.kind === 'budget' && approval.settledAt === null,
       );
     }
-    const budget = open[0]!;
+    const [budget] = open;
+    if (!budget) return null;
     switch (budget.status) {
       case 'pending':
         return {
@@ -416,7 +417,7 @@ export class AgentSteps {
   ): Promise<AgentStepResult> {
     const threadId = conversation.threadId ?? newId();
     const tool = `budget:${agent.name}`;
-    const [opened] = await this.threads.transaction(async (trx) => {
+    const inserted = await this.threads.transaction(async (trx) => {
       if (conversation.threadId === null)
         await this.threads.create({ id: threadId, ...thread }, conversation.added, trx);
       else await this.threads.append(threadId, conversation.added, trx);
@@ -444,11 +445,12 @@ export class AgentSteps {
     });
     this.upkeep.kick();
     const messages = [...conversation.history, ...conversation.added];
-    const approvals = [...conversation.approvals, opened!];
+    const approvals = [...conversation.approvals, ...inserted];
     const usage = stepUsageOf(conversation.threadId ? await this.calls.forThread(threadId) : []);
+    const until = Math.min(...inserted.map((approval) => approval.expiresAt.getTime()));
     return {
       status: 'waiting',
-      until: opened!.expiresAt.toISOString(),
+      until: new Date(until).toISOString(),
       threadId,
       output: outputOf(lastAnswer(messages), threadId, messages, approvals, usage),
     };
