@@ -223,15 +223,19 @@ export class AgentSteps {
     usage: StepUsage,
   ): Promise<AgentStepResult | 'go on' | null> {
     const { organizationId } = principal;
-    let open = approvals.filter((approval) => approval.kind === 'budget' && approval.settledAt === null);
+    const openOf = (all: ApprovalRecord[]) =>
+      all.filter(
+        (approval) =>
+          approval.kind === 'budget' && approval.threadId === threadId && approval.settledAt === null,
+      );
+    let open = openOf(approvals);
     if (open.length === 0) return null;
     if (
       open.some((approval) => approval.status === 'pending' && approval.expiresAt.getTime() <= Date.now())
     ) {
       await this.approvals.expireDue(organizationId, request.runId, request.nodeId);
-      open = (await this.approvals.forStep(organizationId, request.runId, request.nodeId)).filter(
-        (approval) => approval.kind === 'budget' && approval.settledAt === null,
-      );
+      // A decision may have won the race with the expiry.
+      open = openOf(await this.approvals.forStep(organizationId, request.runId, request.nodeId));
     }
     const [budget] = open;
     if (!budget) return null;
