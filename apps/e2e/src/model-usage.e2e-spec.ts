@@ -262,7 +262,7 @@ describe('model usage', () => {
     expect(invalid.response.status).toBe(400);
   });
 
-  it('sends a step over its agent’s budget to an owner’s approval: approved it goes on, denied it fails', async () => {
+  it('sends a step over its agent’s budget to an owner’s approval: approved it goes on, denied or expired it fails', async () => {
     const created = await owner.api.POST('/api/v1/agents', {
       body: { name: 'frugal', monthlyTokenBudget: 100 },
     });
@@ -332,6 +332,28 @@ describe('model usage', () => {
     expect(failed.status).toBe('errored');
     expect(stepOf(failed, 'ask')!.error).toBe(
       'The monthly token budget was passed and an owner denied going on (budget:frugal): Enough for this month',
+    );
+
+    // Left 72 hours without a decision (its deadline moved to the past here), it fails the step too.
+    const late = await runTo(workflowId, ['waiting', 'errored', 'complete']);
+    const [third] = approvalsOf(stepOf(late, 'ask')!.output);
+    const db = new (await import('pg')).default.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    try {
+      await db.query(`UPDATE agent.approvals SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        third!.id,
+      ]);
+    } finally {
+      await db.end();
+    }
+    const tooLate = await decide(owner.api, late.id, third!.id, 'approve');
+    expect({ status: tooLate.response.status, code: tooLate.error?.error?.code }).toEqual({
+      status: 409,
+      code: 'approval_not_pending',
+    });
+    const expired = await runReaches(org.api, late.id, ['complete', 'errored'], SETTLE);
+    expect(stepOf(expired, 'ask')!.error).toBe(
+      'The approval to pass the monthly token budget (budget:frugal) expired without a decision.',
     );
   });
 
