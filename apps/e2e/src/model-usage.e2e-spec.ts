@@ -357,6 +357,62 @@ describe('model usage', () => {
     );
   });
 
+  it('stops a step at the model call that would pass the budget, and goes on from there once approved', async () => {
+    const skillId = await createSkill(org.api, {
+      name: 'steps',
+      description: 'How',
+      instructions: 'Step by step.',
+    });
+    const created = await owner.api.POST('/api/v1/agents', {
+      body: { name: 'midway', skills: [skillId], monthlyTokenBudget: 100 },
+    });
+    expect(created.response.status).toBe(201);
+    const agentId = created.data!.id;
+    // The first call (a tool call) passes the budget: the second, which would answer, waits.
+    model.queue(
+      {
+        toolCalls: [{ name: 'load_skill', arguments: { name: 'steps' } }],
+        usage: { prompt: 90, completion: 20 },
+      },
+      { text: 'Answered after the approval.', usage: { prompt: 130, completion: 6 } },
+    );
+    const calls = model.calls.length;
+    const waiting = await runTo(await agentWorkflow(agentId, 'Midway'), ['waiting', 'errored', 'complete']);
+    expect(waiting.status).toBe('waiting');
+    expect(model.calls.length).toBe(calls + 1);
+    const step = stepOf(waiting, 'ask')!;
+    expect(step.output!.tools).toBe('load_skill ok');
+    expect(usageOf(step.output).total).toMatchObject({ inputTokens: 90, outputTokens: 20 });
+    const [approval] = approvalsOf(step.output);
+    expect(approval).toMatchObject({
+      tool: 'budget:midway',
+      status: 'pending',
+      input: { scope: 'agent', budget: 100, used: 110 },
+    });
+    // The round so far is kept: the task, the tool call and its result.
+    expect((await thread(agentId, step.output!.thread!)).messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+    ]);
+
+    expect((await decide(owner.api, waiting.id, approval!.id, 'approve')).response.status).toBe(200);
+    const done = await runReaches(org.api, waiting.id, ['complete', 'errored'], SETTLE);
+    expect(done.status).toBe('complete');
+    expect(done.reply).toBe('Answered after the approval.');
+    // The model went on from the tool's result.
+    const [resumed] = model.calls.slice(calls + 1);
+    expect(resumed!.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    const ask = stepOf(done, 'ask')!;
+    expect(usageOf(ask.output).calls.map((call) => call.inputTokens)).toEqual([90, 130]);
+    expect((await thread(agentId, ask.output!.thread!)).messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+  });
+
   it('sends a step over the organization’s budget to an owner’s approval', async () => {
     const fixture = await createOrganization(stack.description);
     const boss = await createMember(stack.description, fixture.organizationId, 'owner');

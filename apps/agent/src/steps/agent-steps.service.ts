@@ -4,10 +4,12 @@ import {
   ACTION_MAX_TIMEOUT_MS,
   AGENT_STEP_TIMEOUT_MS,
   type AgentStepRequest,
+  budgetTokensOf,
   type AgentStepResult,
   type ModelCallUsage,
   type Principal,
   type StepUsage,
+  sumUsage,
 } from '#contracts';
 import { RunCancellations } from '#nats';
 import { isId, newId } from '#persistence';
@@ -25,7 +27,12 @@ import type { NewThread } from '../threads/thread.mapper.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
 import { monthOf, type PassedBudget } from '../usage/budget.util.js';
 import { countModelCall } from '../usage/model-metrics.js';
-import { messagesWithUsage, stepUsageOf, tokenUsageOf } from '../usage/model-usage.util.js';
+import {
+  messagesWithUsage,
+  type StoredMessage,
+  stepUsageOf,
+  tokenUsageOf,
+} from '../usage/model-usage.util.js';
 import type { NewModelCall } from '../usage/usage.mapper.js';
 import { UsageRepository } from '../usage/usage.repository.js';
 import { UsageService } from '../usage/usage.service.js';
@@ -292,8 +299,14 @@ export class AgentSteps {
       title: `${request.workflowName} · run ${request.runId}`,
       runId: request.runId,
     };
-    const passed = await this.usage.passedBy(agent, request.runId);
-    if (passed) return this.waitForBudget(principal, request, agent, conversation, thread, passed);
+    const budget = await this.usage.gauge(agent, request.runId);
+    const passed = budget(0);
+    if (passed) {
+      return this.waitForBudget(principal, request, agent, conversation, thread, passed, {
+        produced: conversation.added,
+        calls: [],
+      });
+    }
     const { tools, skills, askFirst } = await this.tools.forStep(agent, {
       principal,
       runId: request.runId,
@@ -320,7 +333,12 @@ export class AgentSteps {
         system: systemPromptOf(agent, skills),
         tools,
         messages: [...conversation.history, ...conversation.added],
-        stopWhen: stepCountIs(this.config.AGENT_MAX_STEPS),
+        // Before each model call, a budget the round's own calls have reached stops it too.
+        stopWhen: [
+          stepCountIs(this.config.AGENT_MAX_STEPS),
+          ({ steps }) =>
+            budget(budgetTokensOf(sumUsage(steps.map((step) => tokenUsageOf(step.usage))))) !== null,
+        ],
         maxRetries: 1,
         timeout: { totalMs: AGENT_STEP_TIMEOUT_MS - SAVE_MARGIN_MS, stepMs },
         providerOptions: reasoningOptions(agent),
@@ -346,6 +364,14 @@ export class AgentSteps {
     const produced = [...conversation.added, ...messagesWithUsage(answer.steps, calls)];
     const messages = [...conversation.history, ...produced];
     const requests = answer.content.filter((part) => part.type === 'tool-approval-request');
+    const passedNow = budget(budgetTokensOf(sumUsage(calls)));
+    if (requests.length === 0 && passedNow && answer.finishReason === 'tool-calls') {
+      // Stopped by the budget with the tool results in hand: the next call waits for an owner.
+      return this.waitForBudget(principal, request, agent, conversation, thread, passedNow, {
+        produced,
+        calls: toRecord(null),
+      });
+    }
     const threadId = conversation.threadId ?? newId();
     const usage = stepUsageOf([
       ...(conversation.threadId ? await this.calls.forThread(threadId) : []),
@@ -406,10 +432,11 @@ export class AgentSteps {
   }
 
   /**
-   * The step's next model calls would pass a token budget: rather than fail, it waits for an owner's
+   * The step's next model call would pass a token budget: rather than fail, it waits for an owner's
    * approval (`budget:<agent name>`, in the approvals inbox like an ask-first call, with the same
-   * expiry). What the conversation has so far (the task, or the decisions just taken) is kept in the
-   * thread, so an approval goes on from there.
+   * expiry). What the conversation has so far (the task, the decisions just taken, the calls and tool
+   * results of the round the budget stopped) is kept in the thread with the calls' usage, so an
+   * approval goes on from there.
    */
   private async waitForBudget(
     principal: Principal,
@@ -418,13 +445,16 @@ export class AgentSteps {
     conversation: Conversation,
     thread: NewThread,
     passed: PassedBudget,
+    round: { produced: StoredMessage[]; calls: NewModelCall[] },
   ): Promise<AgentStepResult> {
     const threadId = conversation.threadId ?? newId();
     const tool = `budget:${agent.name}`;
+    const calls = round.calls.map((call) => ({ ...call, threadId }));
     const inserted = await this.threads.transaction(async (trx) => {
       if (conversation.threadId === null)
-        await this.threads.create({ id: threadId, ...thread }, conversation.added, trx);
-      else await this.threads.append(threadId, conversation.added, trx);
+        await this.threads.create({ id: threadId, ...thread }, round.produced, trx);
+      else await this.threads.append(threadId, round.produced, trx);
+      await this.calls.record(calls, trx);
       return this.approvals.insertPending(
         [
           {
@@ -448,9 +478,9 @@ export class AgentSteps {
       );
     });
     this.upkeep.kick();
-    const messages = [...conversation.history, ...conversation.added];
+    const messages = [...conversation.history, ...round.produced];
     const approvals = [...conversation.approvals, ...inserted];
-    const usage = stepUsageOf(conversation.threadId ? await this.calls.forThread(threadId) : []);
+    const usage = stepUsageOf(await this.calls.forThread(threadId));
     const until = Math.min(...inserted.map((approval) => approval.expiresAt.getTime()));
     return {
       status: 'waiting',

@@ -1,4 +1,4 @@
-import { monthOf, passedBudget } from './budget.util.js';
+import { budgetGauge, monthOf, passedBudget, UNLIMITED } from './budget.util.js';
 
 describe('budgets', () => {
   it('is passed when this month’s tokens are at or over it, the agent’s named first', () => {
@@ -21,6 +21,17 @@ describe('budgets', () => {
     expect(passedBudget({ budget: 50, used: 20 }, { budget: 15, used: 20 })).toMatchObject({
       scope: 'organization',
     });
+  });
+
+  it('adds what a step spent since the month was read to both budgets', () => {
+    const gauge = budgetGauge({ budget: 100, used: 60 }, { budget: 1_000, used: 950 });
+    expect(gauge(0)).toBeNull();
+    expect(gauge(39)).toBeNull();
+    expect(gauge(40)).toEqual({ scope: 'agent', budget: 100, used: 100 });
+    const organization = budgetGauge({ budget: null, used: 0 }, { budget: 1_000, used: 950 });
+    expect(organization(49)).toBeNull();
+    expect(organization(50)).toEqual({ scope: 'organization', budget: 1_000, used: 1_000 });
+    expect(UNLIMITED(Number.MAX_SAFE_INTEGER)).toBeNull();
   });
 
   it('counts a UTC month, this one by default', () => {

@@ -22,6 +22,26 @@ export function passedBudget(
   return null;
 }
 
+/**
+ * What a step's next model call would pass, given the tokens its own calls used since the month's
+ * usage was read (`spent`): both budgets' counts go up by them.
+ */
+export type BudgetGauge = (spent: number) => PassedBudget | null;
+
+export function budgetGauge(
+  agent: { budget: number | null; used: number },
+  organization: { budget: number | null; used: number },
+): BudgetGauge {
+  return (spent) =>
+    passedBudget(
+      { budget: agent.budget, used: agent.used + spent },
+      { budget: organization.budget, used: organization.used + spent },
+    );
+}
+
+/** No budget, or one an owner let the run pass. */
+export const UNLIMITED: BudgetGauge = () => null;
+
 /** A UTC month: `YYYY-MM` and the instants it starts and ends at. */
 export interface Month {
   month: string;

@@ -15,7 +15,7 @@ import { Injectable } from '@nestjs/common';
 import { AgentConfig } from '../agent.config.js';
 import type { AgentRecord } from '../agents/agent.mapper.js';
 import { ApprovalRepository } from '../approvals/approval.repository.js';
-import { monthOf, type PassedBudget, passedBudget } from './budget.util.js';
+import { type BudgetGauge, budgetGauge, monthOf, UNLIMITED } from './budget.util.js';
 import { costOf, priceKey, sumCosts } from './model-prices.util.js';
 import type { NewModelCall } from './usage.mapper.js';
 import { UsageRepository } from './usage.repository.js';
@@ -76,18 +76,21 @@ export class UsageService {
   }
 
   /**
-   * The budget a run's next model calls would pass, if any: this month's tokens of the agent, or of
-   * the organization, are at or over its budget, and no owner has let this run go past one yet.
+   * Which budget a run's next model call would pass, if any, after its own calls' tokens: this month's
+   * tokens of the agent, or of the organization, are at or over its budget, and no owner has let this
+   * run go past one yet. Read once before a round of model calls; the round adds what it spends.
    */
-  async passedBy(agent: AgentRecord, runId: string, now = new Date()): Promise<PassedBudget | null> {
+  async gauge(agent: AgentRecord, runId: string, now = new Date()): Promise<BudgetGauge> {
     const organizationBudget = await this.usage.budget(agent.organizationId);
-    if (agent.monthlyTokenBudget === null && organizationBudget === null) return null;
-    const used = await this.usage.tokensSince(agent.organizationId, agent.id, monthOf(undefined, now).start);
-    const passed = passedBudget(
+    if (agent.monthlyTokenBudget === null && organizationBudget === null) return UNLIMITED;
+    const [used, approved] = await Promise.all([
+      this.usage.tokensSince(agent.organizationId, agent.id, monthOf(undefined, now).start),
+      this.approvals.budgetApproved(agent.organizationId, runId),
+    ]);
+    if (approved) return UNLIMITED;
+    return budgetGauge(
       { budget: agent.monthlyTokenBudget, used: used.agent },
       { budget: organizationBudget, used: used.organization },
     );
-    if (!passed || (await this.approvals.budgetApproved(agent.organizationId, runId))) return null;
-    return passed;
   }
 }
