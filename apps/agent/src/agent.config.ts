@@ -1,7 +1,35 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { ServiceConfig } from '#common';
 import { APPROVAL_TTL_SECONDS } from '#contracts';
-import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import {
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  Validate,
+  type ValidationArguments,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
+
+import { type ModelPrices, parseModelPrices } from './usage/model-prices.util.js';
+
+/** `MODEL_PRICES` must be a price table; the message lists every problem in it. */
+@ValidatorConstraint({ name: 'modelPrices' })
+class ModelPricesValid implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && 'prices' in parseModelPrices(value);
+  }
+
+  defaultMessage({ value }: ValidationArguments): string {
+    const parsed = parseModelPrices(typeof value === 'string' ? value : undefined);
+    const problems = 'problems' in parsed ? parsed.problems : ['must be JSON text'];
+    return `MODEL_PRICES must be {"<provider>/<model>": {"input": <USD per million tokens>, "output": …, "reasoning"?: …, "cached"?: …}}: ${problems.join('; ')}`;
+  }
+}
 
 export class AgentConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3106;
@@ -71,6 +99,15 @@ export class AgentConfig extends ServiceConfig {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   PUBLIC_URL: string = 'http://localhost:3000';
 
+  /**
+   * The price table that turns tokens into an estimated cost (docs/usage.md), JSON:
+   * `{"gateway/gpt-4o-mini": {"input": 0.15, "output": 0.6}}` in USD per million tokens. Unset, no
+   * model has a price and every estimated cost is null.
+   */
+  @IsOptional()
+  @Validate(ModelPricesValid)
+  MODEL_PRICES?: string;
+
   /** The NATS password of user `agent`. Unset, agent connects anonymously: for development only. */
   @IsOptional()
   @Matches(NATS_PASSWORD_PATTERN, {
@@ -81,6 +118,17 @@ export class AgentConfig extends ServiceConfig {
   override productionProblems(): string[] {
     return natsProductionProblems(this.natsEndpoint);
   }
+
+  /** `MODEL_PRICES` read once (it was validated at boot). */
+  get modelPrices(): ModelPrices {
+    this.prices ??= (() => {
+      const parsed = parseModelPrices(this.MODEL_PRICES);
+      return 'prices' in parsed ? parsed.prices : new Map();
+    })();
+    return this.prices;
+  }
+
+  private prices?: ModelPrices;
 
   get natsEndpoint(): NatsEndpoint {
     return { url: this.NATS_URL, identity: 'agent', password: this.NATS_AGENT_PASSWORD };

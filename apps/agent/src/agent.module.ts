@@ -24,6 +24,9 @@ import { LanguageModels } from './steps/language-models.js';
 import { ThreadRepository } from './threads/thread.repository.js';
 import { ThreadsHandler } from './threads/threads.handler.js';
 import { ThreadsService } from './threads/threads.service.js';
+import { UsageHandler } from './usage/usage.handler.js';
+import { UsageRepository } from './usage/usage.repository.js';
+import { UsageService } from './usage/usage.service.js';
 
 @Module({})
 export class AgentModule {
@@ -42,7 +45,7 @@ export class AgentModule {
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
         }),
       ],
-      controllers: [AgentsHandler, AgentStepsHandler, ThreadsHandler, ApprovalsHandler],
+      controllers: [AgentsHandler, AgentStepsHandler, ThreadsHandler, ApprovalsHandler, UsageHandler],
       providers: [
         { provide: AgentConfig, useValue: config },
         { provide: LOGGER, useValue: logger },
@@ -61,6 +64,8 @@ export class AgentModule {
         ApprovalUpkeep,
         AgentChat,
         ChatStreamServer,
+        UsageRepository,
+        UsageService,
       ],
     };
   }

@@ -90,6 +90,20 @@ describe('agent steps', () => {
       thread: expect.stringMatching(/^[0-9a-f-]{36}$/),
       tools: '',
       approvals: '[]',
+      // The extension beyond the contract's four fields: the tokens of each model call (docs/usage.md).
+      usage: JSON.stringify({
+        calls: [
+          {
+            provider: 'gateway',
+            model: 'scripted-default',
+            inputTokens: 10,
+            outputTokens: 5,
+            reasoningTokens: 0,
+            cachedInputTokens: 0,
+          },
+        ],
+        total: { inputTokens: 10, outputTokens: 5, reasoningTokens: 0, cachedInputTokens: 0 },
+      }),
     });
     expect(run.reply).toBe('Ada ordered 3 lamps.');
 

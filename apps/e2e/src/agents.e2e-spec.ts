@@ -32,6 +32,8 @@ const AGENT_FIELDS = [
   'databaseWrites',
   'createdAt',
   'updatedAt',
+  // An extension beyond the contract (docs/usage.md).
+  'monthlyTokenBudget',
 ];
 
 describe('agents', () => {
@@ -66,6 +68,7 @@ describe('agents', () => {
       skills: [],
       databases: [],
       databaseWrites: [],
+      monthlyTokenBudget: null,
     });
     expect((await org.api.GET('/api/v1/agents/{id}', onAgent(created.data!.id))).data).toEqual(created.data);
     const listed = await org.api.listAll('/api/v1/agents');

@@ -511,6 +511,20 @@ describe('console', () => {
     await page.getByRole('heading', { name: /Enterprise plan/ }).waitFor();
     const projects = page.getByRole('row', { name: /Projects/ });
     expect(await projects.getByRole('cell').allTextContents()).toEqual(['1', '10,000', expect.any(String)]);
+    // This month's model usage (docs/usage.md): no agent has run here, and no price table is set.
+    await page.getByRole('heading', { name: /^Model usage in \d{4}-\d{2}$/ }).waitFor();
+    expect(
+      await page
+        .getByRole('row', { name: /^Model calls/ })
+        .getByRole('cell')
+        .allTextContents(),
+    ).toEqual(['0']);
+    expect(
+      await page
+        .getByRole('row', { name: /^Monthly token budget/ })
+        .getByRole('cell')
+        .allTextContents(),
+    ).toEqual(['none']);
     await check(page, 'billing');
   });
 

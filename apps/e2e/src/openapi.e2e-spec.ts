@@ -177,8 +177,12 @@ describe('OpenAPI document', () => {
       pointer.replace(/^#\/components\/schemas\/\w+NodeProperties\//, '#/…NodeProperties/'),
     );
     expect([...new Set(numbers)].sort()).toEqual([
+      // An estimated cost in USD (docs/usage.md).
+      `${schemas}/BillingModelUsageDto/properties/estimatedCost`,
       `${schemas}/QueryResultDto/properties/rows/items/items/oneOf/1`,
       `${schemas}/QueryStatementDto/properties/params/items/oneOf/1`,
+      `${schemas}/TokenCountsDto/properties/estimatedCost`,
+      `${schemas}/UsageRowDto/properties/estimatedCost`,
       // A compensation's retry is a node's retry: fractions of a second allowed.
       '#/…NodeProperties/properties/compensate/properties/retry/properties/backoffSeconds',
       '#/…NodeProperties/properties/params/items/anyOf/0',
@@ -247,8 +251,9 @@ describe('OpenAPI document', () => {
     await call('POST', '/api/v1/projects', '/api/v1/projects', { name: 'Third' });
     await call('POST', '/api/v1/projects', '/api/v1/projects', { name: 'Over the plan' });
     await call('GET', '/api/v1/billing', '/api/v1/billing');
+    await call('GET', '/api/v1/usage', '/api/v1/usage?month=2026-11');
     expect(answers.map(({ status }) => status)).toEqual([
-      200, 201, 200, 400, 201, 201, 200, 201, 200, 200, 404, 201, 200, 400, 201, 201, 402, 200,
+      200, 201, 200, 400, 201, 201, 200, 201, 200, 200, 404, 201, 200, 400, 201, 201, 402, 200, 200,
     ]);
 
     // Generated from the served document into a temporary directory, so it cannot go stale, and as

@@ -101,6 +101,11 @@ describe('tenant isolation', () => {
     const key = await ownerMember.api.raw.post<CreatedApiKeyDto>('/app/keys', { name: 'private key' });
     if (key.status !== 201) throw new Error(`${key.status}: ${JSON.stringify(key.body)}`);
     ids.key = key.body.id;
+    // The organization's token budget (docs/usage.md), which no other organization's call may change.
+    expectData(
+      await ownerMember.api.PUT('/api/v1/usage/budget', { body: { monthlyTokenBudget: 12_345 } }),
+      200,
+    );
   }, 120_000);
 
   /** The owner's view of each resource, to show afterwards that nothing the intruder did changed it. */
@@ -419,6 +424,7 @@ describe('tenant isolation', () => {
       ),
       seen(intruder.api.GET('/api/v1/dashboard')),
       seen(intruder.api.GET('/api/v1/billing')),
+      seen(intruder.api.GET('/api/v1/usage')),
       seen(intruderMember.api.GET('/api/v1/skills', page)),
       intruderMember.api.raw.get('/app/connections'),
       intruderMember.api.raw.get('/app/keys'),
@@ -436,6 +442,14 @@ describe('tenant isolation', () => {
     expect(expectData(bulk, 202)).toMatchObject({ matched: 0, status: 'complete' });
     const billing = expectData(await intruder.api.GET('/api/v1/billing'), 200);
     expect(JSON.stringify(billing.usage)).not.toMatch(/"(projects|databases|agents)":\s*[1-9]/);
+    // Budgets are the organization's own: each owner sets theirs, and reads only theirs.
+    expect(billing.modelUsage.monthlyTokenBudget).toBeNull();
+    expectData(
+      await intruderMember.api.PUT('/api/v1/usage/budget', { body: { monthlyTokenBudget: 7 } }),
+      200,
+    );
+    expect(expectData(await intruder.api.GET('/api/v1/usage'), 200).monthlyTokenBudget).toBe(7);
+    expect(expectData(await owner.api.GET('/api/v1/usage'), 200).monthlyTokenBudget).toBe(12_345);
   });
 
   it("cannot send events into the other organization's webhook connection without its secret", async () => {

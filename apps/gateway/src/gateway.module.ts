@@ -34,6 +34,7 @@ import { AgentsController } from './agents/agents.controller.js';
 import { AgentThreadsController } from './agents/agent-threads.controller.js';
 import { ProjectWorkflowsController } from './workflows/project-workflows.controller.js';
 import { WorkflowsController } from './workflows/workflows.controller.js';
+import { UsageController } from './usage/usage.controller.js';
 
 @Module({})
 export class GatewayModule implements OnApplicationShutdown {
@@ -66,6 +67,7 @@ export class GatewayModule implements OnApplicationShutdown {
         AgentThreadsController,
         AgentChatController,
         BillingController,
+        UsageController,
         DashboardController,
         ConnectionsController,
         KeysController,

@@ -74,6 +74,8 @@ export * from './operations/replay-events.dto.js';
 export * from './operations/operation-failure.dto.js';
 export * from './operations/operation.dto.js';
 export * from './operations/operation.messages.js';
+export * from './usage/token-usage.js';
+export * from './usage/usage.dto.js';
 export * from './workflows/diagram.js';
 export * from './workflows/matches-pattern.js';
 export * from './workflows/run-target.js';

@@ -76,6 +76,7 @@ export class ApiClient {
   readonly GET: Client<ApiPaths>['GET'];
   readonly POST: Client<ApiPaths>['POST'];
   readonly PATCH: Client<ApiPaths>['PATCH'];
+  readonly PUT: Client<ApiPaths>['PUT'];
   readonly DELETE: Client<ApiPaths>['DELETE'];
   /** Requests the document does not describe, or made wrong on purpose; the caller names the body's type. */
   readonly raw: RawClient;
@@ -91,6 +92,7 @@ export class ApiClient {
     this.GET = client.GET;
     this.POST = client.POST;
     this.PATCH = client.PATCH;
+    this.PUT = client.PUT;
     this.DELETE = client.DELETE;
     this.raw = new RawClient(baseUrl, token);
   }

@@ -8,12 +8,36 @@ import type { AddressInfo } from 'node:net';
  * connection (`break`).
  */
 export type ScriptedAnswer =
-  | { text: string }
-  | { toolCalls: Array<{ name: string; arguments: unknown }> }
+  | { text: string; usage?: ScriptedUsage }
+  | { toolCalls: Array<{ name: string; arguments: unknown }>; usage?: ScriptedUsage }
   | { status: number; body: unknown }
   | { garbage: string }
   | { delayMs: number; text: string }
   | { partial: string; then: 'hang' | 'break' };
+
+/**
+ * The tokens an answer reports, as OpenAI counts them: `prompt` includes `cached`, `completion`
+ * includes `reasoning`. Without one an answer reports 10 prompt and 5 completion tokens.
+ */
+export interface ScriptedUsage {
+  prompt: number;
+  completion: number;
+  reasoning?: number;
+  cached?: number;
+}
+
+/** The `usage` object of a chat completion. */
+function usageBody(usage: ScriptedUsage = { prompt: 10, completion: 5 }) {
+  return {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion,
+    total_tokens: usage.prompt + usage.completion,
+    ...(usage.cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: usage.cached } }),
+    ...(usage.reasoning === undefined
+      ? {}
+      : { completion_tokens_details: { reasoning_tokens: usage.reasoning } }),
+  };
+}
 
 export interface ModelCall {
   model: string;
@@ -31,8 +55,8 @@ const deltasOf = (text: string): string[] => text.match(/\s+|\S+\s*/g) ?? [];
 /**
  * An OpenAI-compatible chat-completions server that plays the model over real HTTP with answers a
  * test scripts: text or tool calls (whole, or streamed when the call asks for a stream), an error
- * status, something that is not a completion, a slow answer, or a stream that stops half-way. It
- * records each call. Nothing reaches a network.
+ * status, something that is not a completion, a slow answer, or a stream that stops half-way, each
+ * answer with the tokens it reports (`usage`). It records each call. Nothing reaches a network.
  */
 export class ScriptedModel {
   readonly calls: ModelCall[] = [];
@@ -142,7 +166,7 @@ export class ScriptedModel {
         created: Math.floor(Date.now() / 1000),
         model: body.model,
         choices: [{ index: 0, message, finish_reason: 'toolCalls' in next ? 'tool_calls' : 'stop' }],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        usage: usageBody('usage' in next ? next.usage : undefined),
       }),
     );
   }
@@ -195,7 +219,7 @@ export class ScriptedModel {
       return;
     }
     send({}, 'toolCalls' in next ? 'tool_calls' : 'stop', {
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      usage: usageBody('usage' in next ? next.usage : undefined),
     });
     response.end('data: [DONE]\n\n');
   }

@@ -13,6 +13,7 @@ const agent: AgentRecord = {
   skills: ['s-1'],
   databases: [],
   databaseWrites: [],
+  monthlyTokenBudget: null,
   createdAt: new Date('2026-01-01T00:00:00Z'),
   updatedAt: new Date('2026-01-01T00:00:00Z'),
 };

@@ -26,6 +26,8 @@ export interface AgentRecord {
   skills: string[];
   databases: string[];
   databaseWrites: string[];
+  /** Tokens (input + output) the agent may use in a UTC month before a step waits for an owner. */
+  monthlyTokenBudget: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -46,6 +48,7 @@ export const toAgentRecord = (row: Selectable<AgentAgents>): AgentRecord => ({
   skills: row.skills,
   databases: row.databases,
   databaseWrites: row.database_writes,
+  monthlyTokenBudget: row.monthly_token_budget === null ? null : Number(row.monthly_token_budget),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -69,6 +72,7 @@ export function toAgentColumns(fields: Partial<AgentFields>): Partial<AgentColum
     skills: fields.skills,
     databases: fields.databases,
     database_writes: fields.databaseWrites,
+    monthly_token_budget: fields.monthlyTokenBudget,
   };
 }
 

@@ -33,6 +33,7 @@ export const toAgentDto = (agent: AgentRecord): AgentDto => ({
   skills: agent.skills,
   databases: agent.databases,
   databaseWrites: agent.databaseWrites,
+  monthlyTokenBudget: agent.monthlyTokenBudget,
   createdAt: agent.createdAt.toISOString(),
   updatedAt: agent.updatedAt.toISOString(),
 });
@@ -56,6 +57,18 @@ function grantFields(input: CreateAgentDto | UpdateAgentDto): Partial<AgentField
     ...(input.databases === undefined ? {} : { databases: [...new Set(input.databases)] }),
     ...(input.databaseWrites === undefined ? {} : { databaseWrites: [...new Set(input.databaseWrites)] }),
   };
+}
+
+/**
+ * A budget is what makes a step wait for an owner's approval, so only an owner sets or changes it
+ * (an extension: the contract lets any member edit an agent, and still does for every other field).
+ */
+function assertBudgetSetter(principal: Principal, from: number | null, to: number | null | undefined): void {
+  if (to === undefined || to === from || principal.role === 'owner') return;
+  throw new DomainException(
+    'forbidden',
+    "Only the organization's owners set an agent's monthly token budget.",
+  );
 }
 
 const nameTaken = (name: string) =>
@@ -90,8 +103,10 @@ export class AgentsService {
       skills: [],
       databases: [],
       databaseWrites: [],
+      monthlyTokenBudget: input.monthlyTokenBudget ?? null,
       ...grantFields(input),
     };
+    assertBudgetSetter(principal, null, input.monthlyTokenBudget);
     await this.grants.assertValid(principal, fields);
     const { limits } = await this.rpc.request(CatalogSubjects.planLimits, principal, {});
     try {
@@ -110,9 +125,20 @@ export class AgentsService {
 
   async update(principal: Principal, id: string, input: UpdateAgentDto): Promise<AgentDto> {
     const agent = await this.findOwned(principal, id);
+    assertBudgetSetter(principal, agent.monthlyTokenBudget, input.monthlyTokenBudget);
     const changes: Partial<AgentFields> = {
       ...Object.fromEntries(
-        (['name', 'description', 'instructions', 'provider', 'model', 'thinkingLevel'] as const)
+        (
+          [
+            'name',
+            'description',
+            'instructions',
+            'provider',
+            'model',
+            'thinkingLevel',
+            'monthlyTokenBudget',
+          ] as const
+        )
           .filter((field) => input[field] !== undefined)
           .map((field) => [field, input[field]]),
       ),

@@ -3,8 +3,12 @@ import type { Selectable } from 'kysely';
 
 import type { AgentApprovals } from '../agent.tables.js';
 
+/** `action`: an ask-first call of an app action. `budget`: a step that would pass a token budget. */
+export type ApprovalKind = 'action' | 'budget';
+
 export interface ApprovalRecord {
   id: string;
+  kind: ApprovalKind;
   organizationId: string;
   runId: string;
   nodeId: string;
@@ -30,8 +34,8 @@ export interface ApprovalRecord {
 
 export type NewApproval = Omit<
   ApprovalRecord,
-  'id' | 'status' | 'reason' | 'decidedAt' | 'result' | 'error' | 'settledAt' | 'expiresAt'
->;
+  'id' | 'kind' | 'status' | 'reason' | 'decidedAt' | 'result' | 'error' | 'settledAt' | 'expiresAt'
+> & { kind?: ApprovalKind };
 
 /** Approvals of one run's step, as the upkeep hands them on. */
 export interface StepRef {
@@ -51,6 +55,7 @@ export interface PendingApproval {
 
 export const toApprovalRecord = (row: Selectable<AgentApprovals>): ApprovalRecord => ({
   id: row.id,
+  kind: row.kind,
   organizationId: row.organization_id,
   runId: row.run_id,
   nodeId: row.node_id,
@@ -94,6 +99,7 @@ export const toApprovalRowsJson = (approvals: NewApproval[], newId: () => string
   JSON.stringify(
     approvals.map((approval) => ({
       id: newId(),
+      kind: approval.kind ?? 'action',
       organization_id: approval.organizationId,
       run_id: approval.runId,
       node_id: approval.nodeId,

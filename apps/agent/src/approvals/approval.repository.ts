@@ -4,6 +4,7 @@ import { type Kysely, sql } from 'kysely';
 
 import type { DB } from '../agent.tables.js';
 import {
+  type ApprovalKind,
   type ApprovalRecord,
   type NewApproval,
   type PendingApproval,
@@ -15,6 +16,7 @@ import {
 /** The columns `insertPending` reads from its JSON rows, as `jsonb_to_recordset` types them. */
 interface NewApprovalRow {
   id: string;
+  kind: ApprovalKind;
   organization_id: string;
   run_id: string;
   node_id: string;
@@ -43,13 +45,14 @@ export class ApprovalRepository {
     // One parameter for them all, however many calls the step made.
     const rows =
       sql<NewApprovalRow>`jsonb_to_recordset(${toApprovalRowsJson(approvals, newId)}::jsonb)`.as<'a'>(
-        sql`a(id uuid, organization_id text, run_id text, node_id text, workflow_id text, workflow_name text,
+        sql`a(id uuid, kind text, organization_id text, run_id text, node_id text, workflow_id text, workflow_name text,
         thread_id uuid, tool_call_id text, tool text, action text, connection_id text, input jsonb)`,
       );
     const inserted = await db
       .insertInto('agent.approvals')
       .columns([
         'id',
+        'kind',
         'organization_id',
         'run_id',
         'node_id',
@@ -68,6 +71,7 @@ export class ApprovalRepository {
           .selectFrom(rows)
           .select([
             'a.id',
+            'a.kind',
             'a.organization_id',
             'a.run_id',
             'a.node_id',
@@ -120,6 +124,7 @@ export class ApprovalRepository {
     runId: string,
     id: string,
     decision: { status: 'approved' | 'denied'; reason: string | null; decidedBy: string | null },
+    kinds: readonly ApprovalKind[] = ['action', 'budget'],
   ): Promise<ApprovalRecord | null> {
     if (!isId(id)) return null;
     const row = await this.db
@@ -133,6 +138,7 @@ export class ApprovalRepository {
       .where('id', '=', id)
       .where('organization_id', '=', organizationId)
       .where('run_id', '=', runId)
+      .where('kind', 'in', kinds)
       .where('status', '=', 'pending')
       .where('expires_at', '>', now())
       .returningAll()
@@ -205,6 +211,19 @@ export class ApprovalRepository {
       .returningAll()
       .executeTakeFirst();
     return row ? toApprovalRecord(row) : null;
+  }
+
+  /** Whether an owner let the run go past a token budget: that approval covers the rest of the run. */
+  async budgetApproved(organizationId: string, runId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('agent.approvals')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('run_id', '=', runId)
+      .where('kind', '=', 'budget')
+      .where('status', '=', 'approved')
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** The organization's pending approvals, the soonest to expire first. */

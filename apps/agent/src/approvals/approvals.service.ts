@@ -99,14 +99,23 @@ export class Approvals implements OnModuleInit {
     // Answers run_not_found for a run that is not the organization's.
     const run = await this.rpc.request(RunnerSubjects.runsGet, principal, { id: runId });
     const taken = isDecidable(run.status)
-      ? await this.approvals.decide(principal.organizationId, runId, approvalId, {
-          status: body.decision === 'approve' ? 'approved' : 'denied',
-          reason: body.reason ?? null,
-          decidedBy: deciderOf(principal),
-        })
+      ? await this.approvals.decide(
+          principal.organizationId,
+          runId,
+          approvalId,
+          {
+            status: body.decision === 'approve' ? 'approved' : 'denied',
+            reason: body.reason ?? null,
+            decidedBy: deciderOf(principal),
+          },
+          // Letting a step pass a token budget is an owner's call (docs/usage.md).
+          principal.role === 'owner' ? ['action', 'budget'] : ['action'],
+        )
       : null;
     if (!taken) return this.refuse(principal, runId, run.status, approvalId);
-    const decided = taken.status === 'approved' ? await this.settle(principal, taken) : taken;
+    // A budget approval runs nothing: the step goes on with its model calls when woken.
+    const decided =
+      taken.status === 'approved' && taken.kind === 'action' ? await this.settle(principal, taken) : taken;
     await this.wake(decided).catch((error: unknown) =>
       this.logger.warn({ err: error, runId }, 'waking the run after a decision failed; the upkeep retries'),
     );
@@ -122,6 +131,12 @@ export class Approvals implements OnModuleInit {
   ): Promise<never> {
     const found = await this.approvals.find(principal.organizationId, approvalId);
     if (!found || found.runId !== runId) throw DomainException.notFound('approval', approvalId);
+    if (found.kind === 'budget' && found.status === 'pending' && principal.role !== 'owner') {
+      throw new DomainException(
+        'forbidden',
+        "Only the organization's owners decide whether a step may pass a token budget.",
+      );
+    }
     if (found.status !== 'pending') {
       const why = found.status === 'denied' && found.reason !== null ? ` (${found.reason})` : '';
       throw new DomainException('approval_not_pending', `The approval was already ${found.status}${why}.`);

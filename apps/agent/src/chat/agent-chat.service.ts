@@ -1,5 +1,11 @@
 import { DomainException } from '#common';
-import { type AgentChatRequest, CHAT_TURN_TIMEOUT_MS, type Principal, type UiMessageChunk } from '#contracts';
+import {
+  type AgentChatRequest,
+  CHAT_TURN_TIMEOUT_MS,
+  type ModelCallUsage,
+  type Principal,
+  type UiMessageChunk,
+} from '#contracts';
 import { isId, newId } from '#persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import {
@@ -21,6 +27,9 @@ import { reasoningOptions, systemPromptOf } from '../steps/agent-step.util.js';
 import { AgentTools } from '../steps/agent-tools.js';
 import { LanguageModels } from '../steps/language-models.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
+import { countModelCall } from '../usage/model-metrics.js';
+import { messagesWithUsage, type StoredMessage, tokenUsageOf } from '../usage/model-usage.util.js';
+import { UsageService } from '../usage/usage.service.js';
 import { chatTitleOf, explainChatFailure, messageOf, timeoutMessage, withoutAskFirst } from './chat.util.js';
 
 /** A turn that has started: the thread it belongs to, and its answer as the model produces it. */
@@ -55,6 +64,7 @@ export class AgentChat {
     private readonly models: LanguageModels,
     private readonly config: AgentConfig,
     private readonly tools: AgentTools,
+    private readonly usage: UsageService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -98,7 +108,8 @@ export class AgentChat {
 
   private async *answer(plan: TurnPlan, signal: AbortSignal): AsyncGenerator<UiMessageChunk> {
     const stepMs = this.config.AGENT_MODEL_TIMEOUT_MS;
-    let answered: ModelMessage[] = [];
+    const steps: { response: { messages: ModelMessage[] } }[] = [];
+    const calls: ModelCallUsage[] = [];
     const toolFailures = new WeakSet<object>();
     const result = streamText({
       model: plan.model,
@@ -110,10 +121,19 @@ export class AgentChat {
       timeout: { totalMs: CHAT_TURN_TIMEOUT_MS, stepMs },
       abortSignal: signal,
       providerOptions: reasoningOptions(plan.agent),
-      // Cumulative: what the thread keeps of the answer is every step that finished.
+      // What the thread keeps of the answer is every step that finished, each with its tokens.
       onStepFinish: (step) => {
-        answered = step.response.messages;
+        steps.push(step);
+        const call = {
+          provider: plan.agent.provider,
+          model: step.model.modelId,
+          ...tokenUsageOf(step.usage),
+        };
+        calls.push(call);
+        countModelCall(call.provider, call.model, 'ok', call);
       },
+      onError: () => countModelCall(plan.agent.provider, modelIdOf(plan.model), 'error'),
+      onAbort: () => countModelCall(plan.agent.provider, modelIdOf(plan.model), 'aborted'),
       experimental_onToolCallFinish: (event) => {
         if (!event.success && typeof event.error === 'object' && event.error !== null) {
           toolFailures.add(event.error);
@@ -142,7 +162,19 @@ export class AgentChat {
       if (!signal.aborted) yield { type: 'error', errorText: explainChatFailure(error, limits) };
     }
     try {
-      await this.save(plan, [plan.question, ...answered]);
+      await this.usage.record(
+        calls.map((call) => ({
+          ...call,
+          provider: plan.agent.provider,
+          organizationId: plan.principal.organizationId,
+          agentId: plan.agent.id,
+          agentName: plan.agent.name,
+          runId: null,
+          nodeId: null,
+          threadId: plan.threadId,
+        })),
+      );
+      await this.save(plan, [plan.question, ...messagesWithUsage(steps, calls)]);
     } catch (error) {
       this.logger.error({ err: error, threadId: plan.threadId }, 'a chat turn could not be saved');
       yield {
@@ -153,7 +185,7 @@ export class AgentChat {
   }
 
   /** The member's message and every finished step of the answer, also when the turn failed or was left. */
-  private async save(plan: TurnPlan, messages: ModelMessage[]): Promise<void> {
+  private async save(plan: TurnPlan, messages: StoredMessage[]): Promise<void> {
     if (plan.history) {
       await this.threads.append(plan.threadId, messages);
       return;
@@ -170,6 +202,8 @@ export class AgentChat {
     );
   }
 }
+
+const modelIdOf = (model: LanguageModel): string => (typeof model === 'string' ? model : model.modelId);
 
 /** A tool that failed, or a tool call the model got wrong: the model is told and carries on. */
 function isToolFailure(error: unknown, toolFailures: WeakSet<object>): boolean {

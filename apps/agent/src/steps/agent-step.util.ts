@@ -1,5 +1,5 @@
 import { DomainException } from '#common';
-import type { AgentStepOutput, MountedSkill } from '#contracts';
+import type { AgentStepOutput, MountedSkill, StepUsage } from '#contracts';
 import {
   APICallError,
   InvalidResponseDataError,
@@ -80,18 +80,23 @@ export function explainModelFailure(error: unknown, timeoutMs: number): DomainEx
   return new DomainException('service_unavailable', `The model call failed: ${message}`);
 }
 
-/** What a step that is done or waiting shows: its answer so far, thread, tool lines and approvals. */
+/**
+ * What a step that is done or waiting shows: its answer so far, thread, tool lines, approvals, and the
+ * tokens of its model calls so far.
+ */
 export function outputOf(
   response: string,
   threadId: string,
   messages: readonly ModelMessage[],
   approvals: readonly ApprovalRecord[],
+  usage: StepUsage,
 ): AgentStepOutput {
   return {
     response,
     thread: threadId,
     tools: toolLines(messages),
     approvals: JSON.stringify(approvals.map(toStepApproval)),
+    usage: JSON.stringify(usage),
   };
 }
 

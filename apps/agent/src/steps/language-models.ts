@@ -50,6 +50,8 @@ export class LanguageModels {
         name: LanguageModels.optionsKey(provider),
         baseURL: url,
         ...(apiKey ? { apiKey } : {}),
+        // Streamed answers (chat) report their tokens only when asked to (`stream_options`).
+        includeUsage: true,
       }).chatModel(modelId);
       this.models.set(key, languageModel);
     }

@@ -1,7 +1,9 @@
+import type { ModelCallUsage } from '#contracts';
 import type { ModelMessage } from 'ai';
 import type { Selectable } from 'kysely';
 
 import type { AgentMessages, AgentThreads } from '../agent.tables.js';
+import type { StoredMessage } from '../usage/model-usage.util.js';
 
 /** Who said a message, as the AI SDK models it. */
 export type MessageRole = ModelMessage['role'];
@@ -21,6 +23,8 @@ export interface ThreadRecord {
 export interface ThreadMessageRecord {
   role: MessageRole;
   content: unknown;
+  /** The tokens of the model call that produced an assistant message. */
+  usage: ModelCallUsage | null;
   createdAt: Date;
 }
 
@@ -48,16 +52,25 @@ export const toThreadRecord = (row: Selectable<AgentThreads>): ThreadRecord => (
 });
 
 export const toThreadMessageRecord = (
-  row: Pick<Selectable<AgentMessages>, 'role' | 'content' | 'created_at'>,
-): ThreadMessageRecord => ({ role: row.role, content: row.content, createdAt: row.created_at });
+  row: Pick<Selectable<AgentMessages>, 'role' | 'content' | 'usage' | 'created_at'>,
+): ThreadMessageRecord => ({
+  role: row.role,
+  content: row.content,
+  usage: row.usage,
+  createdAt: row.created_at,
+});
 
 /** A stored message as the model reads it: the role and content it was saved with. */
 export const toModelMessage = (row: Pick<Selectable<AgentMessages>, 'role' | 'content'>): ModelMessage =>
   ({ role: row.role, content: row.content }) as ModelMessage;
 
-/** Messages as one array per column, for `unnest`: positions count from 0, contents are JSON text. */
-export const messageColumns = (messages: ModelMessage[]) => ({
+/**
+ * Messages as one array per column, for `unnest`: positions count from 0, contents and usages are
+ * JSON text (a usage null but on an assistant message that a model call produced).
+ */
+export const messageColumns = (messages: readonly StoredMessage[]) => ({
   positions: messages.map((_, index) => index),
   roles: messages.map((message) => message.role),
   contents: messages.map((message) => JSON.stringify(message.content)),
+  usages: messages.map((message) => (message.usage ? JSON.stringify(message.usage) : null)),
 });

@@ -5,6 +5,7 @@ import type { ModelMessage } from 'ai';
 import { type Kysely, sql } from 'kysely';
 
 import type { DB } from '../agent.tables.js';
+import type { StoredMessage } from '../usage/model-usage.util.js';
 import {
   messageColumns,
   type MessageRole,
@@ -17,10 +18,12 @@ import {
 } from './thread.mapper.js';
 
 /** The messages as rows `m`, one parameter per column however many there are. */
-function unnestMessages(messages: ModelMessage[]) {
-  const { positions, roles, contents } = messageColumns(messages);
-  return sql<{ position: number; role: MessageRole; content: string }>`unnest(${positions}::int[],
-    ${roles}::text[], ${contents}::text[])`.as<'m'>(sql`m(position, role, content)`);
+function unnestMessages(messages: readonly StoredMessage[]) {
+  const { positions, roles, contents, usages } = messageColumns(messages);
+  return sql<{ position: number; role: MessageRole; content: string; usage: string | null }>`unnest(
+    ${positions}::int[], ${roles}::text[], ${contents}::text[], ${usages}::text[])`.as<'m'>(
+    sql`m(position, role, content, usage)`,
+  );
 }
 
 @Injectable()
@@ -33,7 +36,11 @@ export class ThreadRepository {
   }
 
   /** A new thread with its messages; answers its id. */
-  async create(thread: NewThread, messages: ModelMessage[], db: Kysely<DB> = this.db): Promise<string> {
+  async create(
+    thread: NewThread,
+    messages: readonly StoredMessage[],
+    db: Kysely<DB> = this.db,
+  ): Promise<string> {
     const id = thread.id ?? newId();
     // One statement: a step's thread costs one round trip, not a transaction of four.
     await db
@@ -50,11 +57,17 @@ export class ThreadRepository {
           .returning('id'),
       )
       .insertInto('agent.messages')
-      .columns(['thread_id', 'position', 'role', 'content'])
+      .columns(['thread_id', 'position', 'role', 'content', 'usage'])
       .expression((db) =>
         db
           .selectFrom(['thread', unnestMessages(messages)])
-          .select((eb) => ['thread.id', 'm.position', 'm.role', eb.cast('m.content', 'jsonb').as('content')]),
+          .select((eb) => [
+            'thread.id',
+            'm.position',
+            'm.role',
+            eb.cast('m.content', 'jsonb').as('content'),
+            eb.cast('m.usage', 'jsonb').as('usage'),
+          ]),
       )
       .execute();
     return id;
@@ -64,7 +77,11 @@ export class ThreadRepository {
    * Adds messages at the end of a thread, in one statement. Positions continue after the thread's
    * last message, so two appends never take the same place (the second one fails on the key).
    */
-  async append(threadId: string, messages: ModelMessage[], db: Kysely<DB> = this.db): Promise<void> {
+  async append(
+    threadId: string,
+    messages: readonly StoredMessage[],
+    db: Kysely<DB> = this.db,
+  ): Promise<void> {
     if (messages.length === 0) return;
     await db
       .with('last', (db) =>
@@ -80,7 +97,7 @@ export class ThreadRepository {
           .where('id', '=', threadId),
       )
       .insertInto('agent.messages')
-      .columns(['thread_id', 'position', 'role', 'content'])
+      .columns(['thread_id', 'position', 'role', 'content', 'usage'])
       .expression((db) =>
         db
           .selectFrom(['last', unnestMessages(messages)])
@@ -89,6 +106,7 @@ export class ThreadRepository {
             eb(eb('last.position', '+', 1), '+', eb.ref('m.position')).as('position'),
             'm.role',
             eb.cast('m.content', 'jsonb').as('content'),
+            eb.cast('m.usage', 'jsonb').as('usage'),
           ]),
       )
       .execute();
@@ -131,7 +149,7 @@ export class ThreadRepository {
     if (!row) return null;
     const messages = await this.db
       .selectFrom('agent.messages')
-      .select(['role', 'content', 'created_at'])
+      .select(['role', 'content', 'usage', 'created_at'])
       .where('thread_id', '=', threadId)
       .orderBy('position')
       .execute();

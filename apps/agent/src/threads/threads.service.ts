@@ -21,6 +21,7 @@ const toThreadDetailDto = (thread: ThreadWithMessages): ThreadDetailDto => ({
   messages: thread.messages.map((message) => ({
     role: message.role,
     content: message.content,
+    usage: message.usage,
     createdAt: message.createdAt.toISOString(),
   })),
 });

@@ -156,6 +156,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the organization's model usage of a month by agent and model, with its estimated cost */
+        get: operations["UsageController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the organization's monthly token budget (owners only) */
+        put: operations["UsageController_setBudget"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dashboard": {
         parameters: {
             query?: never;
@@ -811,6 +845,8 @@ export interface components {
             databases: string[];
             /** @description The picked databases the agent may also write to. */
             databaseWrites: string[];
+            /** @description Extension: the agent's monthly token budget (input + output tokens per UTC month); null for none. */
+            monthlyTokenBudget: number | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -854,6 +890,8 @@ export interface components {
             databases?: string[];
             /** @description Of `databases`, those the agent may also write to. */
             databaseWrites?: string[];
+            /** @description Extension: tokens (input + output) the agent may use in a UTC month before an Agent step waits for an owner's approval; null (the default) for no budget. Only owners may set it. */
+            monthlyTokenBudget?: number | null;
         };
         UpdateAgentDto: {
             /** @description Lowercase letters, numbers and single hyphens, up to 64 characters. */
@@ -872,6 +910,8 @@ export interface components {
             databases?: string[];
             /** @description Of `databases`, those the agent may also write to. */
             databaseWrites?: string[];
+            /** @description Extension: tokens (input + output) the agent may use in a UTC month before an Agent step waits for an owner's approval; null (the default) for no budget. Only owners may set it. */
+            monthlyTokenBudget?: number | null;
         };
         BillingUsageDto: {
             /** @description Projects that exist now. */
@@ -888,6 +928,24 @@ export interface components {
             storage: number;
             /** @description Bytes held by the largest of the organization's databases, which `limits.databaseStorage` bounds. */
             databaseStorage: number;
+        };
+        BillingModelUsageDto: {
+            /** @description Model calls. */
+            calls: number;
+            /** @description Input tokens, the cached ones included. */
+            inputTokens: number;
+            /** @description Output tokens, the reasoning ones included. */
+            outputTokens: number;
+            reasoningTokens: number;
+            cachedInputTokens: number;
+            /** @description `inputTokens + outputTokens`: what budgets count. */
+            totalTokens: number;
+            /** @description Estimated cost in USD from the operator's price table (`MODEL_PRICES`); null when a model used has no price. */
+            estimatedCost: number | null;
+            /** @example 2026-11 */
+            month: string;
+            /** @description The organization's monthly token budget. */
+            monthlyTokenBudget: number | null;
         };
         BillingDto: {
             /** @enum {string} */
@@ -918,6 +976,60 @@ export interface components {
              * @description Start of the month the run quota counts.
              */
             periodStart: string;
+            /** @description Extension: this UTC month's model calls and tokens of the organization's agents, the estimated cost and the organization's token budget (docs/usage.md). */
+            modelUsage: components["schemas"]["BillingModelUsageDto"];
+        };
+        UsageRowDto: {
+            /** @description Model calls. */
+            calls: number;
+            /** @description Input tokens, the cached ones included. */
+            inputTokens: number;
+            /** @description Output tokens, the reasoning ones included. */
+            outputTokens: number;
+            reasoningTokens: number;
+            cachedInputTokens: number;
+            /** @description `inputTokens + outputTokens`: what budgets count. */
+            totalTokens: number;
+            /** @description Estimated cost in USD from the operator's price table (`MODEL_PRICES`); null when a model used has no price. */
+            estimatedCost: number | null;
+            agentId: string;
+            /** @description The agent's name when it was used (kept after the agent is deleted). */
+            agentName: string;
+            /** @enum {string} */
+            provider: "gateway" | "platform-ai";
+            /** @description The model that answered (the provider's default when the agent names none). */
+            model: string;
+        };
+        TokenCountsDto: {
+            /** @description Model calls. */
+            calls: number;
+            /** @description Input tokens, the cached ones included. */
+            inputTokens: number;
+            /** @description Output tokens, the reasoning ones included. */
+            outputTokens: number;
+            reasoningTokens: number;
+            cachedInputTokens: number;
+            /** @description `inputTokens + outputTokens`: what budgets count. */
+            totalTokens: number;
+            /** @description Estimated cost in USD from the operator's price table (`MODEL_PRICES`); null when a model used has no price. */
+            estimatedCost: number | null;
+        };
+        UsageDto: {
+            /** @example 2026-11 */
+            month: string;
+            /** @description By agent and model, most tokens first. */
+            rows: components["schemas"]["UsageRowDto"][];
+            totals: components["schemas"]["TokenCountsDto"];
+            /** @description The organization's monthly token budget. */
+            monthlyTokenBudget: number | null;
+        };
+        SetUsageBudgetDto: {
+            /** @description Tokens (input + output) the organization's agents may use in a UTC month before a step waits for an owner's approval; null for no budget. */
+            monthlyTokenBudget: number | null;
+        };
+        UsageBudgetDto: {
+            /** @description Null: no organization budget. */
+            monthlyTokenBudget: number | null;
         };
         DashboardActivityDayDto: {
             /**
@@ -3006,6 +3118,159 @@ export interface operations {
             };
             /** @description error.code: no_active_organization, forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    UsageController_get: {
+        parameters: {
+            query?: {
+                /** @description The UTC month, `YYYY-MM`; default this month. */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    UsageController_setBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetUsageBudgetDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageBudgetDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

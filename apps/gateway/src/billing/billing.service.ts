@@ -11,18 +11,20 @@ import { Injectable } from '@nestjs/common';
 
 /**
  * Billing: catalog knows the plan, the projects and the month's runs; each other limited resource is
- * counted by the service that holds it, asked in parallel.
+ * counted by the service that holds it, asked in parallel, and the agent service adds this month's
+ * model usage.
  */
 @Injectable()
 export class BillingService {
   constructor(private readonly rpc: RpcClient) {}
 
   async get(principal: Principal): Promise<BillingDto> {
-    const [billing, databases, agents, events] = await Promise.all([
+    const [billing, databases, agents, events, models] = await Promise.all([
       this.rpc.request(CatalogSubjects.billingGet, principal, {}),
       this.rpc.request(DatabaseSubjects.overview, principal, {}),
       this.rpc.request(AgentSubjects.overview, principal, {}),
       this.rpc.request(EventsSubjects.overview, principal, {}),
+      this.rpc.request(AgentSubjects.usageGet, principal, {}),
     ]);
     return {
       ...billing,
@@ -34,6 +36,8 @@ export class BillingService {
         agents: agents.agents,
         subscriptions: events.subscriptions,
       },
+      // An extension: this month's model usage, as the agent service counts and prices it.
+      modelUsage: { month: models.month, ...models.totals, monthlyTokenBudget: models.monthlyTokenBudget },
     };
   }
 }

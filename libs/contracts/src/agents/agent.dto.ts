@@ -8,11 +8,16 @@ import {
   IsOptional,
   IsString,
   MaxLength,
+  IsInt,
+  Max,
+  Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
 import { EnumField, OptionalTextField, SlugField, TextField } from '../common/field.decorators.js';
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+import { TOKEN_BUDGET_MAX } from '../usage/token-usage.js';
 
 export const AGENT_PROVIDERS = ['gateway', 'platform-ai'] as const;
 export type AgentProvider = (typeof AGENT_PROVIDERS)[number];
@@ -36,6 +41,27 @@ function IdsField(description: string, { optional = false } = {}): PropertyDecor
     ArrayMaxSize(AGENT_GRANTS_MAX),
     IsString({ each: true }),
     MaxLength(MESSAGE_ID_MAX_LENGTH, { each: true }),
+  );
+}
+
+/**
+ * An extension beyond the contract: tokens (input + output) the agent may use in a UTC month before
+ * its Agent steps wait for an owner's approval; null for no budget. Only owners set it.
+ */
+function MonthlyTokenBudgetField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      nullable: true,
+      minimum: 1,
+      maximum: TOKEN_BUDGET_MAX,
+      description:
+        "Extension: tokens (input + output) the agent may use in a UTC month before an Agent step waits for an owner's approval; null (the default) for no budget. Only owners may set it.",
+    }),
+    ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null),
+    IsInt(),
+    Min(1),
+    Max(TOKEN_BUDGET_MAX),
   );
 }
 
@@ -91,6 +117,14 @@ export class AgentDto {
   @ApiProperty({ type: [String], description: 'The picked databases the agent may also write to.' })
   databaseWrites!: string[];
 
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      "Extension: the agent's monthly token budget (input + output tokens per UTC month); null for none.",
+  })
+  monthlyTokenBudget!: number | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
 
@@ -137,6 +171,9 @@ export class CreateAgentDto {
 
   @IdsField('Of `databases`, those the agent may also write to.', { optional: true })
   databaseWrites?: string[];
+
+  @MonthlyTokenBudgetField()
+  monthlyTokenBudget?: number | null;
 }
 
 /** The body of `PATCH /api/v1/agents/{id}`: only the fields sent change. */
@@ -175,6 +212,9 @@ export class UpdateAgentDto {
 
   @IdsField('Of `databases`, those the agent may also write to.', { optional: true })
   databaseWrites?: string[];
+
+  @MonthlyTokenBudgetField()
+  monthlyTokenBudget?: number | null;
 }
 
 /** Ids asked about by another service: which of them exist in the caller's organization. */
@@ -249,6 +289,8 @@ export interface AgentStepOutput {
   tools: string;
   /** The ask-first calls of the step (`StepApproval[]`), as JSON text. */
   approvals: string;
+  /** Extension: the tokens of each model call of the step and their sum (`StepUsage`), as JSON text. */
+  usage: string;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 } from './agent.dto.js';
 import { type ApprovalDecisionDto, DecideApprovalRequest } from './approval.dto.js';
 import type { UiMessageChunk } from './chat-stream.protocol.js';
+import { SetUsageBudgetDto, type UsageBudgetDto, type UsageDto, UsageQueryDto } from '../usage/usage.dto.js';
 import { AgentThreadRequest, type ThreadDetailDto, type ThreadDto } from './thread.dto.js';
 
 export const AgentSubjects = {
@@ -71,6 +72,13 @@ export const AgentSubjects = {
   chatStream: streamedRpc('agent.chat.stream', AgentChatRequest, {
     callers: ['gateway'],
     chunk: returns<UiMessageChunk>(),
+  }),
+  /** The organization's model usage of a month by agent and model, with its estimated cost (and billing's). */
+  usageGet: rpc('agent.usage.get', UsageQueryDto, { callers: ['gateway'], reply: returns<UsageDto>() }),
+  /** Sets the organization's monthly token budget (owners only). */
+  usageBudgetSet: rpc('agent.usage.budget.set', SetUsageBudgetDto, {
+    callers: ['gateway'],
+    reply: returns<UsageBudgetDto>(),
   }),
   /** The agent and its threads. */
   delete: rpc('agent.agents.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),

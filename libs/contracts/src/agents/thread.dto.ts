@@ -1,6 +1,7 @@
 import { IsString, MaxLength } from 'class-validator';
 
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+import type { ModelCallUsage } from '../usage/token-usage.js';
 
 /** A conversation with an agent: one per Agent step run, titled `<workflow name> · run <run id>`. */
 export interface ThreadDto {
@@ -17,6 +18,11 @@ export interface ThreadDto {
 export interface ThreadMessageDto {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: unknown;
+  /**
+   * Extension: on an assistant message, the tokens of the model call that produced it; null on the
+   * others (and on messages kept before usage was recorded).
+   */
+  usage: ModelCallUsage | null;
   createdAt: string;
 }
 

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { BillingModelUsageDto } from '../usage/usage.dto.js';
 import { PLAN_IDS, type PlanId } from './plan.js';
 
 export class BillingUsageDto {
@@ -69,9 +70,16 @@ export class BillingDto {
 
   @ApiProperty({ format: 'date-time', description: 'Start of the month the run quota counts.' })
   periodStart!: string;
+
+  @ApiProperty({
+    type: BillingModelUsageDto,
+    description:
+      "Extension: this UTC month's model calls and tokens of the organization's agents, the estimated cost and the organization's token budget (docs/usage.md).",
+  })
+  modelUsage!: BillingModelUsageDto;
 }
 
 /** Billing as catalog knows it: the plan, and the usage it counts itself (projects, runs). */
-export type CatalogBilling = Omit<BillingDto, 'usage'> & {
+export type CatalogBilling = Omit<BillingDto, 'usage' | 'modelUsage'> & {
   usage: Pick<BillingUsageDto, 'projects' | 'runs'>;
 };

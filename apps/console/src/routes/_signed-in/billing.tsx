@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { createFileRoute } from '@tanstack/react-router';
 
-import { api, unwrap } from '../../api/client';
+import { api, type Schemas, unwrap } from '../../api/client';
 import { formatTime, PageHeader, QueryView } from '../../components/ui';
 
 export const Route = createFileRoute('/_signed-in/billing')({ component: BillingPage });
@@ -94,10 +94,54 @@ function BillingPage() {
                   </table>
                 </div>
               </section>
+              <ModelUsage usage={billing.modelUsage} />
             </>
           );
         }}
       </QueryView>
     </>
+  );
+}
+
+type BillingModelUsage = Schemas['BillingModelUsageDto'];
+
+/** This month's model tokens, their estimated cost and the organization's budget (docs/usage.md). */
+function ModelUsage({ usage }: { usage: BillingModelUsage }) {
+  const rows: Array<[string, string]> = [
+    ['Model calls', usage.calls.toLocaleString()],
+    [
+      'Input tokens',
+      `${usage.inputTokens.toLocaleString()} (${usage.cachedInputTokens.toLocaleString()} cached)`,
+    ],
+    [
+      'Output tokens',
+      `${usage.outputTokens.toLocaleString()} (${usage.reasoningTokens.toLocaleString()} reasoning)`,
+    ],
+    ['Tokens', usage.totalTokens.toLocaleString()],
+    [
+      'Estimated cost',
+      usage.estimatedCost === null ? 'no price for every model used' : `$${usage.estimatedCost.toFixed(2)}`,
+    ],
+    [
+      'Monthly token budget',
+      usage.monthlyTokenBudget === null ? 'none' : usage.monthlyTokenBudget.toLocaleString(),
+    ],
+  ];
+  return (
+    <section aria-labelledby="model-usage-title">
+      <h2 id="model-usage-title">Model usage in {usage.month}</h2>
+      <div className="table-wrap" tabIndex={0}>
+        <table>
+          <tbody>
+            {rows.map(([label, value]) => (
+              <tr key={label}>
+                <th scope="row">{label}</th>
+                <td>{value}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
