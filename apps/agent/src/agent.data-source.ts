@@ -3,12 +3,18 @@ import type { ServiceDataSourceOptions } from '#persistence';
 import { AgentInitial1764600000000 } from './migrations/1764600000000-agent-initial.js';
 import { Threads1764700000000 } from './migrations/1764700000000-threads.js';
 import { Approvals1764800000000 } from './migrations/1764800000000-approvals.js';
+import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
 
 export function agentDataSource(url: string): ServiceDataSourceOptions {
   return {
     url,
     schema: 'agent',
     entities: [],
-    migrations: [AgentInitial1764600000000, Threads1764700000000, Approvals1764800000000],
+    migrations: [
+      AgentInitial1764600000000,
+      Threads1764700000000,
+      Approvals1764800000000,
+      AuditEntries1765300000000,
+    ],
   };
 }

@@ -10,6 +10,18 @@ export type Generated<T> =
     ? ColumnType<S, I | undefined, U>
     : ColumnType<T, T | undefined, T>;
 
+export type Json = JsonValue;
+
+export type JsonArray = JsonValue[];
+
+export type JsonObject = {
+  [x: string]: JsonValue | undefined;
+};
+
+export type JsonPrimitive = boolean | number | string | null;
+
+export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface AgentAgents {
@@ -56,6 +68,22 @@ export interface AgentApprovals {
   workflow_name: string;
 }
 
+export interface AgentAuditEntries {
+  action: string;
+  actor_id: string | null;
+  actor_type: string;
+  at: Timestamp;
+  client_address: string | null;
+  details: Generated<Json>;
+  id: string;
+  organization_id: string;
+  request_id: string | null;
+  resource_id: string;
+  resource_name: string | null;
+  resource_type: string;
+  user_agent: string | null;
+}
+
 export interface AgentMessages {
   content: ColumnType<unknown, string, string>;
   created_at: Generated<Timestamp>;
@@ -77,6 +105,7 @@ export interface AgentThreads {
 export interface DB {
   'agent.agents': AgentAgents;
   'agent.approvals': AgentApprovals;
+  'agent.audit_entries': AgentAuditEntries;
   'agent.messages': AgentMessages;
   'agent.threads': AgentThreads;
 }
