@@ -99,11 +99,17 @@ export class Approvals implements OnModuleInit {
     // Answers run_not_found for a run that is not the organization's.
     const run = await this.rpc.request(RunnerSubjects.runsGet, principal, { id: runId });
     const taken = isDecidable(run.status)
-      ? await this.approvals.decide(principal.organizationId, runId, approvalId, {
-          status: body.decision === 'approve' ? 'approved' : 'denied',
-          reason: body.reason ?? null,
-          decidedBy: deciderOf(principal),
-        })
+      ? await this.approvals.decide(
+          principal.organizationId,
+          runId,
+          approvalId,
+          {
+            status: body.decision === 'approve' ? 'approved' : 'denied',
+            reason: body.reason ?? null,
+            decidedBy: deciderOf(principal),
+          },
+          principal,
+        )
       : null;
     if (!taken) return this.refuse(principal, runId, run.status, approvalId);
     const decided = taken.status === 'approved' ? await this.settle(principal, taken) : taken;

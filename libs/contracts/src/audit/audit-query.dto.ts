@@ -8,17 +8,16 @@ import { AUDIT_ACTOR_TYPES, type AuditActorType } from './audit-entry.dto.js';
 
 /** `workflow.published`, `run`: lowercase words joined by dots, underscores or hyphens. */
 const NAME_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$/;
+/** An action, or a prefix of actions ending in a dot: `workflow.`. */
+const ACTION_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*\.?$/;
 
-function NameFilter(description: string): PropertyDecorator {
+function NameFilter(description: string, pattern: RegExp = NAME_PATTERN): PropertyDecorator {
   return (target, key) => {
-    ApiPropertyOptional({ type: String, maxLength: 100, pattern: NAME_PATTERN.source, description })(
-      target,
-      key,
-    );
+    ApiPropertyOptional({ type: String, maxLength: 100, pattern: pattern.source, description })(target, key);
     IsOptional()(target, key);
     IsString()(target, key);
     MaxLength(100)(target, key);
-    Matches(NAME_PATTERN, { message: `$property must match ${NAME_PATTERN.source}` })(target, key);
+    Matches(pattern, { message: `$property must match ${pattern.source}` })(target, key);
   };
 }
 
@@ -35,6 +34,7 @@ function IdFilter(description: string): PropertyDecorator {
 export class AuditFilterDto {
   @NameFilter(
     'Only this action (`workflow.published`), or every action under a prefix ending in a dot (`workflow.`).',
+    ACTION_PATTERN,
   )
   action?: string;
 

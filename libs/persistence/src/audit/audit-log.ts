@@ -80,7 +80,11 @@ export class AuditLog {
    * Up to `limit` entries of the organization matching the filter, newest first by (at, id), after
    * `after`: a keyset page, which the gateway merges with the other services' pages.
    */
-  async list(db: QueryExecutorProvider, organizationId: string, query: AuditListQuery): Promise<AuditEntry[]> {
+  async list(
+    db: QueryExecutorProvider,
+    organizationId: string,
+    query: AuditListQuery,
+  ): Promise<AuditEntry[]> {
     const { filter, after } = query;
     const where = [sql`organization_id = ${organizationId}`];
     if (filter.action !== undefined) {
