@@ -24,7 +24,7 @@ export class PlanRepository {
     return row ?? null;
   }
 
-  /** Sets the plan, recorded as `organization.plan_changed` by `caller` (the admin CLI: the service). */
+  /** Sets the plan, recorded as `plan.changed` by `caller` (the admin CLI: the service). */
   async upsert(
     organizationId: string,
     plan: string,
@@ -48,9 +48,10 @@ export class PlanRepository {
           .returning('plan')
           .executeTakeFirstOrThrow(),
       () => ({
-        action: 'organization.plan_changed',
-        resource: { type: 'organization', id: organizationId, name: null },
-        details: { plan, complimentary },
+        // The organization's id is in no answer of the API: the plan is the resource.
+        action: 'plan.changed',
+        resource: { type: 'plan', id: plan, name: plan },
+        details: { complimentary },
       }),
     );
   }
