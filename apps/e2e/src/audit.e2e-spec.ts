@@ -33,6 +33,8 @@ describe('audit log (extension beyond the contract)', () => {
   let other: OrganizationFixture;
   let owner: MemberFixture;
   let member: MemberFixture;
+  /** A member whose role is changed, then who is removed. */
+  let leaver: MemberFixture;
   /** The request id each change was sent with, by a name the test gives it. */
   const requests = new Map<string, string>();
   const ids: Record<string, string> = {};
@@ -46,12 +48,14 @@ describe('audit log (extension beyond the contract)', () => {
     path: string,
     body?: unknown,
     status = method === 'POST' ? 201 : 200,
+    headers: Record<string, string> = {},
   ): Promise<T> {
     const requestId = randomUUID();
     requests.set(name, requestId);
     const answer = await owner.api.raw.request<T>(method, path, body, {
       'user-agent': USER_AGENT,
       'x-request-id': requestId,
+      ...headers,
     });
     expect({ name, status: answer.status, body: answer.body }).toMatchObject({ name, status });
     expect(answer.headers.get('x-request-id')).toBe(requestId);
@@ -82,8 +86,9 @@ describe('audit log (extension beyond the contract)', () => {
 
   beforeAll(async () => {
     [org, other] = await Promise.all([createOrganization(stack), createOrganization(stack)]);
-    [owner, member] = await Promise.all([
+    [owner, member, leaver] = await Promise.all([
       createMember(stack, org.organizationId, 'owner'),
+      createMember(stack, org.organizationId, 'member'),
       createMember(stack, org.organizationId, 'member'),
     ]);
 
@@ -176,6 +181,34 @@ describe('audit log (extension beyond the contract)', () => {
     secrets.push(rotated.sendingSecret);
     await change('connection.deleted', 'DELETE', `/app/connections/${ids.connection}`);
 
+    // Members: a role changed, a member removed (better-auth's routes, with the Origin it checks).
+    const members = await owner.api.raw.get<{ members: Array<{ id: string; userId: string }> }>(
+      '/api/auth/organization/list-members',
+    );
+    ids.member = members.body.members.find((row) => row.userId === leaver.userId)!.id;
+    const origin = { origin: stack.baseUrl };
+    await change(
+      'member.role_changed',
+      'POST',
+      '/api/auth/organization/update-member-role',
+      {
+        memberId: ids.member,
+        role: 'admin',
+      },
+      200,
+      origin,
+    );
+    await change(
+      'member.removed',
+      'POST',
+      '/api/auth/organization/remove-member',
+      {
+        memberIdOrEmail: leaver.email,
+      },
+      200,
+      origin,
+    );
+
     // Deletes last.
     await change('workflow.deleted', 'DELETE', `/api/v1/workflows/${ids.workflow}`);
     await change('project.deleted', 'DELETE', `/api/v1/projects/${ids.project}`);
@@ -213,6 +246,8 @@ describe('audit log (extension beyond the contract)', () => {
       'connection.created': { type: 'connection', id: () => ids.connection! },
       'connection.sending_secret_rotated': { type: 'connection', id: () => ids.connection! },
       'connection.deleted': { type: 'connection', id: () => ids.connection! },
+      'member.role_changed': { type: 'member', id: () => ids.member! },
+      'member.removed': { type: 'member', id: () => ids.member! },
       'workflow.deleted': { type: 'workflow', id: () => ids.workflow! },
       'project.deleted': { type: 'project', id: () => ids.project! },
     };
@@ -238,6 +273,10 @@ describe('audit log (extension beyond the contract)', () => {
       newRunId: ids.rerun,
     });
     expect(entries.find((entry) => entry.action === 'project.created')?.resource.name).toBe('Audited');
+    expect(entries.find((entry) => entry.action === 'member.role_changed')).toMatchObject({
+      resource: { name: leaver.email },
+      details: { role: 'admin' },
+    });
   });
 
   it('names an organization key as the actor of what it changed', async () => {

@@ -1,7 +1,8 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import { api, type Schemas, unwrap } from '../api/client';
+import { organization } from '../auth/organization';
 import { Empty, ErrorNotice, Field, formatTime, Loading } from '../components/ui';
 
 const PAGE = 50;
@@ -45,8 +46,12 @@ function filterOf(typed: Typed): AuditFilter {
   ) as AuditFilter;
 }
 
-function actorOf(entry: Schemas['AuditEntryDto']): string {
-  return entry.actor.type === 'service' ? 'service' : `${entry.actor.type} ${entry.actor.id ?? ''}`;
+/** The actor in words: a member by their email when they are still a member, else by id. */
+function actorOf(entry: Schemas['AuditEntryDto'], emails: ReadonlyMap<string, string>): string {
+  if (entry.actor.type === 'service') return 'the service';
+  const id = entry.actor.id ?? '';
+  if (entry.actor.type === 'member') return emails.get(id) ?? `member ${id}`;
+  return `key ${id}`;
 }
 
 /** The log, newest first, filtered by the API, a page at a time. */
@@ -65,6 +70,9 @@ export function AuditLog() {
     getNextPageParam: (page) => page.nextCursor ?? undefined,
   });
   const entries = query.data?.pages.flatMap((page) => page.data) ?? [];
+  // The log keeps ids; the members list says whose they are.
+  const members = useQuery({ queryKey: ['members'], queryFn: organization.members });
+  const emails = new Map((members.data?.members ?? []).map((row) => [row.userId, row.user.email]));
   const input =
     (key: keyof Typed, type = 'text', placeholder?: string) =>
     (id: string) => (
@@ -150,7 +158,7 @@ export function AuditLog() {
                     {entry.resource.type} {entry.resource.name ?? ''}{' '}
                     <span className="muted">{entry.resource.id.slice(-8)}</span>
                   </td>
-                  <td>{actorOf(entry)}</td>
+                  <td>{actorOf(entry, emails)}</td>
                   <td title={entry.userAgent ?? ''}>{entry.clientAddress ?? '—'}</td>
                   <td>
                     <code>{entry.requestId?.slice(0, 8) ?? '—'}</code>
