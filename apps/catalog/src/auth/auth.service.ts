@@ -167,10 +167,10 @@ export class AuthService implements OnApplicationShutdown {
       actor.session.activeOrganizationId ??
       undefined;
     if (!change || !organizationId) return;
-    const { organizationId: _, ...event } = change;
+    const event = { action: change.action, resource: change.resource, details: change.details };
     // A role change answers the member without its user: named by the user's email all the same.
     const userId = textOf(jsonBody(answer).userId);
-    if (event.resource.name == null && event.resource.type === 'member' && userId) {
+    if (!event.resource.name && event.resource.type === 'member' && userId) {
       event.resource = { ...event.resource, name: await this.accounts.emailOf(userId) };
     }
     await this.accounts.recordAudit({ organizationId, userId: actor.user.id, keyId: null }, event);
