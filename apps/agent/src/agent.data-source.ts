@@ -4,6 +4,7 @@ import { AgentInitial1764600000000 } from './migrations/1764600000000-agent-init
 import { Threads1764700000000 } from './migrations/1764700000000-threads.js';
 import { Approvals1764800000000 } from './migrations/1764800000000-approvals.js';
 import { ModelUsage1764900000000 } from './migrations/1764900000000-model-usage.js';
+import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
 
 export function agentDataSource(url: string): ServiceDataSourceOptions {
   return {
@@ -15,6 +16,7 @@ export function agentDataSource(url: string): ServiceDataSourceOptions {
       Threads1764700000000,
       Approvals1764800000000,
       ModelUsage1764900000000,
+      AuditEntries1765300000000,
     ],
   };
 }

@@ -3,6 +3,7 @@ import { createLogger } from '#common';
 import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Module } from '@nestjs/common';
 
+import { AgentAuditHandler, agentAuditRetention } from './audit/agent-audit.js';
 import { AgentConfig } from './agent.config.js';
 import { agentDataSource } from './agent.data-source.js';
 import { LOGGER } from './agent.tokens.js';
@@ -45,8 +46,16 @@ export class AgentModule {
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
         }),
       ],
-      controllers: [AgentsHandler, AgentStepsHandler, ThreadsHandler, ApprovalsHandler, UsageHandler],
+      controllers: [
+        AgentAuditHandler,
+        AgentsHandler,
+        AgentStepsHandler,
+        ThreadsHandler,
+        ApprovalsHandler,
+        UsageHandler,
+      ],
       providers: [
+        agentAuditRetention(config.AUDIT_RETENTION_DAYS),
         { provide: AgentConfig, useValue: config },
         { provide: LOGGER, useValue: logger },
         RunCancellations.provider(logger),

@@ -13,6 +13,18 @@ export type Generated<T> =
 
 export type Int8 = ColumnType<string, bigint | number | string, bigint | number | string>;
 
+export type Json = JsonValue;
+
+export type JsonArray = JsonValue[];
+
+export type JsonObject = {
+  [x: string]: JsonValue | undefined;
+};
+
+export type JsonPrimitive = boolean | number | string | null;
+
+export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface AgentAgents {
@@ -61,6 +73,22 @@ export interface AgentApprovals {
   workflow_name: string;
 }
 
+export interface AgentAuditEntries {
+  action: string;
+  actor_id: string | null;
+  actor_type: string;
+  at: Timestamp;
+  client_address: string | null;
+  details: Generated<Json>;
+  id: string;
+  organization_id: string;
+  request_id: string | null;
+  resource_id: string;
+  resource_name: string | null;
+  resource_type: string;
+  user_agent: string | null;
+}
+
 export interface AgentBudgets {
   monthly_token_budget: Int8;
   organization_id: string;
@@ -106,6 +134,7 @@ export interface AgentThreads {
 export interface DB {
   'agent.agents': AgentAgents;
   'agent.approvals': AgentApprovals;
+  'agent.audit_entries': AgentAuditEntries;
   'agent.budgets': AgentBudgets;
   'agent.messages': AgentMessages;
   'agent.model_calls': AgentModelCalls;

@@ -4,6 +4,7 @@ import { CatalogInitial1763712000000 } from './migrations/1763712000000-catalog-
 import { ProjectCounts1763715600000 } from './migrations/1763715600000-project-counts.js';
 import { ProjectDeletion1764400000000 } from './migrations/1764400000000-project-deletion.js';
 import { RunDays1764900000000 } from './migrations/1764900000000-run-days.js';
+import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
 
 export function catalogDataSource(url: string): ServiceDataSourceOptions {
   return {
@@ -15,6 +16,7 @@ export function catalogDataSource(url: string): ServiceDataSourceOptions {
       ProjectCounts1763715600000,
       ProjectDeletion1764400000000,
       RunDays1764900000000,
+      AuditEntries1765300000000,
     ],
   };
 }

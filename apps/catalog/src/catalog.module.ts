@@ -4,6 +4,7 @@ import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 
+import { CatalogAuditHandler, catalogAuditRetention } from './audit/catalog-audit.js';
 import { AdminHandler } from './admin/admin.handler.js';
 import { AdminService } from './admin/admin.service.js';
 import { AUTH_DB, authDatabase } from './auth/auth.database.js';
@@ -50,6 +51,7 @@ export class CatalogModule {
         }),
       ],
       controllers: [
+        CatalogAuditHandler,
         AuthHandler,
         AdminHandler,
         ProjectsHandler,
@@ -59,6 +61,7 @@ export class CatalogModule {
         RateLimitHandler,
       ],
       providers: [
+        catalogAuditRetention(config.AUDIT_RETENTION_DAYS),
         { provide: CatalogConfig, useValue: config },
         {
           provide: AUTH_POOL,

@@ -9,6 +9,18 @@ export type Generated<T> =
 
 export type Int8 = ColumnType<string, bigint | number | string, bigint | number | string>;
 
+export type Json = JsonValue;
+
+export type JsonArray = JsonValue[];
+
+export type JsonObject = {
+  [x: string]: JsonValue | undefined;
+};
+
+export type JsonPrimitive = boolean | number | string | null;
+
+export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface AuthAccount {
@@ -111,6 +123,22 @@ export interface AuthVerification {
   value: string;
 }
 
+export interface CatalogAuditEntries {
+  action: string;
+  actor_id: string | null;
+  actor_type: string;
+  at: Timestamp;
+  client_address: string | null;
+  details: Generated<Json>;
+  id: string;
+  organization_id: string;
+  request_id: string | null;
+  resource_id: string;
+  resource_name: string | null;
+  resource_type: string;
+  user_agent: string | null;
+}
+
 export interface CatalogCountedRuns {
   counted_at: Generated<Timestamp>;
   organization_id: string;
@@ -179,6 +207,7 @@ export interface DB {
   'auth.session': AuthSession;
   'auth.user': AuthUser;
   'auth.verification': AuthVerification;
+  'catalog.audit_entries': CatalogAuditEntries;
   'catalog.counted_runs': CatalogCountedRuns;
   'catalog.organization_plans': CatalogOrganizationPlans;
   'catalog.project_counts': CatalogProjectCounts;

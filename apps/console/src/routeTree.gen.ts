@@ -14,6 +14,7 @@ import { Route as SignInRouteImport } from './routes/sign-in';
 import { Route as SignUpRouteImport } from './routes/sign-up';
 import { Route as SignedInIndexRouteImport } from './routes/_signed-in/index';
 import { Route as SignedInApprovalsRouteImport } from './routes/_signed-in/approvals';
+import { Route as SignedInAuditRouteImport } from './routes/_signed-in/audit';
 import { Route as SignedInBillingRouteImport } from './routes/_signed-in/billing';
 import { Route as SignedInConnectionsRouteImport } from './routes/_signed-in/connections';
 import { Route as SignedInKeysRouteImport } from './routes/_signed-in/keys';
@@ -50,6 +51,11 @@ const SignedInIndexRoute = SignedInIndexRouteImport.update({
 const SignedInApprovalsRoute = SignedInApprovalsRouteImport.update({
   id: '/approvals',
   path: '/approvals',
+  getParentRoute: () => SignedInRoute,
+} as any);
+const SignedInAuditRoute = SignedInAuditRouteImport.update({
+  id: '/audit',
+  path: '/audit',
   getParentRoute: () => SignedInRoute,
 } as any);
 const SignedInBillingRoute = SignedInBillingRouteImport.update({
@@ -125,6 +131,7 @@ export interface FileRoutesByFullPath {
   '/sign-in': typeof SignInRoute;
   '/sign-up': typeof SignUpRoute;
   '/approvals': typeof SignedInApprovalsRoute;
+  '/audit': typeof SignedInAuditRoute;
   '/billing': typeof SignedInBillingRoute;
   '/connections': typeof SignedInConnectionsRoute;
   '/keys': typeof SignedInKeysRoute;
@@ -143,6 +150,7 @@ export interface FileRoutesByTo {
   '/sign-in': typeof SignInRoute;
   '/sign-up': typeof SignUpRoute;
   '/approvals': typeof SignedInApprovalsRoute;
+  '/audit': typeof SignedInAuditRoute;
   '/billing': typeof SignedInBillingRoute;
   '/connections': typeof SignedInConnectionsRoute;
   '/keys': typeof SignedInKeysRoute;
@@ -164,6 +172,7 @@ export interface FileRoutesById {
   '/sign-in': typeof SignInRoute;
   '/sign-up': typeof SignUpRoute;
   '/_signed-in/approvals': typeof SignedInApprovalsRoute;
+  '/_signed-in/audit': typeof SignedInAuditRoute;
   '/_signed-in/billing': typeof SignedInBillingRoute;
   '/_signed-in/connections': typeof SignedInConnectionsRoute;
   '/_signed-in/keys': typeof SignedInKeysRoute;
@@ -186,6 +195,7 @@ export interface FileRouteTypes {
     | '/sign-in'
     | '/sign-up'
     | '/approvals'
+    | '/audit'
     | '/billing'
     | '/connections'
     | '/keys'
@@ -204,6 +214,7 @@ export interface FileRouteTypes {
     | '/sign-in'
     | '/sign-up'
     | '/approvals'
+    | '/audit'
     | '/billing'
     | '/connections'
     | '/keys'
@@ -224,6 +235,7 @@ export interface FileRouteTypes {
     | '/sign-in'
     | '/sign-up'
     | '/_signed-in/approvals'
+    | '/_signed-in/audit'
     | '/_signed-in/billing'
     | '/_signed-in/connections'
     | '/_signed-in/keys'
@@ -282,6 +294,13 @@ declare module '@tanstack/react-router' {
       path: '/approvals';
       fullPath: '/approvals';
       preLoaderRoute: typeof SignedInApprovalsRouteImport;
+      parentRoute: typeof SignedInRoute;
+    };
+    '/_signed-in/audit': {
+      id: '/_signed-in/audit';
+      path: '/audit';
+      fullPath: '/audit';
+      preLoaderRoute: typeof SignedInAuditRouteImport;
       parentRoute: typeof SignedInRoute;
     };
     '/_signed-in/billing': {
@@ -380,6 +399,7 @@ declare module '@tanstack/react-router' {
 
 interface SignedInRouteChildren {
   SignedInApprovalsRoute: typeof SignedInApprovalsRoute;
+  SignedInAuditRoute: typeof SignedInAuditRoute;
   SignedInBillingRoute: typeof SignedInBillingRoute;
   SignedInConnectionsRoute: typeof SignedInConnectionsRoute;
   SignedInKeysRoute: typeof SignedInKeysRoute;
@@ -397,6 +417,7 @@ interface SignedInRouteChildren {
 
 const SignedInRouteChildren: SignedInRouteChildren = {
   SignedInApprovalsRoute: SignedInApprovalsRoute,
+  SignedInAuditRoute: SignedInAuditRoute,
   SignedInBillingRoute: SignedInBillingRoute,
   SignedInConnectionsRoute: SignedInConnectionsRoute,
   SignedInKeysRoute: SignedInKeysRoute,

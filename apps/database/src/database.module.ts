@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import type { Logger } from 'pino';
 
+import { DatabaseAuditHandler, databaseAuditRetention } from './audit/database-audit.js';
 import type { DatabaseConfig } from './database.config.js';
 import { databaseDataSource } from './database.data-source.js';
 import { LOGGER, QUERY_SETTINGS, type QuerySettings, RPC_TIMEOUT_MS, SHARD } from './database.tokens.js';
@@ -59,8 +60,9 @@ export class DatabaseModule implements BeforeApplicationShutdown, OnApplicationS
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
         }),
       ],
-      controllers: [DatabasesHandler, QueryHandler, ShardsHandler],
+      controllers: [DatabaseAuditHandler, DatabasesHandler, QueryHandler, ShardsHandler],
       providers: [
+        databaseAuditRetention(config.AUDIT_RETENTION_DAYS),
         { provide: LOGGER, useValue: logger },
         RunCancellations.provider(logger),
         { provide: QUERY_SETTINGS, useValue: settings },

@@ -10,7 +10,35 @@ export type Generated<T> =
 
 export type Int8 = ColumnType<string, bigint | number | string, bigint | number | string>;
 
+export type Json = JsonValue;
+
+export type JsonArray = JsonValue[];
+
+export type JsonObject = {
+  [x: string]: JsonValue | undefined;
+};
+
+export type JsonPrimitive = boolean | number | string | null;
+
+export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface DatabaseAuditEntries {
+  action: string;
+  actor_id: string | null;
+  actor_type: string;
+  at: Timestamp;
+  client_address: string | null;
+  details: Generated<Json>;
+  id: string;
+  organization_id: string;
+  request_id: string | null;
+  resource_id: string;
+  resource_name: string | null;
+  resource_type: string;
+  user_agent: string | null;
+}
 
 export interface DatabaseDatabases {
   created_at: Generated<Timestamp>;
@@ -32,6 +60,7 @@ export interface DatabaseShards {
 }
 
 export interface DB {
+  'database.audit_entries': DatabaseAuditEntries;
   'database.databases': DatabaseDatabases;
   'database.shards': DatabaseShards;
 }

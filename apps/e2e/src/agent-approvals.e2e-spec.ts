@@ -196,6 +196,18 @@ describe('agent approvals', () => {
     expect(JSON.stringify(model.calls.slice(calls)[0]!.messages)).toMatch(/"role":"tool"/);
     expect(await pendingOnDashboard(org)).not.toContainEqual(expect.objectContaining({ runId: run.id }));
 
+    // The decision is in the audit log (docs/audit.md), once, by the admin who made it.
+    const audited = await admin.api.GET('/api/v1/audit', {
+      params: { query: { action: 'approval.decided', resourceId: approvals[0]!.id } },
+    });
+    expect(audited.data?.data).toEqual([
+      expect.objectContaining({
+        actor: { type: 'member', id: admin.userId },
+        resource: { type: 'approval', id: approvals[0]!.id, name: expect.any(String) },
+        details: expect.objectContaining({ decision: 'approved', runId: run.id, tool: 'http__request' }),
+      }),
+    ]);
+
     const again = await decide(org.api, run.id, approvals[0]!.id, { decision: 'deny' });
     expect(again.response.status).toBe(409);
     expect(again.error?.error.code).toBe('approval_not_pending');

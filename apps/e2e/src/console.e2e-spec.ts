@@ -329,6 +329,7 @@ describe('console', () => {
       .getByRole('link')
       .allTextContents();
     expect(links).not.toContain('API keys');
+    expect(links).not.toContain('Audit log');
     expect(links).toContain('Billing');
     await memberPage.goto('/keys');
     await memberPage.getByText("Only the organization's owners and admins manage its API keys.").waitFor();
@@ -526,6 +527,16 @@ describe('console', () => {
         .allTextContents(),
     ).toEqual(['none']);
     await check(page, 'billing');
+  });
+
+  it('shows the audit log of the changes made here, and filters it by action', async () => {
+    await nav('Audit log').click();
+    await page.getByRole('cell', { name: 'workflow.published', exact: true }).first().waitFor();
+    await check(page, 'audit');
+    await page.getByLabel('Action').fill('key.');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.getByRole('cell', { name: 'key.deleted', exact: true }).waitFor();
+    expect(await page.getByRole('cell', { name: 'workflow.published', exact: true }).count()).toBe(0);
   });
 
   it('shows the dashboard with the activity, recent runs and counts', async () => {

@@ -425,6 +425,9 @@ describe('tenant isolation', () => {
       seen(intruder.api.GET('/api/v1/dashboard')),
       seen(intruder.api.GET('/api/v1/billing')),
       seen(intruder.api.GET('/api/v1/usage')),
+      // The audit log: the owner's changes are recorded, never in the intruder's log.
+      seen(intruder.api.GET('/api/v1/audit', page)),
+      seen(intruderMember.api.GET('/api/v1/audit', page)),
       seen(intruderMember.api.GET('/api/v1/skills', page)),
       intruderMember.api.raw.get('/app/connections'),
       intruderMember.api.raw.get('/app/keys'),

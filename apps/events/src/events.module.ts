@@ -3,6 +3,7 @@ import { RunCancellations, ServiceWiringModule } from '#nats';
 import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
 
+import { EventsAuditHandler, eventsAuditRetention } from './audit/events-audit.js';
 import { ActionsHandler } from './actions/actions.handler.js';
 import { ActionsService } from './actions/actions.service.js';
 import { ConnectionRepository } from './connections/connection.repository.js';
@@ -48,8 +49,16 @@ export class EventsModule implements OnApplicationShutdown {
           jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { events_stream: EventJobs } },
         }),
       ],
-      controllers: [ConnectionsHandler, HooksHandler, SubscriptionsHandler, EventsHandler, ActionsHandler],
+      controllers: [
+        EventsAuditHandler,
+        ConnectionsHandler,
+        HooksHandler,
+        SubscriptionsHandler,
+        EventsHandler,
+        ActionsHandler,
+      ],
       providers: [
+        eventsAuditRetention(config.AUDIT_RETENTION_DAYS),
         { provide: EventsConfig, useValue: config },
         { provide: LOGGER, useValue: logger },
         { provide: CredentialCipher, useValue: cipher },

@@ -9,6 +9,18 @@ export type Generated<T> =
     ? ColumnType<S, I | undefined, U>
     : ColumnType<T, T | undefined, T>;
 
+export type Json = JsonValue;
+
+export type JsonArray = JsonValue[];
+
+export type JsonObject = {
+  [x: string]: JsonValue | undefined;
+};
+
+export type JsonPrimitive = boolean | number | string | null;
+
+export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface EventsAppEvents {
@@ -24,6 +36,22 @@ export interface EventsAppEvents {
   sweeps: Generated<number>;
   swept_at: Timestamp | null;
   trigger: string;
+}
+
+export interface EventsAuditEntries {
+  action: string;
+  actor_id: string | null;
+  actor_type: string;
+  at: Timestamp;
+  client_address: string | null;
+  details: Generated<Json>;
+  id: string;
+  organization_id: string;
+  request_id: string | null;
+  resource_id: string;
+  resource_name: string | null;
+  resource_type: string;
+  user_agent: string | null;
 }
 
 export interface EventsConnections {
@@ -63,6 +91,7 @@ export interface EventsTriggerBindings {
 
 export interface DB {
   'events.app_events': EventsAppEvents;
+  'events.audit_entries': EventsAuditEntries;
   'events.connections': EventsConnections;
   'events.event_outcomes': EventsEventOutcomes;
   'events.trigger_bindings': EventsTriggerBindings;

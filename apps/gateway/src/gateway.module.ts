@@ -4,6 +4,7 @@ import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/
 import type { NatsConnection } from '@nats-io/transport-node';
 
 import { RequestGate } from './auth/request-gate.js';
+import { AuditController } from './audit/audit.controller.js';
 import { AuthProxyController } from './auth/auth-proxy.controller.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { BillingController } from './billing/billing.controller.js';
@@ -61,6 +62,7 @@ export class GatewayModule implements OnApplicationShutdown {
         HealthController,
         HealthProbesController,
         AuthProxyController,
+        AuditController,
         ProjectsController,
         SkillsController,
         AgentsController,

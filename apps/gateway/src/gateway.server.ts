@@ -87,7 +87,9 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
       ? securityHeaders.reference
       : securityHeaders.api;
     headers(request.raw, reply.raw);
-    requestContext.run({ requestId: request.id }, () => {
+    // The client address and User-Agent travel with the request id to the services, for the audit log.
+    const userAgent = request.headers['user-agent'];
+    requestContext.run({ requestId: request.id, clientAddress: request.ip, userAgent }, () => {
       const refuse = (error: unknown) => {
         if (hasBodyToCutOff(request)) void reply.header('connection', 'close');
         errors.send(error, request, reply);

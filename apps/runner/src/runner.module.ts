@@ -5,6 +5,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import type { Logger } from 'pino';
 
+import { RunnerAuditHandler, runnerAuditRetention } from './audit/runner-audit.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
 import { RunControlService } from './control/run-control.service.js';
 import { RunEngine } from './engine/run-engine.service.js';
@@ -59,8 +60,9 @@ export class RunnerModule {
           jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { runs_stream: RunJobs } },
         }),
       ],
-      controllers: [RunsHandler, RunWaitsHandler, ...OPERATION_HANDLERS],
+      controllers: [RunnerAuditHandler, RunsHandler, RunWaitsHandler, ...OPERATION_HANDLERS],
       providers: [
+        runnerAuditRetention(config.AUDIT_RETENTION_DAYS),
         { provide: RunnerConfig, useValue: config },
         { provide: RUNNER_LOGGER, useValue: logger },
         {

@@ -17,7 +17,35 @@ export type Generated<T> =
     ? ColumnType<S, I | undefined, U>
     : ColumnType<T, T | undefined, T>;
 
+export type Json = JsonValue;
+
+export type JsonArray = JsonValue[];
+
+export type JsonObject = {
+  [x: string]: JsonValue | undefined;
+};
+
+export type JsonPrimitive = boolean | number | string | null;
+
+export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface RunnerAuditEntries {
+  action: string;
+  actor_id: string | null;
+  actor_type: string;
+  at: Timestamp;
+  client_address: string | null;
+  details: Generated<Json>;
+  id: string;
+  organization_id: string;
+  request_id: string | null;
+  resource_id: string;
+  resource_name: string | null;
+  resource_type: string;
+  user_agent: string | null;
+}
 
 export interface RunnerOperations {
   action: OperationAction;
@@ -107,6 +135,7 @@ export interface RunnerTerminatedWorkflows {
 }
 
 export interface DB {
+  'runner.audit_entries': RunnerAuditEntries;
   'runner.operation_targets': RunnerOperationTargets;
   'runner.operations': RunnerOperations;
   'runner.run_steps': RunnerRunSteps;

@@ -2,6 +2,7 @@ import { ServiceWiringModule } from '#nats';
 import { ServiceDatabaseModule } from '#persistence';
 import { type DynamicModule, Module } from '@nestjs/common';
 
+import { WorkflowAuditHandler, workflowAuditRetention } from './audit/workflow-audit.js';
 import { CatalogClient } from './peers/catalog.client.js';
 import { AgentsClient } from './peers/agents.client.js';
 import { EventsClient } from './peers/events.client.js';
@@ -39,8 +40,9 @@ export class WorkflowModule {
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
         }),
       ],
-      controllers: [WorkflowsHandler],
+      controllers: [WorkflowAuditHandler, WorkflowsHandler],
       providers: [
+        workflowAuditRetention(config.AUDIT_RETENTION_DAYS),
         { provide: WorkflowConfig, useValue: config },
         {
           provide: PUBLISH_CHECKS,

@@ -5,10 +5,17 @@ import { pino, type Logger } from 'pino';
 
 export interface RequestContext {
   requestId: string;
+  /** Where the request came from, as the gateway saw it: recorded in the audit log, never trusted for access. */
+  clientAddress?: string;
+  userAgent?: string;
 }
 
 /** Carries the request id through every await of a request, so any log line can name it. */
 export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+export function currentRequestContext(): RequestContext | undefined {
+  return requestContext.getStore();
+}
 
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;

@@ -33,6 +33,12 @@ export abstract class ServiceConfig implements ProductionChecked {
   @Max(65535)
   HEALTH_PORT: number = 0;
 
+  /** Days this service keeps its audit entries (docs/audit.md); older ones are deleted hourly. */
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
+  AUDIT_RETENTION_DAYS: number = 400;
+
   /** What this service lacks to run in production (`refuseUnsafeProduction`). */
   abstract productionProblems(): string[];
 }

@@ -95,3 +95,6 @@ export * from './workflows/version-request.js';
 export * from './workflows/workflow-version.dto.js';
 export * from './workflows/workflow-version-detail.dto.js';
 export * from './workflows/workflow.dto.js';
+export * from './audit/audit-entry.dto.js';
+export * from './audit/audit-query.dto.js';
+export * from './audit/audit.messages.js';

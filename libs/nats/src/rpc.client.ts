@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { currentRequestId, DomainException, isErrorCode } from '#common';
+import { currentRequestContext, currentRequestId, DomainException, isErrorCode } from '#common';
 import {
+  CLIENT_ADDRESS_HEADER,
   type Principal,
   REQUEST_ID_HEADER,
   type RpcEnvelope,
   type RpcSubject,
+  USER_AGENT_HEADER,
   WORKING_SILENCE_MS,
 } from '#contracts';
 import { errors, type Msg, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
@@ -87,6 +89,7 @@ export class RpcClient {
     const subject = entry.name;
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, currentRequestId() ?? randomUUID());
+    setClientHeaders(headers);
     const body = JSON.stringify({ principal: caller, data });
     const inbox = ReplyInbox.of(this.connection);
     let message: Msg;
@@ -107,6 +110,21 @@ export class RpcClient {
       throw new DomainException('internal', `The service behind ${subject} answered something unreadable.`);
     }
   }
+}
+
+/**
+ * Where the request came from (the gateway's client address and User-Agent), for the audit log of the
+ * service that makes a change: carried beside the request id, never in the body.
+ */
+function setClientHeaders(headers: ReturnType<typeof natsHeaders>): void {
+  const context = currentRequestContext();
+  if (context?.clientAddress) headers.set(CLIENT_ADDRESS_HEADER, headerText(context.clientAddress, 100));
+  if (context?.userAgent) headers.set(USER_AGENT_HEADER, headerText(context.userAgent, 500));
+}
+
+/** Printable ASCII only (a NATS header value is one line), cut to `max` characters. */
+function headerText(value: string, max: number): string {
+  return value.replace(/[^\x20-\x7e]/g, '?').slice(0, max);
 }
 
 /**

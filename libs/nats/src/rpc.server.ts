@@ -1,9 +1,11 @@
 import { createLogger, DomainException, requestContext } from '#common';
 import {
+  CLIENT_ADDRESS_HEADER,
   type Principal,
   REQUEST_ID_HEADER,
   type RpcEnvelope,
   type RpcSubject,
+  USER_AGENT_HEADER,
   WORKING_HEADER,
   WORKING_INTERVAL_MS,
 } from '#contracts';
@@ -99,8 +101,11 @@ export class RpcServer {
         this.inFlight += 1;
         const requestId = message.headers?.get(REQUEST_ID_HEADER) || randomUUID();
         const working = route.entry.working ? this.sayWorking(message) : undefined;
+        // Where the request came from, for the audit log (docs/audit.md).
+        const clientAddress = message.headers?.get(CLIENT_ADDRESS_HEADER) || undefined;
+        const userAgent = message.headers?.get(USER_AGENT_HEADER) || undefined;
         void requestContext
-          .run({ requestId }, () => this.answer(route, message))
+          .run({ requestId, clientAddress, userAgent }, () => this.answer(route, message))
           .then((reply) => {
             clearInterval(working);
             sendBatched(this.connection, () => this.respond(route, message, reply));

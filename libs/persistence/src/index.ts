@@ -5,3 +5,4 @@ export * from './service-database.module.js';
 export * from './batched-lookup.js';
 export * from './kysely.js';
 export * from './bound-statement.js';
+export * from './audit/index.js';

@@ -1,8 +1,17 @@
 import type { Page } from '#common';
-import { InjectKysely, isId, keysetPage, mapPage, newId, type PageRequest } from '#persistence';
+import {
+  type AuditCaller,
+  InjectKysely,
+  isId,
+  keysetPage,
+  mapPage,
+  newId,
+  type PageRequest,
+} from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
+import { audit } from '../audit/agent-audit.js';
 import type { DB } from '../agent.tables.js';
 import {
   type AgentFields,
@@ -53,7 +62,12 @@ export class AgentRepository {
     return count;
   }
 
-  async insert(organizationId: string, fields: AgentFields, trx: Kysely<DB>): Promise<AgentRecord> {
+  async insert(
+    organizationId: string,
+    fields: AgentFields,
+    trx: Kysely<DB>,
+    caller: AuditCaller,
+  ): Promise<AgentRecord> {
     const row = await uniqueName(
       trx
         .insertInto('agent.agents')
@@ -61,6 +75,10 @@ export class AgentRepository {
         .returningAll()
         .executeTakeFirstOrThrow(),
     );
+    await audit.record(trx, caller, {
+      action: 'agent.created',
+      resource: { type: 'agent', id: row.id, name: row.name },
+    });
     return toAgentRecord(row);
   }
 
@@ -100,27 +118,48 @@ export class AgentRepository {
   }
 
   /** Null when the agent is gone. An update that changes nothing writes nothing: `updatedAt` stays. */
-  async update(agent: AgentRecord, changes: Partial<AgentFields>): Promise<AgentRecord | null> {
+  async update(
+    agent: AgentRecord,
+    changes: Partial<AgentFields>,
+    caller: AuditCaller,
+  ): Promise<AgentRecord | null> {
     const changed = changedFields(agent, changes);
     if (Object.keys(changed).length === 0) return agent;
     const row = await uniqueName(
-      this.db
-        .updateTable('agent.agents')
-        .set({ ...toAgentColumns(changed), updated_at: sql`now()` })
-        .where('organization_id', '=', agent.organizationId)
-        .where('id', '=', agent.id)
-        .returningAll()
-        .executeTakeFirst(),
+      audit.recording(
+        this.db,
+        caller,
+        (trx) =>
+          trx
+            .updateTable('agent.agents')
+            .set({ ...toAgentColumns(changed), updated_at: sql`now()` })
+            .where('organization_id', '=', agent.organizationId)
+            .where('id', '=', agent.id)
+            .returningAll()
+            .executeTakeFirst(),
+        (updated) => ({
+          action: 'agent.updated',
+          resource: { type: 'agent', id: updated.id, name: updated.name },
+          details: { fields: Object.keys(changed) },
+        }),
+      ),
     );
     return row ? toAgentRecord(row) : null;
   }
 
-  async delete(organizationId: string, id: string): Promise<boolean> {
-    const { numDeletedRows } = await this.db
-      .deleteFrom('agent.agents')
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    return Number(numDeletedRows) > 0;
+  async delete(organizationId: string, id: string, caller: AuditCaller): Promise<boolean> {
+    const deleted = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .deleteFrom('agent.agents')
+          .where('organization_id', '=', organizationId)
+          .where('id', '=', id)
+          .returning(['id', 'name'])
+          .executeTakeFirst(),
+      (row) => ({ action: 'agent.deleted', resource: { type: 'agent', id: row.id, name: row.name } }),
+    );
+    return deleted !== undefined;
   }
 }

@@ -114,7 +114,7 @@ export class AgentsService {
         if ((await this.agents.count(principal.organizationId, trx)) >= limits.agents) {
           throw DomainException.planLimit('agents', limits.agents);
         }
-        return this.agents.insert(principal.organizationId, fields, trx);
+        return this.agents.insert(principal.organizationId, fields, trx, principal);
       });
       return toAgentDto(created);
     } catch (error) {
@@ -153,7 +153,7 @@ export class AgentsService {
       });
     }
     try {
-      const updated = await this.agents.update(agent, changes);
+      const updated = await this.agents.update(agent, changes, principal);
       if (!updated) throw DomainException.notFound('agent', id);
       return toAgentDto(updated);
     } catch (error) {
@@ -163,7 +163,7 @@ export class AgentsService {
   }
 
   async delete(principal: Principal, id: string): Promise<DeletedDto> {
-    if (!isId(id) || !(await this.agents.delete(principal.organizationId, id))) {
+    if (!isId(id) || !(await this.agents.delete(principal.organizationId, id, principal))) {
       throw DomainException.notFound('agent', id);
     }
     return { deleted: true };

@@ -7,6 +7,9 @@ import type { DB } from '../agent.tables.js';
 import type { ApprovalRecord, NewApproval } from './approval.mapper.js';
 import { ApprovalRepository } from './approval.repository.js';
 
+/** Who the decisions under test are recorded as made by. */
+const CALLER = { organizationId: 'org-1', userId: 'user-1', keyId: null };
+
 /** The claims approvals rest on, against a real Postgres database of their own. */
 const database = scratchDatabase('fm_agent_spec');
 
@@ -48,28 +51,46 @@ describe('ApprovalRepository', () => {
     const [pending] = await approvals.insertPending([approval(newId())], 3600);
     const decisions = await Promise.all(
       (['approved', 'denied', 'approved', 'denied'] as const).map((status) =>
-        approvals.decide('org-1', pending!.runId, pending!.id, { status, reason: null, decidedBy: null }),
+        approvals.decide(
+          'org-1',
+          pending!.runId,
+          pending!.id,
+          { status, reason: null, decidedBy: null },
+          CALLER,
+        ),
       ),
     );
     const winners = decisions.filter((decided): decided is ApprovalRecord => decided !== null);
     expect(winners).toHaveLength(1);
     expect((await approvals.find('org-1', pending!.id))!.status).toBe(winners[0]!.status);
     expect(
-      await approvals.decide('org-2', pending!.runId, pending!.id, {
-        status: 'denied',
-        reason: null,
-        decidedBy: null,
-      }),
+      await approvals.decide(
+        'org-2',
+        pending!.runId,
+        pending!.id,
+        {
+          status: 'denied',
+          reason: null,
+          decidedBy: null,
+        },
+        CALLER,
+      ),
     ).toBeNull();
 
     // Already past its deadline.
     const [expired] = await approvals.insertPending([approval(newId())], -1);
     expect(
-      await approvals.decide('org-1', expired!.runId, expired!.id, {
-        status: 'approved',
-        reason: null,
-        decidedBy: null,
-      }),
+      await approvals.decide(
+        'org-1',
+        expired!.runId,
+        expired!.id,
+        {
+          status: 'approved',
+          reason: null,
+          decidedBy: null,
+        },
+        CALLER,
+      ),
     ).toBeNull();
   });
 
@@ -88,11 +109,17 @@ describe('ApprovalRepository', () => {
         const offset = (index % 10) * 10 - 50;
         const [decided, expired] = await Promise.all([
           at(offset).then(() =>
-            approvals.decide('org-1', one.runId, one.id, {
-              status: 'approved',
-              reason: null,
-              decidedBy: null,
-            }),
+            approvals.decide(
+              'org-1',
+              one.runId,
+              one.id,
+              {
+                status: 'approved',
+                reason: null,
+                decidedBy: null,
+              },
+              CALLER,
+            ),
           ),
           at(-offset).then(async () => {
             const first = await approvals.expireDue('org-1', one.runId, 'ask');
@@ -133,11 +160,17 @@ describe('ApprovalRepository', () => {
       3600,
     );
     const [decided] = await approvals.insertPending([approval(runId, { nodeId: 'decided' })], 3600);
-    await approvals.decide('org-1', runId, decided!.id, {
-      status: 'approved',
-      reason: null,
-      decidedBy: 'user:u',
-    });
+    await approvals.decide(
+      'org-1',
+      runId,
+      decided!.id,
+      {
+        status: 'approved',
+        reason: null,
+        decidedBy: 'user:u',
+      },
+      CALLER,
+    );
     const [otherRun] = await approvals.insertPending([approval(newId())], 3600);
     const [otherOrganization] = await approvals.insertPending(
       [approval(runId, { organizationId: 'org-2' })],
@@ -163,11 +196,17 @@ describe('ApprovalRepository', () => {
     ]);
     // Closed is closed: a decision that comes after finds nothing pending.
     expect(
-      await approvals.decide('org-1', runId, first!.id, {
-        status: 'approved',
-        reason: null,
-        decidedBy: null,
-      }),
+      await approvals.decide(
+        'org-1',
+        runId,
+        first!.id,
+        {
+          status: 'approved',
+          reason: null,
+          decidedBy: null,
+        },
+        CALLER,
+      ),
     ).toBeNull();
   });
 

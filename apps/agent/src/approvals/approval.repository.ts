@@ -1,7 +1,8 @@
-import { InjectKysely, isId, newId } from '#persistence';
+import { type AuditCaller, InjectKysely, isId, newId } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
+import { audit } from '../audit/agent-audit.js';
 import type { DB } from '../agent.tables.js';
 import {
   type ApprovalKind,
@@ -124,25 +125,42 @@ export class ApprovalRepository {
     runId: string,
     id: string,
     decision: { status: 'approved' | 'denied'; reason: string | null; decidedBy: string | null },
+    caller: AuditCaller,
     kinds: readonly ApprovalKind[] = ['action', 'budget'],
   ): Promise<ApprovalRecord | null> {
     if (!isId(id)) return null;
-    const row = await this.db
-      .updateTable('agent.approvals')
-      .set({
-        status: decision.status,
-        reason: decision.reason,
-        decided_by: decision.decidedBy,
-        decided_at: now(),
-      })
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
-      .where('run_id', '=', runId)
-      .where('kind', 'in', kinds)
-      .where('status', '=', 'pending')
-      .where('expires_at', '>', now())
-      .returningAll()
-      .executeTakeFirst();
+    const row = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .updateTable('agent.approvals')
+          .set({
+            status: decision.status,
+            reason: decision.reason,
+            decided_by: decision.decidedBy,
+            decided_at: now(),
+          })
+          .where('id', '=', id)
+          .where('organization_id', '=', organizationId)
+          .where('run_id', '=', runId)
+          .where('kind', 'in', kinds)
+          .where('status', '=', 'pending')
+          .where('expires_at', '>', now())
+          .returningAll()
+          .executeTakeFirst(),
+      (decided) => ({
+        action: 'approval.decided',
+        resource: { type: 'approval', id: decided.id, name: decided.action },
+        details: {
+          decision: decided.status,
+          runId: decided.run_id,
+          workflowId: decided.workflow_id,
+          tool: decided.tool,
+          ...(decided.reason === null ? {} : { reason: decided.reason }),
+        },
+      }),
+    );
     return row ? toApprovalRecord(row) : null;
   }
 

@@ -108,6 +108,7 @@ export class Approvals implements OnModuleInit {
             reason: body.reason ?? null,
             decidedBy: deciderOf(principal),
           },
+          principal,
           // Letting a step pass a token budget is an owner's call (docs/usage.md).
           principal.role === 'owner' ? ['action', 'budget'] : ['action'],
         )

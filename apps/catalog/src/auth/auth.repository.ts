@@ -1,6 +1,8 @@
+import type { AuditCaller, AuditEvent } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 
+import { audit } from '../audit/catalog-audit.js';
 import type { DB } from '../catalog.tables.js';
 import { InjectAuthDb } from './auth.database.js';
 
@@ -11,6 +13,20 @@ import { InjectAuthDb } from './auth.database.js';
 @Injectable()
 export class AuthRepository {
   constructor(@InjectAuthDb() private readonly db: Kysely<DB>) {}
+
+  async emailOf(userId: string): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('auth.user')
+      .select('email')
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return row?.email ?? null;
+  }
+
+  /** Records a change better-auth committed on its own (members, invitations). */
+  async recordAudit(caller: AuditCaller, event: AuditEvent): Promise<void> {
+    await audit.record(this.db, caller, event);
+  }
 
   /** The member's role as better-auth stored it; null when the user is no member of the organization. */
   async memberRole(userId: string, organizationId: string): Promise<string | null> {

@@ -10,6 +10,7 @@ import type {
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
 
+import { memberChangeOf } from '../audit/member-changes.js';
 import { API_KEY_PREFIX, type Auth } from './auth.factory.js';
 import { AuthRepository } from './auth.repository.js';
 import { createPasswordUser } from './invitations.plugin.js';
@@ -26,6 +27,15 @@ const KEY_ROLE: MemberRole = 'admin';
  * forget what they cached. Reads, invitations and renames change no credential, so a member reading in a
  * loop cannot empty every gateway's cache.
  */
+/** The members and invitations calls the audit log records (`memberChangeOf`). */
+const AUDITED_CALLS = new Set([
+  'POST /api/auth/organization/invite-member',
+  'POST /api/auth/organization/cancel-invitation',
+  'POST /api/auth/organization/accept-invitation',
+  'POST /api/auth/organization/update-member-role',
+  'POST /api/auth/organization/remove-member',
+]);
+
 const INVALIDATING_CALLS = new Set([
   'POST /api/auth/sign-out',
   'POST /api/auth/revoke-session',
@@ -121,6 +131,7 @@ export class AuthService implements OnApplicationShutdown {
     const call = `${request.method.toUpperCase()} ${new URL(request.url).pathname}`;
     // Read before the call: after a sign-out or a removal there is no session or member to read.
     const affected = INVALIDATING_CALLS.has(call) ? await this.affectedBy(call, request) : null;
+    const actor = AUDITED_CALLS.has(call) ? await this.sessionOf(request) : null;
     const hasBody = request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD';
     const response = await this.auth.handler(
       new Request(request.url, {
@@ -129,14 +140,40 @@ export class AuthService implements OnApplicationShutdown {
         ...(hasBody ? { body: request.body } : {}),
       }),
     );
+    const text = await response.text();
+    if (response.ok && actor) await this.recordMemberChange(call, request, text, actor);
     return {
-      response: {
-        status: response.status,
-        headers: [...response.headers.entries()],
-        body: await response.text(),
-      },
+      response: { status: response.status, headers: [...response.headers.entries()], body: text },
       invalidated: response.ok ? affected : null,
     };
+  }
+
+  private async sessionOf(request: AuthHttpRequest) {
+    return this.auth.api.getSession({ headers: new Headers(request.headers) }).catch(() => null);
+  }
+
+  /** The audit entry of a members or invitations change better-auth made (docs/audit.md). */
+  private async recordMemberChange(
+    call: string,
+    request: AuthHttpRequest,
+    answer: string,
+    actor: NonNullable<Awaited<ReturnType<AuthService['sessionOf']>>>,
+  ): Promise<void> {
+    const body = jsonBody(request.body);
+    const change = memberChangeOf(call, body, jsonBody(answer));
+    const organizationId =
+      change?.organizationId ??
+      textOf(body.organizationId) ??
+      actor.session.activeOrganizationId ??
+      undefined;
+    if (!change || !organizationId) return;
+    const event = { action: change.action, resource: change.resource, details: change.details };
+    // A role change answers the member without its user: named by the user's email all the same.
+    const userId = textOf(jsonBody(answer).userId);
+    if (!event.resource.name && event.resource.type === 'member' && userId) {
+      event.resource = { ...event.resource, name: await this.accounts.emailOf(userId) };
+    }
+    await this.accounts.recordAudit({ organizationId, userId: actor.user.id, keyId: null }, event);
   }
 
   /**

@@ -1,7 +1,8 @@
-import { InjectKysely } from '#persistence';
+import { type AuditCaller, InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
+import { audit } from '../audit/catalog-audit.js';
 import type { DB } from '../catalog.tables.js';
 
 /** An organization's plan row: `plan` is a plan id as stored, which may be one the code no longer knows. */
@@ -23,17 +24,35 @@ export class PlanRepository {
     return row ?? null;
   }
 
-  async upsert(organizationId: string, plan: string, complimentary: boolean): Promise<void> {
-    await this.db
-      .insertInto('catalog.organization_plans')
-      .values({ organization_id: organizationId, plan, complimentary })
-      .onConflict((conflict) =>
-        conflict.column('organization_id').doUpdateSet((eb) => ({
-          plan: eb.ref('excluded.plan'),
-          complimentary: eb.ref('excluded.complimentary'),
-          updated_at: sql<Date>`now()`,
-        })),
-      )
-      .execute();
+  /** Sets the plan, recorded as `plan.changed` by `caller` (the admin CLI: the service). */
+  async upsert(
+    organizationId: string,
+    plan: string,
+    complimentary: boolean,
+    caller: AuditCaller,
+  ): Promise<void> {
+    await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .insertInto('catalog.organization_plans')
+          .values({ organization_id: organizationId, plan, complimentary })
+          .onConflict((conflict) =>
+            conflict.column('organization_id').doUpdateSet((eb) => ({
+              plan: eb.ref('excluded.plan'),
+              complimentary: eb.ref('excluded.complimentary'),
+              updated_at: sql<Date>`now()`,
+            })),
+          )
+          .returning('plan')
+          .executeTakeFirstOrThrow(),
+      () => ({
+        // The organization's id is in no answer of the API: the plan is the resource.
+        action: 'plan.changed',
+        resource: { type: 'plan', id: plan, name: plan },
+        details: { complimentary },
+      }),
+    );
   }
 }

@@ -33,8 +33,10 @@ export class PlanService {
     return { ...plan, complimentary: row?.complimentary ?? false };
   }
 
+  /** Only the operator sets plans (the admin CLI), so the audit log names the service as the actor. */
   setPlan(organizationId: string, plan: PlanId, complimentary: boolean): Promise<void> {
-    return this.plans.upsert(organizationId, plan, complimentary);
+    const operator = { organizationId, userId: null, keyId: null };
+    return this.plans.upsert(organizationId, plan, complimentary, operator);
   }
 
   async limitsOf(organizationId: string): Promise<PlanLimitsReply> {

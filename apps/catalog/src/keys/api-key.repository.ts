@@ -1,6 +1,8 @@
+import type { AuditCaller } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 
+import { audit } from '../audit/catalog-audit.js';
 import { InjectAuthDb } from '../auth/auth.database.js';
 import type { DB } from '../catalog.tables.js';
 import { API_KEY_COLUMNS, type ApiKeyRecord, toApiKeyRecord } from './api-key.mapper.js';
@@ -35,12 +37,30 @@ export class ApiKeyRepository {
   }
 
   /** Whether a key of this organization was removed. */
-  async delete(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('auth.apikey')
-      .where('id', '=', id)
-      .where('referenceId', '=', organizationId)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+  async delete(organizationId: string, id: string, caller: AuditCaller): Promise<boolean> {
+    const deleted = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .deleteFrom('auth.apikey')
+          .where('id', '=', id)
+          .where('referenceId', '=', organizationId)
+          .returning(['id', 'name'])
+          .executeTakeFirst(),
+      (key) => ({ action: 'key.deleted', resource: { type: 'key', id: key.id, name: key.name } }),
+    );
+    return deleted !== undefined;
+  }
+
+  /**
+   * Records a key better-auth made. Not in the transaction of the change, which better-auth commits
+   * on its own: the one audit write that follows its change (docs/audit.md).
+   */
+  async recordCreated(caller: AuditCaller, key: { id: string; name: string | null }): Promise<void> {
+    await audit.record(this.db, caller, {
+      action: 'key.created',
+      resource: { type: 'key', id: key.id, name: key.name },
+    });
   }
 }

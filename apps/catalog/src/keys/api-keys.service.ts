@@ -48,12 +48,13 @@ export class ApiKeysService {
     });
     const stored = await this.keys.get(principal.organizationId, created.id);
     if (!stored) throw new Error(`better-auth made key ${created.id} but it is not stored`);
+    await this.keys.recordCreated(principal, stored);
     return { ...toApiKeyDto(stored), key: created.key };
   }
 
   async delete(principal: Principal, id: string): Promise<DeletedDto> {
     this.checkManager(principal);
-    if (!(await this.keys.delete(principal.organizationId, id)))
+    if (!(await this.keys.delete(principal.organizationId, id, principal)))
       throw new DomainException('not_found', `No API key with id ${id}.`);
     return { deleted: true };
   }

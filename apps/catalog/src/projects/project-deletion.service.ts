@@ -1,5 +1,5 @@
 import { PeriodicTask } from '#common';
-import { servicePrincipal, WorkflowSubjects } from '#contracts';
+import { type Principal, servicePrincipal, WorkflowSubjects } from '#contracts';
 import { RpcClient } from '#nats';
 import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 
@@ -50,8 +50,9 @@ export class ProjectDeletion implements OnApplicationBootstrap, BeforeApplicatio
    * for workflow at most DELETE_WAIT_MS: what is not done by then the sweep finishes once the mark's
    * lease (PURGE_RETRY_MS) runs out. The delete stands either way.
    */
-  async deleteOne(organizationId: string, projectId: string): Promise<boolean> {
-    if (!(await this.projects.markDeleted(organizationId, projectId, this.config.PURGE_RETRY_MS))) {
+  async deleteOne(caller: Principal, projectId: string): Promise<boolean> {
+    const { organizationId } = caller;
+    if (!(await this.projects.markDeleted(organizationId, projectId, this.config.PURGE_RETRY_MS, caller))) {
       return false;
     }
     try {

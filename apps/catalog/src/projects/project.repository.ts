@@ -1,5 +1,6 @@
 import type { Page } from '#common';
 import {
+  type AuditCaller,
   BatchedLookup,
   InjectKysely,
   isId,
@@ -12,6 +13,7 @@ import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
 import { BoundStatement, type Param } from '#persistence';
+import { audit } from '../audit/catalog-audit.js';
 import type { DB } from '../catalog.tables.js';
 import {
   PROJECT_COLUMNS,
@@ -81,7 +83,7 @@ export class ProjectRepository {
    * Inserts the project unless the organization already has `limit`: the conditional increment of its
    * count row and the insert commit together, so concurrent creates cannot pass the limit.
    */
-  insertWithinLimit(project: NewProject, limit: number): Promise<ProjectRecord | null> {
+  insertWithinLimit(project: NewProject, limit: number, caller: AuditCaller): Promise<ProjectRecord | null> {
     return this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('catalog.project_counts')
@@ -107,6 +109,10 @@ export class ProjectRepository {
         })
         .returning(PROJECT_COLUMNS)
         .executeTakeFirstOrThrow();
+      await audit.record(trx, caller, {
+        action: 'project.created',
+        resource: { type: 'project', id: row.id, name: row.name },
+      });
       return toProjectRecord(row);
     });
   }
@@ -175,17 +181,31 @@ export class ProjectRepository {
   }
 
   /** The project with `changes` made; null when it was deleted meanwhile. */
-  async update(project: ProjectRecord, changes: ProjectChanges): Promise<ProjectRecord | null> {
+  async update(
+    project: ProjectRecord,
+    changes: ProjectChanges,
+    caller: AuditCaller,
+  ): Promise<ProjectRecord | null> {
     const update = projectUpdate(project, changes);
     if (Object.keys(update).length === 0) return project;
-    const row = await this.db
-      .updateTable('catalog.projects')
-      .set({ ...update, updated_at: sql<Date>`now()` })
-      .where('organization_id', '=', project.organizationId)
-      .where('id', '=', project.id)
-      .where('deleted_at', 'is', null)
-      .returning(PROJECT_COLUMNS)
-      .executeTakeFirst();
+    const row = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .updateTable('catalog.projects')
+          .set({ ...update, updated_at: sql<Date>`now()` })
+          .where('organization_id', '=', project.organizationId)
+          .where('id', '=', project.id)
+          .where('deleted_at', 'is', null)
+          .returning(PROJECT_COLUMNS)
+          .executeTakeFirst(),
+      (updated) => ({
+        action: 'project.updated',
+        resource: { type: 'project', id: updated.id, name: updated.name },
+        details: { fields: Object.keys(update) },
+      }),
+    );
     return row ? toProjectRecord(row) : null;
   }
 
@@ -193,7 +213,7 @@ export class ProjectRepository {
    * Marks the project deleted, its cascade leased to the caller for `leaseMs`, and gives its place
    * in the plan back; false when there is no such project (or it is already deleted).
    */
-  markDeleted(organizationId: string, id: string, leaseMs: number): Promise<boolean> {
+  markDeleted(organizationId: string, id: string, leaseMs: number, caller: AuditCaller): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const marked = await trx
         .updateTable('catalog.projects')
@@ -201,8 +221,13 @@ export class ProjectRepository {
         .where('organization_id', '=', organizationId)
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
+        .returning('name')
         .executeTakeFirst();
-      if (marked.numUpdatedRows === 0n) return false;
+      if (!marked) return false;
+      await audit.record(trx, caller, {
+        action: 'project.deleted',
+        resource: { type: 'project', id, name: marked.name },
+      });
       await trx
         .updateTable('catalog.project_counts')
         .set((eb) => ({ projects: eb('projects', '-', eb.lit(1)) }))

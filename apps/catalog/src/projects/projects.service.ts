@@ -48,6 +48,7 @@ export class ProjectsService {
         createdBy: principal.userId,
       },
       limit,
+      principal,
     );
     if (!project) throw DomainException.planLimit('projects', limit);
     return toProjectDto(project);
@@ -63,14 +64,14 @@ export class ProjectsService {
       ...(input.name === undefined ? {} : { name: input.name }),
       ...(input.description === undefined ? {} : { description: input.description }),
     };
-    const updated = await this.projects.update(project, changes);
+    const updated = await this.projects.update(project, changes, principal);
     if (!updated) throw DomainException.notFound('project', id);
     return toProjectDto(updated);
   }
 
   /** Answers once the project is gone for everyone; its workflows follow, durably. */
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
-    if (!isId(id) || !(await this.deletion.deleteOne(principal.organizationId, id))) {
+    if (!isId(id) || !(await this.deletion.deleteOne(principal, id))) {
       throw DomainException.notFound('project', id);
     }
     return { deleted: true };

@@ -1,8 +1,9 @@
 import type { Page } from '#common';
-import { InjectKysely, isId, keysetPage, newId, type PageRequest } from '#persistence';
+import { type AuditCaller, InjectKysely, isId, keysetPage, newId, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 
+import { audit } from '../audit/catalog-audit.js';
 import type { DB } from '../catalog.tables.js';
 import { type SkillChanges, type SkillRecord, skillUpdate, toSkillRecord } from './skill.mapper.js';
 
@@ -87,41 +88,66 @@ export class SkillRepository {
     return row ? toSkillRecord(row) : null;
   }
 
-  async insert(skill: NewSkill): Promise<SkillRecord> {
+  async insert(skill: NewSkill, caller: AuditCaller): Promise<SkillRecord> {
     const row = await this.nameUnique(skill.name, () =>
-      this.db
-        .insertInto('catalog.skills')
-        .values({
-          id: newId(),
-          organization_id: skill.organizationId,
-          user_id: skill.userId,
-          name: skill.name,
-          description: skill.description,
-          instructions: skill.instructions,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow(),
+      audit.recording(
+        this.db,
+        caller,
+        (trx) =>
+          trx
+            .insertInto('catalog.skills')
+            .values({
+              id: newId(),
+              organization_id: skill.organizationId,
+              user_id: skill.userId,
+              name: skill.name,
+              description: skill.description,
+              instructions: skill.instructions,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow(),
+        (created) => ({
+          action: 'skill.created',
+          resource: { type: 'skill', id: created.id, name: created.name },
+          details: { owner: created.user_id === null ? 'organization' : 'me' },
+        }),
+      ),
     );
     return toSkillRecord(row);
   }
 
   /** The skill with `changes` made; null when it was deleted meanwhile. */
-  async update(skill: SkillRecord, changes: SkillChanges): Promise<SkillRecord | null> {
+  async update(skill: SkillRecord, changes: SkillChanges, caller: AuditCaller): Promise<SkillRecord | null> {
     const update = skillUpdate(skill, changes);
     if (Object.keys(update).length === 0) return skill;
     const row = await this.nameUnique(changes.name ?? skill.name, () =>
-      this.db
-        .updateTable('catalog.skills')
-        .set({ ...update, updated_at: sql<Date>`now()` })
-        .where('id', '=', skill.id)
-        .returningAll()
-        .executeTakeFirst(),
+      audit.recording(
+        this.db,
+        caller,
+        (trx) =>
+          trx
+            .updateTable('catalog.skills')
+            .set({ ...update, updated_at: sql<Date>`now()` })
+            .where('id', '=', skill.id)
+            .returningAll()
+            .executeTakeFirst(),
+        (updated) => ({
+          action: 'skill.updated',
+          resource: { type: 'skill', id: updated.id, name: updated.name },
+          details: { fields: Object.keys(update) },
+        }),
+      ),
     );
     return row ? toSkillRecord(row) : null;
   }
 
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('catalog.skills').where('id', '=', id).execute();
+  async delete(skill: SkillRecord, caller: AuditCaller): Promise<void> {
+    await audit.recording(
+      this.db,
+      caller,
+      (trx) => trx.deleteFrom('catalog.skills').where('id', '=', skill.id).returning('id').executeTakeFirst(),
+      () => ({ action: 'skill.deleted', resource: { type: 'skill', id: skill.id, name: skill.name } }),
+    );
   }
 
   private async nameUnique<T>(name: string, write: () => Promise<T>): Promise<T> {

@@ -41,13 +41,16 @@ export class SkillsService {
 
   async create(principal: Principal, input: CreateSkillDto): Promise<SkillDto> {
     const skill = await this.nameChecked(input.name, () =>
-      this.skills.insert({
-        organizationId: principal.organizationId,
-        userId: ownerUserId(principal, input.owner),
-        name: input.name,
-        description: input.description,
-        instructions: input.instructions,
-      }),
+      this.skills.insert(
+        {
+          organizationId: principal.organizationId,
+          userId: ownerUserId(principal, input.owner),
+          name: input.name,
+          description: input.description,
+          instructions: input.instructions,
+        },
+        principal,
+      ),
     );
     return toSkillDto(skill);
   }
@@ -64,14 +67,14 @@ export class SkillsService {
       ...(owner === undefined ? {} : { userId: ownerUserId(principal, owner) }),
     };
     const updated = await this.nameChecked(input.name ?? skill.name, () =>
-      this.skills.update(skill, changes),
+      this.skills.update(skill, changes, principal),
     );
     if (!updated) throw DomainException.notFound('skill', id);
     return toSkillDto(updated);
   }
 
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
-    await this.skills.delete((await this.findVisible(principal, id)).id);
+    await this.skills.delete(await this.findVisible(principal, id), principal);
     return { deleted: true };
   }
 

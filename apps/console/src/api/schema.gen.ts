@@ -19,6 +19,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's audit log
+         * @description Extension beyond the contract (docs/audit.md). Every change made by a member, a key or the service, newest first, in pages like the other lists, narrowed by `action` (exact, or a prefix ending in a dot: `workflow.`), `actorType`, `actorId`, `resourceType`, `resourceId`, `from` and `to`. For owners and admins, and organization keys (which act as admin); a member is answered 403 `forbidden`. Entries are kept `AUDIT_RETENTION_DAYS` (400 by default) and never hold secrets.
+         */
+        get: operations["AuditController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects": {
         parameters: {
             query?: never;
@@ -707,19 +727,46 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
-        ProjectDto: {
-            id: string;
-            name: string;
-            description: string | null;
-            /** @description User id of the creator; null when a key created it. */
-            createdBy: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
+        AuditActorDto: {
+            /**
+             * @description `member` (a signed-in member), `key` (an organization key) or `service` (the system).
+             * @enum {string}
+             */
+            type: "member" | "key" | "service";
+            /** @description The member's user id or the key's id; null for the service. */
+            id: string | null;
         };
-        ProjectPage: {
-            data: components["schemas"]["ProjectDto"][];
+        AuditResourceDto: {
+            /** @description What kind of thing changed: `project`, `workflow`, `run`, `key`, … */
+            type: string;
+            id: string;
+            /** @description Its name when the change was made. */
+            name: string | null;
+        };
+        AuditEntryDto: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made (millisecond precision).
+             */
+            at: string;
+            actor: components["schemas"]["AuditActorDto"];
+            /** @description A stable dotted name, such as `workflow.published` or `run.cancelled`. */
+            action: string;
+            resource: components["schemas"]["AuditResourceDto"];
+            /** @description A few facts about the change (which fields, which version); never a secret. */
+            details: {
+                [key: string]: unknown;
+            };
+            /** @description The client address the gateway saw. */
+            clientAddress: string | null;
+            /** @description The client's User-Agent header. */
+            userAgent: string | null;
+            /** @description The `x-request-id` of the request that made the change. */
+            requestId: string | null;
+        };
+        AuditEntryPage: {
+            data: components["schemas"]["AuditEntryDto"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
             nextCursor: string | null;
         };
@@ -767,6 +814,22 @@ export interface components {
         };
         ErrorDto: {
             error: components["schemas"]["ErrorDetailDto"];
+        };
+        ProjectDto: {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description User id of the creator; null when a key created it. */
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ProjectPage: {
+            data: components["schemas"]["ProjectDto"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            nextCursor: string | null;
         };
         CreateProjectDto: {
             /** @example Sales ops */
@@ -1825,6 +1888,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthDto"];
+                };
+            };
+        };
+    };
+    AuditController_list: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description Only this action (`workflow.published`), or every action under a prefix ending in a dot (`workflow.`). */
+                action?: string;
+                /** @description Only changes made by this kind of actor. */
+                actorType?: "member" | "key" | "service";
+                /** @description Only changes made by this member's user id or this key's id. */
+                actorId?: string;
+                /** @description Only changes to this kind of resource (`workflow`, `run`, `key`, …). */
+                resourceType?: string;
+                /** @description Only changes to the resource with this id. */
+                resourceId?: string;
+                /** @description Only changes made at or after this instant (ISO 8601 with a time zone). */
+                from?: string;
+                /** @description Only changes made before this instant (ISO 8601 with a time zone). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryPage"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
                 };
             };
         };

@@ -23,6 +23,7 @@ const NAV: NavItem[] = [
   { to: '/skills', label: 'Skills' },
   { to: '/members', label: 'Members' },
   { to: '/keys', label: 'API keys', adminOnly: true },
+  { to: '/audit', label: 'Audit log', adminOnly: true },
   { to: '/billing', label: 'Billing' },
 ];
 

@@ -8,6 +8,9 @@ import type { DB } from '../database.tables.js';
 import { ShardRepository } from '../shards/shard.repository.js';
 import { DatabaseNameTakenError, DatabaseRepository } from './database.repository.js';
 
+/** Who the changes under test are recorded as made by. */
+const CALLER = { organizationId: 'org-a', userId: 'user-a', keyId: null };
+
 /** The metadata rows and the registry the shards agree through, against a real Postgres database of its own. */
 const database = scratchDatabase('fm_database_spec');
 
@@ -41,12 +44,14 @@ describe('DatabaseRepository and ShardRepository', () => {
     await expect(
       databases.insert({ organizationId, name: 'sales', description: '', shard: 1 }),
     ).rejects.toBeInstanceOf(DatabaseNameTakenError);
-    await expect(databases.update(second, { name: 'sales' })).rejects.toBeInstanceOf(DatabaseNameTakenError);
+    await expect(databases.update(second, { name: 'sales' }, CALLER)).rejects.toBeInstanceOf(
+      DatabaseNameTakenError,
+    );
     await expect(
       databases.insert({ organizationId: `${organizationId}-b`, name: 'sales', description: '', shard: 0 }),
     ).resolves.toMatchObject({ name: 'sales', moveId: null });
 
-    const renamed = await databases.update(second, { name: 'inventory' });
+    const renamed = await databases.update(second, { name: 'inventory' }, CALLER);
     expect(renamed).toMatchObject({ id: second.id, name: 'inventory', description: 'kept' });
     expect(renamed?.updatedAt.getTime()).toBeGreaterThan(second.updatedAt.getTime());
     await expect(databases.count(organizationId)).resolves.toBe(2);
@@ -57,9 +62,9 @@ describe('DatabaseRepository and ShardRepository', () => {
       nextCursor: null,
     });
 
-    expect(await databases.delete(organizationId, first.id, 1)).toBe(false);
-    expect(await databases.delete(organizationId, first.id, 0)).toBe(true);
-    await expect(databases.update(first, { name: 'gone' })).resolves.toBeNull();
+    expect(await databases.delete(organizationId, first.id, 1, CALLER)).toBe(false);
+    expect(await databases.delete(organizationId, first.id, 0, CALLER)).toBe(true);
+    await expect(databases.update(first, { name: 'gone' }, CALLER)).resolves.toBeNull();
     await expect(databases.existing(organizationId, [first.id, second.id, 'not-an-id'])).resolves.toEqual([
       second.id,
     ]);

@@ -1,8 +1,17 @@
 import type { Page } from '#common';
-import { InjectKysely, isId, keysetPage, mapPage, newId, type PageRequest } from '#persistence';
+import {
+  type AuditCaller,
+  InjectKysely,
+  isId,
+  keysetPage,
+  mapPage,
+  newId,
+  type PageRequest,
+} from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
+import { audit } from '../audit/database-audit.js';
 import type { DB } from '../database.tables.js';
 
 import {
@@ -198,28 +207,49 @@ export class DatabaseRepository {
   }
 
   /** The database as changed; null when it was deleted since it was read. */
-  update(database: DatabaseRecord, changes: DatabaseChanges): Promise<DatabaseRecord | null> {
+  update(
+    database: DatabaseRecord,
+    changes: DatabaseChanges,
+    caller: AuditCaller,
+  ): Promise<DatabaseRecord | null> {
     return nameUnique(changes.name ?? database.name, async () => {
-      const row = await this.db
-        .updateTable('database.databases')
-        .set({ ...toDatabaseUpdate(changes), updated_at: sql<Date>`now()` })
-        .where('organization_id', '=', database.organizationId)
-        .where('id', '=', database.id)
-        .returningAll()
-        .executeTakeFirst();
+      const row = await audit.recording(
+        this.db,
+        caller,
+        (trx) =>
+          trx
+            .updateTable('database.databases')
+            .set({ ...toDatabaseUpdate(changes), updated_at: sql<Date>`now()` })
+            .where('organization_id', '=', database.organizationId)
+            .where('id', '=', database.id)
+            .returningAll()
+            .executeTakeFirst(),
+        (updated) => ({
+          action: 'database.updated',
+          resource: { type: 'database', id: updated.id, name: updated.name },
+          details: { fields: Object.keys(changes) },
+        }),
+      );
       return row ? toDatabaseRecord(row) : null;
     });
   }
 
   /** Deletes the row only while `shard` holds the database, so no other replica's file is orphaned. */
-  async delete(organizationId: string, id: string, shard: number): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('database.databases')
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .where('shard', '=', shard)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+  async delete(organizationId: string, id: string, shard: number, caller: AuditCaller): Promise<boolean> {
+    const deleted = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .deleteFrom('database.databases')
+          .where('organization_id', '=', organizationId)
+          .where('id', '=', id)
+          .where('shard', '=', shard)
+          .returning(['id', 'name'])
+          .executeTakeFirst(),
+      (row) => ({ action: 'database.deleted', resource: { type: 'database', id: row.id, name: row.name } }),
+    );
+    return deleted !== undefined;
   }
 }
 

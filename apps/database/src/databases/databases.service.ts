@@ -11,6 +11,7 @@ import { isId, mapPage } from '#persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 
+import { audit } from '../audit/database-audit.js';
 import { LOGGER, RPC_TIMEOUT_MS, SHARD } from '../database.tokens.js';
 import { DatabaseEngine } from '../engine/database-engine.js';
 import { EngineStoppingError } from '../engine/engine.errors.js';
@@ -105,6 +106,10 @@ export class DatabasesService {
             trx,
           );
           fileOf = inserted.id;
+          await audit.record(trx, principal, {
+            action: 'database.created',
+            resource: { type: 'database', id: inserted.id, name: inserted.name },
+          });
           await this.engine.create(organizationId, inserted.id);
           return inserted;
         }),
@@ -133,7 +138,7 @@ export class DatabasesService {
       return toDatabaseDto(database);
     }
     const name = input.name ?? database.name;
-    const updated = await this.nameChecked(name, () => this.databases.update(database, changes));
+    const updated = await this.nameChecked(name, () => this.databases.update(database, changes, principal));
     if (!updated) throw DomainException.notFound('database', id);
     return toDatabaseDto(updated);
   }
@@ -161,7 +166,7 @@ export class DatabasesService {
    * go. False when the row is not (or no longer) on this shard.
    */
   async deleteHere(principal: Principal, id: string): Promise<boolean> {
-    if (!isId(id) || !(await this.databases.delete(principal.organizationId, id, this.shard))) {
+    if (!isId(id) || !(await this.databases.delete(principal.organizationId, id, this.shard, principal))) {
       if (!(await this.exists(principal, id))) throw DomainException.notFound('database', id);
       return false;
     }

@@ -1,9 +1,10 @@
 import type { Page } from '#common';
 import type { ConnectionHealth } from '#contracts';
-import { InjectKysely, keysetPage, mapPage, type PageRequest } from '#persistence';
+import { type AuditCaller, InjectKysely, keysetPage, mapPage, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
+import { audit } from '../audit/events-audit.js';
 import type { DB } from '../events.tables.js';
 import {
   CONNECTION_COLUMNS,
@@ -19,12 +20,23 @@ import {
 export class ConnectionRepository {
   constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
-  async insert(connection: NewConnection): Promise<ConnectionRecord> {
-    const row = await this.db
-      .insertInto('events.connections')
-      .values({ ...toConnectionColumns(connection), health: 'healthy' })
-      .returning(CONNECTION_COLUMNS)
-      .executeTakeFirstOrThrow();
+  async insert(connection: NewConnection, caller: AuditCaller): Promise<ConnectionRecord> {
+    const row = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .insertInto('events.connections')
+          .values({ ...toConnectionColumns(connection), health: 'healthy' })
+          .returning(CONNECTION_COLUMNS)
+          .executeTakeFirstOrThrow(),
+      // Never the credentials: which app, and the name.
+      (created) => ({
+        action: 'connection.created',
+        resource: { type: 'connection', id: created.id, name: created.name },
+        details: { integrationId: created.integration_id },
+      }),
+    );
     return toConnectionRecord(row);
   }
 
@@ -74,14 +86,20 @@ export class ConnectionRepository {
    * Deletes the connection, and breaks the live subscriptions of its triggers in the same
    * transaction: from then on they report `dead`.
    */
-  delete(organizationId: string, id: string): Promise<boolean> {
+  delete(organizationId: string, id: string, caller: AuditCaller): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const { numDeletedRows } = await trx
+      const deleted = await trx
         .deleteFrom('events.connections')
         .where('organization_id', '=', organizationId)
         .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      if (Number(numDeletedRows) === 0) return false;
+        .returning(['name', 'integration_id'])
+        .executeTakeFirst();
+      if (!deleted) return false;
+      await audit.record(trx, caller, {
+        action: 'connection.deleted',
+        resource: { type: 'connection', id, name: deleted.name },
+        details: { integrationId: deleted.integration_id },
+      });
       await trx
         .updateTable('events.trigger_bindings')
         .set({ status: 'error', error: 'The connection was deleted.', updated_at: sql`now()` })
@@ -97,14 +115,26 @@ export class ConnectionRepository {
     organizationId: string,
     id: string,
     credentials: Buffer,
+    caller: AuditCaller,
+    action: 'connection.updated' | 'connection.sending_secret_rotated',
   ): Promise<SealedConnection | null> {
-    const row = await this.db
-      .updateTable('events.connections')
-      .set({ credentials, updated_at: sql`now()` })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .updateTable('events.connections')
+          .set({ credentials, updated_at: sql`now()` })
+          .where('organization_id', '=', organizationId)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst(),
+      (updated) => ({
+        action,
+        resource: { type: 'connection', id, name: updated.name },
+        details: { integrationId: updated.integration_id },
+      }),
+    );
     return row ? toSealedConnection(row) : null;
   }
 

@@ -26,7 +26,7 @@ export class ConnectionsHandler {
 
   @Handles(EventsSubjects.connectionsCreate)
   create(input: CreateConnectionDto, principal: Principal) {
-    return this.connections.create(principal.organizationId, input);
+    return this.connections.create(principal, input);
   }
 
   @Handles(EventsSubjects.connectionsUpdate)
@@ -51,7 +51,10 @@ export class ConnectionsHandler {
 
   @Handles(EventsSubjects.adminConnectionCreate)
   async adminCreate({ organizationId, ...input }: AdminConnectionCreate) {
-    const { id, secret, sendingSecret } = await this.connections.create(organizationId, input);
+    const { id, secret, sendingSecret } = await this.connections.create(
+      servicePrincipal(organizationId),
+      input,
+    );
     return { connectionId: id, ...(secret ? { secret } : {}), ...(sendingSecret ? { sendingSecret } : {}) };
   }
 

@@ -77,7 +77,8 @@ export class ConnectionsService {
     }
   }
 
-  async create(organizationId: string, input: CreateConnectionDto): Promise<CreatedConnectionDto> {
+  async create(caller: Principal, input: CreateConnectionDto): Promise<CreatedConnectionDto> {
+    const { organizationId } = caller;
     const config = input.config ?? {};
     if (Buffer.byteLength(JSON.stringify(config)) > CONNECTION_CONFIG_MAX_BYTES) {
       throw DomainException.invalidRequest([
@@ -86,13 +87,16 @@ export class ConnectionsService {
     }
     const { credentials, secret, sendingSecret } = this.providers.get(input.integrationId).connect(config);
     const id = newId();
-    const created = await this.connections.insert({
-      id,
-      organizationId,
-      integrationId: input.integrationId,
-      name: input.name,
-      credentials: this.cipher.seal(id, credentials),
-    });
+    const created = await this.connections.insert(
+      {
+        id,
+        organizationId,
+        integrationId: input.integrationId,
+        name: input.name,
+        credentials: this.cipher.seal(id, credentials),
+      },
+      caller,
+    );
     return {
       ...toConnectionDto(created, this.settingsOf(created.integrationId, credentials)),
       ...(secret === undefined ? {} : { secret }),
@@ -116,7 +120,7 @@ export class ConnectionsService {
       ]);
     }
     const credentials = provider.configure(this.openBox(sealed), input);
-    const updated = await this.reseal(sealed, credentials);
+    const updated = await this.reseal(sealed, credentials, principal, 'connection.updated');
     return toConnectionDto(updated, this.settingsOf(updated.integrationId, credentials));
   }
 
@@ -130,7 +134,7 @@ export class ConnectionsService {
       ]);
     }
     const { credentials, sendingSecret } = provider.rotateSendingSecret(this.openBox(sealed));
-    await this.reseal(sealed, credentials);
+    await this.reseal(sealed, credentials, principal, 'connection.sending_secret_rotated');
     return { sendingSecret };
   }
 
@@ -140,7 +144,7 @@ export class ConnectionsService {
 
   async delete(principal: Principal, id: string): Promise<DeletedDto> {
     await this.findManaged(principal, id);
-    if (!(await this.connections.delete(principal.organizationId, id))) throw notFound(id);
+    if (!(await this.connections.delete(principal.organizationId, id, principal))) throw notFound(id);
     this.opened.delete(id);
     return { deleted: true };
   }
@@ -194,11 +198,18 @@ export class ConnectionsService {
     return sealed;
   }
 
-  private async reseal(sealed: SealedConnection, credentials: Record<string, unknown>) {
+  private async reseal(
+    sealed: SealedConnection,
+    credentials: Record<string, unknown>,
+    caller: Principal,
+    action: 'connection.updated' | 'connection.sending_secret_rotated',
+  ) {
     const updated = await this.connections.setCredentials(
       sealed.organizationId,
       sealed.id,
       this.cipher.seal(sealed.id, credentials),
+      caller,
+      action,
     );
     if (!updated) throw notFound(sealed.id);
     // This replica uses the new credentials at once; the others within OPEN_CONNECTION_TTL_MS.

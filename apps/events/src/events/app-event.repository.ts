@@ -1,10 +1,18 @@
 import type { Page } from '#common';
 import { EVENT_RETENTION_DAYS } from '#contracts';
-import { InjectKysely, keysetPage, mapPage, type PageRequest } from '#persistence';
+import {
+  type AuditCaller,
+  type AuditEvent,
+  InjectKysely,
+  keysetPage,
+  mapPage,
+  type PageRequest,
+} from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 
+import { audit } from '../audit/events-audit.js';
 import type { DB } from '../events.tables.js';
 import { BINDING_COLUMNS } from '../subscriptions/binding.mapper.js';
 import {
@@ -23,6 +31,11 @@ const msAgo = (ms: number) => sql<Date>`now() - make_interval(secs => ${ms} / 10
 @Injectable()
 export class AppEventRepository {
   constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
+
+  /** Records a change whose own effect is no row of this service (a replay queues a job). */
+  async recordAudit(caller: AuditCaller, event: AuditEvent): Promise<void> {
+    await audit.record(this.db, caller, event);
+  }
 
   /** Stores a delivery; false when this connection already has one with the same delivery id. */
   async insert(event: NewAppEvent): Promise<boolean> {

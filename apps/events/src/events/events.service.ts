@@ -82,6 +82,12 @@ export class EventsService {
       throw DomainException.notFound('event', eventId);
     }
     await this.jobs.publish({ eventId, workflowId, triggerNodeId, replayId: replayId ?? newId() });
+    // After the job is queued, which is no transaction of this service's (docs/audit.md).
+    await this.events.recordAudit(principal, {
+      action: 'event.replayed',
+      resource: { type: 'event', id: eventId, name: null },
+      details: { workflowId, triggerNodeId, ...(replayId === undefined ? {} : { replayId }) },
+    });
     return { queued: true };
   }
 

@@ -49,7 +49,14 @@ export class RunControlService {
   async cancel(principal: Principal, id: string, body: CancelRunDto): Promise<WorkflowRunDto> {
     const runId = this.known(id);
     const message = cancelMessage(principal, body.reason);
-    const move = await this.control.cancel(principal.organizationId, runId, message, body.rollback === true);
+    const move = await this.control.cancel(
+      principal.organizationId,
+      runId,
+      message,
+      body.rollback === true,
+      principal,
+      body.reason,
+    );
     await this.refuseUnless(
       move,
       runId,
@@ -64,7 +71,7 @@ export class RunControlService {
 
   async pause(principal: Principal, id: string): Promise<WorkflowRunDto> {
     const runId = this.known(id);
-    const move = await this.control.pause(principal.organizationId, runId);
+    const move = await this.control.pause(principal.organizationId, runId, principal);
     if (move.before === null) throw DomainException.notFound('run', runId);
     // Pausing a run that is pausing or paused already (perhaps by a pause it waited for) asks for
     // what is so.
@@ -85,7 +92,7 @@ export class RunControlService {
 
   async resume(principal: Principal, id: string): Promise<WorkflowRunDto> {
     const runId = this.known(id);
-    const move = await this.control.resume(principal.organizationId, runId);
+    const move = await this.control.resume(principal.organizationId, runId, principal);
     await this.refuseUnless(move, runId, 'run_not_paused', (status) => `The run is ${status}, not paused.`);
     this.changes.changed(runId, 'queued');
     if (move.job) await this.jobs.publishSoon(move.job);

@@ -1,8 +1,9 @@
-import { InjectKysely } from '#persistence';
+import { type AuditCaller, InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { Kysely, type QueryCreator, sql } from 'kysely';
 
 import type { StoredRunStatus } from '../engine/run-state.js';
+import { audit } from '../audit/runner-audit.js';
 import type { DB } from '../runner.tables.js';
 
 /** A run the sweeper hands to the queue again. */
@@ -209,6 +210,8 @@ export class RunControlRepository {
     runId: string,
     message: string,
     rollback: boolean,
+    caller: AuditCaller,
+    reason?: string,
   ): Promise<ControlMove> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
@@ -254,6 +257,11 @@ export class RunControlRepository {
           .where('status', 'in', ['running', 'waiting'])
           .where('compensation', '=', false)
           .execute();
+        await audit.record(trx, caller, {
+          action: 'run.cancelled',
+          resource: { type: 'run', id: runId, name: null },
+          details: { from: row.before, rollback, ...(reason ? { reason } : {}) },
+        });
       }
       return {
         before: row.before,
@@ -267,57 +275,79 @@ export class RunControlRepository {
    * A `queued` or `waiting` run is `paused` at once (no runner holds it; its job, if delivered, finds
    * nothing to claim); a `running` one is `waitingForPause` and its holder pauses it.
    */
-  async pause(organizationId: string, runId: string): Promise<ControlMove> {
-    const row = await this.db
-      .with('target', (db) => runOf(db, organizationId, runId))
-      .with('paused', (db) =>
-        db
-          .updateTable('runner.runs')
-          .set((eb) => ({
-            status: eb
-              .case()
-              .when('status', '=', sql.lit('running'))
-              .then(sql.lit<StoredRunStatus>('waitingForPause'))
-              .else(sql.lit<StoredRunStatus>('paused'))
-              .end(),
-          }))
-          .where('id', '=', db.selectFrom('target').select('target.id'))
-          .where('status', 'in', ['queued', 'waiting', 'running'])
-          .returning('status'),
-      )
-      .selectNoFrom((eb) => [
-        eb.selectFrom('target').select('target.status').as('before'),
-        eb.selectFrom('paused').select('paused.status').as('after'),
-      ])
-      .executeTakeFirstOrThrow();
+  async pause(organizationId: string, runId: string, caller: AuditCaller): Promise<ControlMove> {
+    const row = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .with('target', (db) => runOf(db, organizationId, runId))
+          .with('paused', (db) =>
+            db
+              .updateTable('runner.runs')
+              .set((eb) => ({
+                status: eb
+                  .case()
+                  .when('status', '=', sql.lit('running'))
+                  .then(sql.lit<StoredRunStatus>('waitingForPause'))
+                  .else(sql.lit<StoredRunStatus>('paused'))
+                  .end(),
+              }))
+              .where('id', '=', db.selectFrom('target').select('target.id'))
+              .where('status', 'in', ['queued', 'waiting', 'running'])
+              .returning('status'),
+          )
+          .selectNoFrom((eb) => [
+            eb.selectFrom('target').select('target.status').as('before'),
+            eb.selectFrom('paused').select('paused.status').as('after'),
+          ])
+          .executeTakeFirstOrThrow(),
+      (moved) =>
+        moved.after === null
+          ? null
+          : {
+              action: 'run.paused',
+              resource: { type: 'run', id: runId, name: null },
+              details: { from: moved.before, to: moved.after },
+            },
+    );
     return { before: row.before, after: row.after, job: null };
   }
 
   /** A `paused` run is `queued` again, its job to be published: a runner goes on from its checkpoints. */
-  async resume(organizationId: string, runId: string): Promise<ControlMove> {
-    const row = await this.db
-      .with('target', (db) => runOf(db, organizationId, runId))
-      .with('resumed', (db) =>
-        db
-          .updateTable('runner.runs')
-          .set((eb) => ({
-            status: 'queued',
-            wake_at: null,
-            dispatch: eb('dispatch', '+', 1),
-            dispatched_at: now(),
-            // Pausing is no interruption: a resumed run has its allowance of claims again.
-            claims: 0,
-          }))
-          .where('id', '=', db.selectFrom('target').select('target.id'))
-          .where('status', '=', 'paused')
-          .returning(['status', 'dispatch']),
-      )
-      .selectNoFrom((eb) => [
-        eb.selectFrom('target').select('target.status').as('before'),
-        eb.selectFrom('resumed').select('resumed.status').as('after'),
-        eb.selectFrom('resumed').select('resumed.dispatch').as('dispatch'),
-      ])
-      .executeTakeFirstOrThrow();
+  async resume(organizationId: string, runId: string, caller: AuditCaller): Promise<ControlMove> {
+    const row = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .with('target', (db) => runOf(db, organizationId, runId))
+          .with('resumed', (db) =>
+            db
+              .updateTable('runner.runs')
+              .set((eb) => ({
+                status: 'queued',
+                wake_at: null,
+                dispatch: eb('dispatch', '+', 1),
+                dispatched_at: now(),
+                // Pausing is no interruption: a resumed run has its allowance of claims again.
+                claims: 0,
+              }))
+              .where('id', '=', db.selectFrom('target').select('target.id'))
+              .where('status', '=', 'paused')
+              .returning(['status', 'dispatch']),
+          )
+          .selectNoFrom((eb) => [
+            eb.selectFrom('target').select('target.status').as('before'),
+            eb.selectFrom('resumed').select('resumed.status').as('after'),
+            eb.selectFrom('resumed').select('resumed.dispatch').as('dispatch'),
+          ])
+          .executeTakeFirstOrThrow(),
+      (moved) =>
+        moved.after === null
+          ? null
+          : { action: 'run.resumed', resource: { type: 'run', id: runId, name: null } },
+    );
     return {
       before: row.before,
       after: row.after,

@@ -1,4 +1,4 @@
-import { InjectKysely, preparedQuery } from '#persistence';
+import { type AuditCaller, type AuditEvent, InjectKysely, preparedQuery } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Compilable, Kysely, sql } from 'kysely';
 
@@ -9,6 +9,7 @@ import {
   type RunWithSteps,
   type StepRecord,
 } from '../engine/run-state.js';
+import { audit } from '../audit/runner-audit.js';
 import type { DB } from '../runner.tables.js';
 import type { NewRun } from './new-run.js';
 import { triggerStepOf } from './new-run.js';
@@ -106,6 +107,11 @@ export class RunRepository {
    * one statement: once it is `recorded` the run exists and its job will be executed (`queuedRunOf`
    * is what was written).
    */
+  /** Records a change whose own write is not a transaction this repository can join (a rerun). */
+  async recordAudit(caller: AuditCaller, event: AuditEvent): Promise<void> {
+    await audit.record(this.db, caller, event);
+  }
+
   insert(run: NewRun, carried: readonly StepRecord[] = []): Promise<RecordOutcome> {
     return this.record(
       'runs.insert',

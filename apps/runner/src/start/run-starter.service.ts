@@ -189,6 +189,13 @@ export class RunStarter {
       await this.refund(principal, runId, counting);
       throw DomainException.notFound('workflow', old.workflowId);
     }
+    // The new run is written by the runner's one-statement insert, a hot path: its audit entry is a
+    // statement of its own right after (docs/audit.md).
+    await this.runs.recordAudit(principal, {
+      action: 'run.rerun',
+      resource: { type: 'run', id: old.id, name: null },
+      details: { workflowId: old.workflowId, newRunId: runId, carriedSteps: plan.carried.length },
+    });
     await this.jobs.publishSoon({ runId, dispatch: 0 });
     const queued = queuedRunOf(run);
     return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });

@@ -9,6 +9,9 @@ import { WorkflowRepository } from '../workflows/workflow.repository.js';
 import type { ScheduleRecord } from './schedule.mapper.js';
 import { ScheduleRepository } from './schedule.repository.js';
 
+/** Who the changes under test are recorded as made by. */
+const CALLER = { organizationId: 'org-a', userId: 'user-a', keyId: null };
+
 /** The claims every scheduler replica takes its due rows with, against a real Postgres database of its own. */
 const database = scratchDatabase('fm_workflow_schedules_spec');
 
@@ -37,14 +40,17 @@ describe('ScheduleRepository', () => {
 
   /** A workflow with one schedule row due at `nextRunAt`. */
   async function scheduled(nextRunAt: Date): Promise<ScheduleRecord> {
-    const workflow = await workflows.insert({
-      organizationId: 'org-a',
-      projectId: newId(),
-      name: 'Scheduled',
-      description: null,
-      diagram: { nodes: [], edges: [] },
-      createdBy: null,
-    });
+    const workflow = await workflows.insert(
+      {
+        organizationId: 'org-a',
+        projectId: newId(),
+        name: 'Scheduled',
+        description: null,
+        diagram: { nodes: [], edges: [] },
+        createdBy: null,
+      },
+      CALLER,
+    );
     if (!workflow) throw new Error('the workflow was not created');
     const row: ScheduleRecord = {
       workflowId: workflow.id,
@@ -80,7 +86,7 @@ describe('ScheduleRepository', () => {
 
     await schedules.release(due);
     expect(claimedIds(await schedules.claimDue(now, 100, LEASE_MS))).toEqual([due.workflowId]);
-    await workflows.markDeleted('org-a', due.workflowId, LEASE_MS);
+    await workflows.markDeleted('org-a', due.workflowId, LEASE_MS, CALLER);
     await schedules.release(due);
     expect(claimedIds(await schedules.claimDue(now, 100, LEASE_MS))).toEqual([]);
   });

@@ -1,3 +1,4 @@
+import type { AuditCaller } from '#persistence';
 import { PeriodicTask } from '#common';
 import { servicePrincipal, TERMINATE_BATCH_MAX } from '#contracts';
 import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
@@ -48,8 +49,9 @@ export class WorkflowDeletion implements OnApplicationBootstrap, BeforeApplicati
    * runner at most DELETE_WAIT_MS: what is not done by then the sweep finishes once the mark's lease
    * (PURGE_RETRY_MS) runs out. The delete stands either way.
    */
-  async deleteOne(organizationId: string, workflowId: string): Promise<boolean> {
-    if (!(await this.workflows.markDeleted(organizationId, workflowId, this.config.PURGE_RETRY_MS))) {
+  async deleteOne(caller: AuditCaller & { organizationId: string }, workflowId: string): Promise<boolean> {
+    const { organizationId } = caller;
+    if (!(await this.workflows.markDeleted(organizationId, workflowId, this.config.PURGE_RETRY_MS, caller))) {
       return false;
     }
     try {

@@ -10,6 +10,9 @@ import { WorkflowVersionRepository } from './workflow-version.repository.js';
 import type { NewWorkflow } from './workflow.mapper.js';
 import { WorkflowRepository } from './workflow.repository.js';
 
+/** Who the changes under test are recorded as made by. */
+const CALLER = { organizationId: 'org-a', userId: 'user-a', keyId: null };
+
 /** The workflow reads and writes every flow passes through, against a real Postgres database of its own. */
 const database = scratchDatabase('fm_workflow_spec');
 
@@ -33,7 +36,7 @@ describe('WorkflowRepository', () => {
   });
 
   async function published(workflow: NewWorkflow = newWorkflow()): Promise<string> {
-    const created = await workflows.insert(workflow);
+    const created = await workflows.insert(workflow, CALLER);
     if (!created) throw new Error('the workflow was not created');
     await workflows.transaction(async (trx) => {
       await versions.insert(
@@ -88,7 +91,7 @@ describe('WorkflowRepository', () => {
     });
 
     it('answers a workflow never published without a version, and nothing deleted or of another organization', async () => {
-      const draftOnly = await workflows.insert(newWorkflow());
+      const draftOnly = await workflows.insert(newWorkflow(), CALLER);
       if (!draftOnly) throw new Error('the workflow was not created');
       await expect(workflows.findRunTarget('org-a', draftOnly.id, true, null)).resolves.toMatchObject({
         publishedVersion: null,
@@ -96,20 +99,20 @@ describe('WorkflowRepository', () => {
         diagram: DRAFT,
       });
       await expect(workflows.findRunTarget('org-b', draftOnly.id, true, null)).resolves.toBeNull();
-      expect(await workflows.markDeleted('org-a', draftOnly.id, 60_000)).toBe(true);
+      expect(await workflows.markDeleted('org-a', draftOnly.id, 60_000, CALLER)).toBe(true);
       await expect(workflows.findRunTarget('org-a', draftOnly.id, true, null)).resolves.toBeNull();
     });
   });
 
   it('keeps a diagram as it was written, key order included', async () => {
-    const created = await workflows.insert(newWorkflow());
+    const created = await workflows.insert(newWorkflow(), CALLER);
     if (!created) throw new Error('the workflow was not created');
     const found = await workflows.find('org-a', created.id);
     expect(JSON.stringify(found?.diagram)).toBe(JSON.stringify(DRAFT));
   });
 
   it('writes only the columns an update names, and moves updated_at', async () => {
-    const created = await workflows.insert(newWorkflow({ description: 'kept' }));
+    const created = await workflows.insert(newWorkflow({ description: 'kept' }), CALLER);
     if (!created) throw new Error('the workflow was not created');
     const updated = await workflows.update('org-a', created.id, { name: 'Renamed' });
     expect(updated).toMatchObject({ name: 'Renamed', description: 'kept', diagram: DRAFT });
@@ -122,7 +125,7 @@ describe('WorkflowRepository', () => {
     const projectId = newId();
     const ids: string[] = [];
     for (let index = 0; index < 3; index += 1) {
-      const created = await workflows.insert(newWorkflow({ projectId, name: `W${index}` }));
+      const created = await workflows.insert(newWorkflow({ projectId, name: `W${index}` }), CALLER);
       if (created) ids.push(created.id);
     }
     const first = await workflows.list('org-a', projectId, { limit: 2 });
@@ -134,14 +137,14 @@ describe('WorkflowRepository', () => {
 
   it('refuses workflows in a deleted project, and purges the ones it had once claimed', async () => {
     const projectId = newId();
-    const kept = await workflows.insert(newWorkflow({ projectId }));
+    const kept = await workflows.insert(newWorkflow({ projectId }), CALLER);
     if (!kept) throw new Error('the workflow was not created');
     await expect(workflows.names('org-a', [kept.id, 'not-an-id'])).resolves.toEqual({
       [kept.id]: 'Workflow',
     });
     await expect(workflows.markProjectDeleted('org-a', projectId)).resolves.toBe(1);
     await expect(workflows.markProjectDeleted('org-a', projectId)).resolves.toBe(0);
-    await expect(workflows.insert(newWorkflow({ projectId }))).resolves.toBeNull();
+    await expect(workflows.insert(newWorkflow({ projectId }), CALLER)).resolves.toBeNull();
     await expect(workflows.names('org-a', [kept.id])).resolves.toEqual({});
 
     const claimed = await workflows.claimDeleted(1_000, 60_000);

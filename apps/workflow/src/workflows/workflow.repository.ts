@@ -1,5 +1,6 @@
 import type { Page } from '#common';
 import {
+  type AuditCaller,
   InjectKysely,
   isId,
   keysetPage,
@@ -11,6 +12,7 @@ import {
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
+import { audit } from '../audit/workflow-audit.js';
 import type { DB } from '../workflow.tables.js';
 
 import {
@@ -49,7 +51,7 @@ export class WorkflowRepository {
    * insert commits first and the deletion marks the workflow, or the deletion does and the look-up,
    * a statement after the lock, sees it.
    */
-  insert(workflow: NewWorkflow): Promise<WorkflowRecord | null> {
+  insert(workflow: NewWorkflow, caller: AuditCaller): Promise<WorkflowRecord | null> {
     return this.db.transaction().execute(async (trx) => {
       await lockProject(trx, workflow.projectId, 'shared');
       const deleted = await trx
@@ -64,6 +66,11 @@ export class WorkflowRepository {
         .values(toWorkflowInsert(newId(), workflow))
         .returningAll()
         .executeTakeFirstOrThrow();
+      await audit.record(trx, caller, {
+        action: 'workflow.created',
+        resource: { type: 'workflow', id: row.id, name: row.name },
+        details: { projectId: row.project_id },
+      });
       return toWorkflowRecord(row);
     });
   }
@@ -177,18 +184,34 @@ export class WorkflowRepository {
    * Marks the workflow deleted, with its purge leased to the caller for `leaseMs`; false when there
    * is no such workflow (or it is already deleted).
    */
-  async markDeleted(organizationId: string, id: string, leaseMs: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('workflow.workflows')
-      .set({
-        deleted_at: sql<Date>`now()`,
-        purge_after: sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`,
-      })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+  async markDeleted(
+    organizationId: string,
+    id: string,
+    leaseMs: number,
+    caller: AuditCaller,
+  ): Promise<boolean> {
+    const marked = await audit.recording(
+      this.db,
+      caller,
+      (trx) =>
+        trx
+          .updateTable('workflow.workflows')
+          .set({
+            deleted_at: sql<Date>`now()`,
+            purge_after: sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`,
+          })
+          .where('organization_id', '=', organizationId)
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .returning(['id', 'name', 'project_id'])
+          .executeTakeFirst(),
+      (row) => ({
+        action: 'workflow.deleted',
+        resource: { type: 'workflow', id: row.id, name: row.name },
+        details: { projectId: row.project_id },
+      }),
+    );
+    return marked !== undefined;
   }
 
   /**

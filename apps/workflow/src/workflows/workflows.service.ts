@@ -23,6 +23,7 @@ import {
 import { isId, mapPage } from '#persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
+import { audit } from '../audit/workflow-audit.js';
 import { CatalogClient } from '../peers/catalog.client.js';
 import { SchedulesService } from '../schedules/schedules.service.js';
 import type { Transaction } from '../transaction.js';
@@ -80,14 +81,17 @@ export class WorkflowsService {
     assertDiagramShape(diagram);
     await this.catalog.assertProjectExists(principal, projectId);
     // Null when the project was deleted since catalog answered.
-    const workflow = await this.workflows.insert({
-      organizationId: principal.organizationId,
-      projectId,
-      name: input.name,
-      description: input.description ?? null,
-      diagram,
-      createdBy: principal.userId,
-    });
+    const workflow = await this.workflows.insert(
+      {
+        organizationId: principal.organizationId,
+        projectId,
+        name: input.name,
+        description: input.description ?? null,
+        diagram,
+        createdBy: principal.userId,
+      },
+      principal,
+    );
     if (!workflow) throw DomainException.notFound('project', projectId);
     return toWorkflowDto(workflow);
   }
@@ -100,11 +104,22 @@ export class WorkflowsService {
   /** Saves the draft; the live version changes only on publish. */
   async update(principal: Principal, id: string, input: UpdateWorkflowDto): Promise<WorkflowDto> {
     if (input.diagram !== undefined) assertDiagramShape(input.diagram);
+    const changes = {
+      ...(input.name === undefined ? {} : { name: input.name }),
+      ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.diagram === undefined ? {} : { diagram: input.diagram }),
+    };
     const workflow = isId(id)
-      ? await this.workflows.update(principal.organizationId, id, {
-          ...(input.name === undefined ? {} : { name: input.name }),
-          ...(input.description === undefined ? {} : { description: input.description }),
-          ...(input.diagram === undefined ? {} : { diagram: input.diagram }),
+      ? await this.workflows.transaction(async (trx) => {
+          const updated = await this.workflows.update(principal.organizationId, id, changes, trx);
+          if (updated && Object.keys(changes).length > 0) {
+            await audit.record(trx, principal, {
+              action: 'workflow.updated',
+              resource: { type: 'workflow', id, name: updated.name },
+              details: { fields: Object.keys(changes) },
+            });
+          }
+          return updated;
         })
       : null;
     if (!workflow) throw DomainException.notFound('workflow', id);
@@ -113,7 +128,7 @@ export class WorkflowsService {
 
   /** Answers once the workflow is gone for everyone; its runs are terminated before, or soon after. */
   async delete(principal: Principal, id: string): Promise<{ deleted: true }> {
-    if (!isId(id) || !(await this.deletion.deleteOne(principal.organizationId, id))) {
+    if (!isId(id) || !(await this.deletion.deleteOne(principal, id))) {
       throw DomainException.notFound('workflow', id);
     }
     return { deleted: true };
@@ -164,6 +179,11 @@ export class WorkflowsService {
       } else {
         await this.schedules.clear(id, trx);
       }
+      await audit.record(trx, principal, {
+        action: 'workflow.published',
+        resource: { type: 'workflow', id, name: locked.name },
+        details: { version: number, timeZone },
+      });
       return created;
     });
     return toWorkflowVersionDto(version);
@@ -181,6 +201,10 @@ export class WorkflowsService {
         { pausedAt: new Date() },
         trx,
       );
+      await audit.record(trx, principal, {
+        action: 'workflow.paused',
+        resource: { type: 'workflow', id, name: locked.name },
+      });
       return { workflow: updated ?? locked, paused: true };
     });
     if (paused) await this.triggers.deactivate(principal, id);
@@ -210,6 +234,11 @@ export class WorkflowsService {
           trx,
         );
       }
+      await audit.record(trx, principal, {
+        action: 'workflow.resumed',
+        resource: { type: 'workflow', id, name: locked.name },
+        details: current ? { version: current.number } : {},
+      });
       return (await this.workflows.update(principal.organizationId, id, { pausedAt: null }, trx)) ?? locked;
     });
     return toWorkflowDto(resumed);

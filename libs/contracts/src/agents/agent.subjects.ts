@@ -1,5 +1,6 @@
 import type { Page } from '#common';
 
+import { type AuditListReply, AuditListRequest } from '../audit/audit.messages.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import type { AgentOverview } from '../dashboard/overview.messages.js';
@@ -82,4 +83,9 @@ export const AgentSubjects = {
   }),
   /** The agent and its threads. */
   delete: rpc('agent.agents.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),
+  /** A page of this service's audit entries for the gateway's `GET /api/v1/audit`, which merges them. */
+  auditList: rpc('agent.audit.list', AuditListRequest, {
+    callers: ['gateway'],
+    reply: returns<AuditListReply>(),
+  }),
 } as const;

@@ -1,5 +1,6 @@
 import type { Page } from '#common';
 
+import { type AuditListReply, AuditListRequest } from '../audit/audit.messages.js';
 import {
   AdminKeyCreate,
   type AdminOrgCreated,
@@ -178,5 +179,10 @@ export const CatalogSubjects = {
   adminUserCreate: systemRpc('catalog.admin.user.create', AdminUserCreate, {
     callers: ['admin'],
     reply: returns<{ userId: string }>(),
+  }),
+  /** A page of this service's audit entries for the gateway's `GET /api/v1/audit`, which merges them. */
+  auditList: rpc('catalog.audit.list', AuditListRequest, {
+    callers: ['gateway'],
+    reply: returns<AuditListReply>(),
   }),
 } as const;

@@ -30,3 +30,8 @@ export interface RpcErrorBody {
 export type RpcEnvelope<T> = { ok: true; data: T } | { ok: false; error: RpcErrorBody };
 
 export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** The client's address as the gateway saw it, carried to the services for the audit log. */
+export const CLIENT_ADDRESS_HEADER = 'x-client-address';
+/** The client's User-Agent, carried to the services for the audit log. */
+export const USER_AGENT_HEADER = 'x-user-agent';

@@ -1,5 +1,6 @@
 import type { Page } from '#common';
 
+import { type AuditListReply, AuditListRequest } from '../audit/audit.messages.js';
 import { type ExistingIds, IdsRequest } from '../agents/agent.dto.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
@@ -77,6 +78,11 @@ export const DatabaseSubjects = {
   overview: rpc('database.overview.get', EmptyRequest, {
     callers: ['gateway'],
     reply: returns<DatabaseOverview>(),
+  }),
+  /** A page of this service's audit entries for the gateway's `GET /api/v1/audit`, which merges them. */
+  auditList: rpc('database.audit.list', AuditListRequest, {
+    callers: ['gateway'],
+    reply: returns<AuditListReply>(),
   }),
 } as const;
 

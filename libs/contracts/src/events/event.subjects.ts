@@ -1,5 +1,6 @@
 import type { Page } from '#common';
 
+import { type AuditListReply, AuditListRequest } from '../audit/audit.messages.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import type { EventsOverview } from '../dashboard/overview.messages.js';
@@ -115,6 +116,11 @@ export const EventsSubjects = {
   overview: rpc('events.overview.get', EmptyRequest, {
     callers: ['gateway'],
     reply: returns<EventsOverview>(),
+  }),
+  /** A page of this service's audit entries for the gateway's `GET /api/v1/audit`, which merges them. */
+  auditList: rpc('events.audit.list', AuditListRequest, {
+    callers: ['gateway'],
+    reply: returns<AuditListReply>(),
   }),
 } as const;
 

@@ -1,5 +1,6 @@
 import type { Page } from '#common';
 
+import { type AuditListReply, AuditListRequest } from '../audit/audit.messages.js';
 import type { RunnerOverview } from '../dashboard/overview.messages.js';
 import { BulkRunsDto } from '../operations/bulk-runs.dto.js';
 import type { OperationDto } from '../operations/operation.dto.js';
@@ -134,6 +135,11 @@ export const RunnerSubjects = {
     listeners: ['runner'],
     payload: returns<RunPauseRequestedEvent>(),
     keyed: true,
+  }),
+  /** A page of this service's audit entries for the gateway's `GET /api/v1/audit`, which merges them. */
+  auditList: rpc('runner.audit.list', AuditListRequest, {
+    callers: ['gateway'],
+    reply: returns<AuditListReply>(),
   }),
 } as const;
 

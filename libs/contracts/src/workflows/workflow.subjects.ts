@@ -1,5 +1,6 @@
 import type { Page } from '#common';
 
+import { type AuditListReply, AuditListRequest } from '../audit/audit.messages.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { type NamesReply, NamesRequest, type WorkflowOverview } from '../dashboard/overview.messages.js';
 import { EmptyRequest, IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
@@ -73,5 +74,10 @@ export const WorkflowSubjects = {
   workflowNames: rpc('workflow.workflows.names', NamesRequest, {
     callers: ['gateway'],
     reply: returns<NamesReply>(),
+  }),
+  /** A page of this service's audit entries for the gateway's `GET /api/v1/audit`, which merges them. */
+  auditList: rpc('workflow.audit.list', AuditListRequest, {
+    callers: ['gateway'],
+    reply: returns<AuditListReply>(),
   }),
 } as const;

@@ -1,0 +1,30 @@
+import { createLogger } from '#common';
+import { type AuditListRequest, WorkflowSubjects, type Principal } from '#contracts';
+import { Handles } from '#nats';
+import { AuditLog, auditRetentionProvider, InjectKysely } from '#persistence';
+import { Controller } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+
+import type { DB } from '../workflow.tables.js';
+
+/** This service's audit log, `workflow.audit_entries` (docs/audit.md). */
+export const audit = new AuditLog('workflow');
+
+/** Answers the gateway's `GET /api/v1/audit` with this service's part, which it merges. */
+@Controller()
+export class WorkflowAuditHandler {
+  constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
+
+  @Handles(WorkflowSubjects.auditList)
+  async list(request: AuditListRequest, principal: Principal) {
+    return { data: await audit.list(this.db, principal.organizationId, request) };
+  }
+}
+
+/** Deletes entries older than `AUDIT_RETENTION_DAYS`. */
+export function workflowAuditRetention(retentionDays: number) {
+  const logger = createLogger('workflow');
+  return auditRetentionProvider(audit, retentionDays, (error) =>
+    logger.warn({ err: error }, 'deleting expired audit entries failed; trying again'),
+  );
+}
