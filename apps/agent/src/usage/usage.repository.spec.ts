@@ -8,6 +8,7 @@ import type { DB } from '../agent.tables.js';
 import { monthOf } from './budget.util.js';
 import type { NewModelCall } from './usage.mapper.js';
 import { UsageRepository } from './usage.repository.js';
+import { audit } from '../audit/agent-audit.js';
 
 /** The sums budgets and the usage route read, against a real Postgres database of their own. */
 const database = scratchDatabase('fm_agent_usage_spec');
@@ -129,13 +130,20 @@ describe('UsageRepository', () => {
     expect((await usage.forThread(thread)).map((found) => found.inputTokens)).toEqual([100, 200]);
   });
 
-  it('keeps, changes and removes an organization’s budget', async () => {
+  it('keeps, changes and removes an organization’s budget, recording each change', async () => {
+    const owner = (organizationId: string) => ({ organizationId, userId: 'owner-1', keyId: null });
     expect(await usage.budget('org-1')).toBeNull();
-    await usage.setBudget('org-1', 5_000_000_000);
-    await usage.setBudget('org-2', 10);
-    await usage.setBudget('org-1', 6_000_000_000);
+    await usage.setBudget(owner('org-1'), 5_000_000_000);
+    await usage.setBudget(owner('org-2'), 10);
+    await usage.setBudget(owner('org-1'), 6_000_000_000);
     expect([await usage.budget('org-1'), await usage.budget('org-2')]).toEqual([6_000_000_000, 10]);
-    await usage.setBudget('org-1', null);
+    await usage.setBudget(owner('org-1'), null);
     expect([await usage.budget('org-1'), await usage.budget('org-2')]).toEqual([null, 10]);
+    const recorded = await audit.list(db, 'org-1', { filter: { action: 'budget.changed' }, limit: 10 });
+    expect(recorded.map((entry) => [entry.actor, entry.details])).toEqual([
+      [{ type: 'member', id: 'owner-1' }, { budget: null }],
+      [{ type: 'member', id: 'owner-1' }, { budget: 6_000_000_000 }],
+      [{ type: 'member', id: 'owner-1' }, { budget: 5_000_000_000 }],
+    ]);
   });
 });

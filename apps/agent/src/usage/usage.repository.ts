@@ -1,9 +1,10 @@
 import type { ModelCallUsage } from '#contracts';
-import { InjectKysely, newId } from '#persistence';
+import { type AuditCaller, InjectKysely, newId } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
 import type { DB } from '../agent.tables.js';
+import { audit } from '../audit/agent-audit.js';
 import {
   type NewModelCall,
   toModelCallRow,
@@ -102,18 +103,38 @@ export class UsageRepository {
     return row ? Number(row.monthly_token_budget) : null;
   }
 
-  /** Sets the organization's monthly token budget; null removes it. */
-  async setBudget(organizationId: string, budget: number | null): Promise<void> {
-    if (budget === null) {
-      await this.db.deleteFrom('agent.budgets').where('organization_id', '=', organizationId).execute();
-      return;
-    }
-    await this.db
-      .insertInto('agent.budgets')
-      .values({ organization_id: organizationId, monthly_token_budget: budget })
-      .onConflict((oc) =>
-        oc.column('organization_id').doUpdateSet({ monthly_token_budget: budget, updated_at: sql`now()` }),
-      )
-      .execute();
+  /**
+   * Sets the organization's monthly token budget (null removes it), recorded as `budget.changed` in
+   * the same transaction.
+   */
+  async setBudget(caller: AuditCaller, budget: number | null): Promise<void> {
+    const organizationId = caller.organizationId;
+    await audit.recording(
+      this.db,
+      caller,
+      async (trx) => {
+        if (budget === null) {
+          await trx.deleteFrom('agent.budgets').where('organization_id', '=', organizationId).execute();
+        } else {
+          await trx
+            .insertInto('agent.budgets')
+            .values({ organization_id: organizationId, monthly_token_budget: budget })
+            .onConflict((oc) =>
+              oc
+                .column('organization_id')
+                .doUpdateSet({ monthly_token_budget: budget, updated_at: sql`now()` }),
+            )
+            .execute();
+        }
+        return true;
+      },
+      () => ({
+        // Like the plan, the organization's budget is named by what it is, not by the organization's id.
+        action: 'budget.changed',
+        resource: { type: 'budget', id: 'organization', name: 'organization' },
+        // Named `budget`: a detail key naming a token is dropped as a likely secret (`safeDetails`).
+        details: { budget },
+      }),
+    );
   }
 }

@@ -71,7 +71,7 @@ export class UsageService {
     if (principal.role !== 'owner') {
       throw new DomainException('forbidden', "Only the organization's owners set its monthly token budget.");
     }
-    await this.usage.setBudget(principal.organizationId, body.monthlyTokenBudget);
+    await this.usage.setBudget(principal, body.monthlyTokenBudget);
     return { monthlyTokenBudget: body.monthlyTokenBudget };
   }
 
