@@ -20,6 +20,7 @@ import { AgentRepository } from '../agents/agent.repository.js';
 import { reasoningOptions, systemPromptOf } from '../steps/agent-step.util.js';
 import { AgentTools } from '../steps/agent-tools.js';
 import { LanguageModels } from '../steps/language-models.js';
+import { modelTelemetry } from '../steps/model-telemetry.util.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
 import { chatTitleOf, explainChatFailure, messageOf, timeoutMessage, withoutAskFirst } from './chat.util.js';
 
@@ -110,6 +111,7 @@ export class AgentChat {
       timeout: { totalMs: CHAT_TURN_TIMEOUT_MS, stepMs },
       abortSignal: signal,
       providerOptions: reasoningOptions(plan.agent),
+      experimental_telemetry: modelTelemetry('agent.chat', { 'flowmesh.agent.id': plan.agent.id }),
       // Cumulative: what the thread keeps of the answer is every step that finished.
       onStepFinish: (step) => {
         answered = step.response.messages;

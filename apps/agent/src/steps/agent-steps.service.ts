@@ -30,6 +30,7 @@ import {
 } from './agent-step.util.js';
 import { AgentTools } from './agent-tools.js';
 import { LanguageModels } from './language-models.js';
+import { modelTelemetry } from './model-telemetry.util.js';
 
 /** Time left for the answer to travel and the thread to be saved after the model's last call. */
 const SAVE_MARGIN_MS = 10_000;
@@ -226,6 +227,7 @@ export class AgentSteps {
         timeout: { totalMs: AGENT_STEP_TIMEOUT_MS - SAVE_MARGIN_MS, stepMs },
         providerOptions: reasoningOptions(agent),
         abortSignal: conversation.signal,
+        experimental_telemetry: modelTelemetry('agent.step', { 'flowmesh.agent.id': agent.id }),
       });
     } catch (error) {
       if (conversation.signal.aborted) throw conversation.signal.reason;

@@ -1,3 +1,4 @@
+import { traceIdOf } from '#common';
 import type { RunStepDto, WorkflowRunDto, WorkflowRunSummaryDto } from '#contracts';
 
 import type { RunWithSteps, StepRecord } from '../engine/run-state.js';
@@ -41,5 +42,6 @@ export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date())
     steps: [...steps].sort((a, b) => a.position - b.position).map(toRunStepDto),
     diagram: run.diagram,
     ...(run.rerunOf === null ? {} : { rerunOf: run.rerunOf }),
+    traceId: traceIdOf(run.traceParent),
   };
 }

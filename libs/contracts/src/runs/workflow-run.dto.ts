@@ -31,4 +31,13 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
       'Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run.',
   })
   rerunOf?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description:
+      "Extension: the id of the run's OpenTelemetry trace (32 hex digits), in which every step's span " +
+      'lies (docs/tracing.md); null when tracing was off when the run started.',
+  })
+  traceId?: string | null;
 }
