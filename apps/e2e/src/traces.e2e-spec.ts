@@ -3,9 +3,11 @@ import { randomBytes } from 'node:crypto';
 import {
   type ApiClient,
   chainOf,
+  ConsoleBrowser,
   createAgent,
   createConnection,
   createDatabaseIn,
+  createMember,
   createOrganization,
   createProject,
   createWorkflow,
@@ -61,6 +63,7 @@ describe('traces', () => {
   let api: ApiClient;
   let projectId: string;
   let connectionId: string;
+  let organizationId: string;
 
   beforeAll(async () => {
     receiver = await OtlpReceiver.start();
@@ -72,9 +75,11 @@ describe('traces', () => {
       ...RUNNER_ENV,
       // The actions call the target on this machine.
       ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+      TRACE_VIEWER_URL: 'https://jaeger.example/trace/{traceId}',
     });
     const org = await createOrganization(stack.description);
     api = org.api;
+    organizationId = org.organizationId;
     projectId = await createProject(api, 'Traces');
     ({ connectionId } = await createConnection(stack.description, org.organizationId, 'http'));
   }, 120_000);
@@ -258,5 +263,32 @@ describe('traces', () => {
       return stepSpans(trace, 'call').length > 0 && orphansOf(trace, '').length === 0 ? trace : undefined;
     }, 'the spans of the untraced run');
     expect(spans.filter((span) => span.parentSpanId === '').map((span) => span.service)).toEqual(['gateway']);
+  }, 60_000);
+
+  it("links the run page to the run's trace in the configured viewer", async () => {
+    const workflowId = await createWorkflow(
+      api,
+      projectId,
+      chainOf(nodes.trigger('t'), nodes.alwaysTrue('c')),
+      {
+        name: 'Linked',
+      },
+    );
+    const caller = incoming();
+    const run = await finished(api, await start(workflowId, caller.traceparent), { timeoutMs: 30_000 });
+    expect(run.traceId).toBe(caller.traceId);
+    const [browser, member] = await Promise.all([
+      ConsoleBrowser.launch(stack.baseUrl),
+      createMember(stack.description, organizationId, 'member'),
+    ]);
+    try {
+      const page = await browser.signIn(member.email, member.password);
+      await page.goto(`/runs/${run.id}`);
+      const link = page.getByRole('link', { name: 'Trace' });
+      await link.waitFor();
+      expect(await link.getAttribute('href')).toBe(`https://jaeger.example/trace/${caller.traceId}`);
+    } finally {
+      await browser.close();
+    }
   }, 60_000);
 });
