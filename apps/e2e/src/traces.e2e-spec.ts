@@ -11,14 +11,17 @@ import {
   createOrganization,
   createProject,
   createWorkflow,
+  deliver,
   expectData,
   finished,
   HttpTarget,
   nodes,
   OtlpReceiver,
   type ReceivedSpan,
+  runsOf,
   ScriptedModel,
   type ServiceProcess,
+  signedDelivery,
   TestStack,
   waitFor,
 } from '#testing';
@@ -263,6 +266,35 @@ describe('traces', () => {
       return stepSpans(trace, 'call').length > 0 && orphansOf(trace, '').length === 0 ? trace : undefined;
     }, 'the spans of the untraced run');
     expect(spans.filter((span) => span.parentSpanId === '').map((span) => span.service)).toEqual(['gateway']);
+  }, 60_000);
+
+  it("starts a trace of its own for an app event's run, whatever trace the delivery came in", async () => {
+    const hook = await createConnection(stack.description, organizationId, 'webhook');
+    const workflowId = await createWorkflow(
+      api,
+      projectId,
+      chainOf(nodes.webhook('hook', hook.connectionId), nodes.alwaysTrue('c')),
+      { name: 'Evented' },
+    );
+    const caller = incoming();
+    const delivery = signedDelivery(hook.secret!, { marker: 'traced' });
+    const accepted = await deliver(stack.baseUrl, hook.connectionId, {
+      body: delivery.body,
+      headers: { ...delivery.headers, traceparent: caller.traceparent },
+    });
+    expect(accepted.status).toBe(202);
+    const runId = await waitFor(async () => (await runsOf(api, workflowId))[0]?.id, {
+      what: 'the event run',
+    });
+    const run = await finished(api, runId, { timeoutMs: 30_000 });
+    expect(run.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(run.traceId).not.toBe(caller.traceId);
+    // The run's span is the root of its trace.
+    const runSpan = await receiver.waitFor(
+      (all) => all.find((span) => span.name === 'run' && span.attributes['flowmesh.run.id'] === runId),
+      "the event run's span",
+    );
+    expect(runSpan).toMatchObject({ traceId: run.traceId, parentSpanId: '' });
   }, 60_000);
 
   it("links the run page to the run's trace in the configured viewer", async () => {
