@@ -34,6 +34,7 @@ export function toRunStepDto(step: StepRecord): RunStepDto {
 }
 
 export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date()): WorkflowRunDto {
+  const traceId = traceIdOf(run.traceParent);
   return {
     ...toRunSummaryDto(run, now),
     input: run.input,
@@ -42,6 +43,7 @@ export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date())
     steps: [...steps].sort((a, b) => a.position - b.position).map(toRunStepDto),
     diagram: run.diagram,
     ...(run.rerunOf === null ? {} : { rerunOf: run.rerunOf }),
-    traceId: traceIdOf(run.traceParent),
+    // Only on a traced run, like `rerunOf`: with tracing off, no answer of a run changes.
+    ...(traceId === null ? {} : { traceId }),
   };
 }

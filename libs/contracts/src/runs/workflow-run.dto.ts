@@ -34,10 +34,9 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
 
   @ApiPropertyOptional({
     type: String,
-    nullable: true,
     description:
       "Extension: the id of the run's OpenTelemetry trace (32 hex digits), in which every step's span " +
-      'lies (docs/tracing.md); null when tracing was off when the run started.',
+      'lies (docs/tracing.md). Absent when the run has no trace (tracing was off when it started).',
   })
-  traceId?: string | null;
+  traceId?: string;
 }
