@@ -2,6 +2,7 @@ import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 import {
+  activeTraceFields,
   contextOfTraceParent,
   extractTraceContext,
   inSpan,
@@ -28,6 +29,7 @@ describe('tracing helpers', () => {
       injectTraceContext((key, value) => (headers[key] = value), contextOfTraceParent(TRACE_PARENT));
       expect(headers).toEqual({});
       expect(extractTraceContext(() => TRACE_PARENT)).toBe(ROOT_CONTEXT);
+      expect(activeTraceFields()).toEqual({});
     });
   });
 
@@ -99,6 +101,14 @@ describe('tracing helpers', () => {
       expect(root?.spanContext().traceId).not.toBe(TRACE_ID);
       expect(root?.parentSpanContext).toBeUndefined();
       expect(root?.links.map((link) => link.context.spanId)).toEqual([SPAN_ID]);
+    });
+
+    it("names the active span's ids for log lines", async () => {
+      expect(activeTraceFields()).toEqual({});
+      const [fields, id] = await inSpan('logged', {}, (span) =>
+        Promise.resolve([activeTraceFields(), span?.spanContext()] as const),
+      );
+      expect(fields).toEqual({ traceId: id?.traceId, spanId: id?.spanId });
     });
 
     it('records a failure on the span and throws it on', async () => {

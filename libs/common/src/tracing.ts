@@ -153,6 +153,17 @@ export function withSpan<T>(span: Span | undefined, work: () => T): T {
   return context.with(trace.setSpan(context.active(), span), work);
 }
 
+/**
+ * The active span's ids for a log line (`traceId`, `spanId`), so logs and traces can be joined; none
+ * while tracing is off or outside any span.
+ */
+export function activeTraceFields(): { traceId?: string; spanId?: string } {
+  if (!enabled) return {};
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  if (!spanContext || !isSpanContextValid(spanContext)) return {};
+  return { traceId: spanContext.traceId, spanId: spanContext.spanId };
+}
+
 /** Records an error on a span and marks it failed. */
 export function failSpan(span: Span | undefined, error: unknown): void {
   if (!span) return;
