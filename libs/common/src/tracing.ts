@@ -111,12 +111,20 @@ export interface SpanOptions {
  * Runs `work` inside a new span (the active span for everything it awaits): a thrown error is recorded
  * on it and marks it failed, and the span ends when `work` settles. Off, it is `work(undefined)`.
  */
-export async function inSpan<T>(
+export function inSpan<T>(
   name: string,
   options: SpanOptions,
   work: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
-  if (!enabled) return work(undefined);
+  // Not async itself: off, the caller gets `work`'s own promise, with no frame or promise added.
+  return enabled ? traced(name, options, work) : work(undefined);
+}
+
+async function traced<T>(
+  name: string,
+  options: SpanOptions,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
   const span = newSpan(name, options);
   try {
     return await context.with(trace.setSpan(options.parent ?? context.active(), span), () => work(span));
