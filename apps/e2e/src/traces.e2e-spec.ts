@@ -324,3 +324,53 @@ describe('traces', () => {
     }
   }, 60_000);
 });
+
+describe('traces of the all-in-one process', () => {
+  let receiver: OtlpReceiver;
+  let target: HttpTarget;
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    receiver = await OtlpReceiver.start();
+    target = await HttpTarget.start();
+    stack = await TestStack.start(
+      { ...receiver.env, ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true' },
+      { services: ['catalog', 'events', 'workflow', 'runner'], allInOne: true },
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await target?.stop();
+    await stack?.stop();
+    await receiver?.stop();
+  });
+
+  it('names the process flowmesh and each span its service', async () => {
+    const org = await createOrganization(stack.description);
+    const projectId = await createProject(org.api, 'One process');
+    const { connectionId } = await createConnection(stack.description, org.organizationId, 'http');
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.trigger('t'), nodes.httpCall('call', `${target.url}/one`, { connectionId })),
+    );
+    const caller = incoming();
+    const started = await org.api.POST('/api/v1/workflows/{id}/runs', {
+      params: { path: { id: workflowId } },
+      body: { input: '{}' },
+      headers: { traceparent: caller.traceparent },
+    });
+    const run = await finished(org.api, expectData(started, 201).id, { timeoutMs: 30_000 });
+    expect(run.traceId).toBe(caller.traceId);
+    const spans = await receiver.waitFor((all) => {
+      const trace = all.filter((span) => span.traceId === caller.traceId);
+      return stepSpans(trace, 'call').length > 0 && orphansOf(trace, caller.spanId).length === 0
+        ? trace
+        : undefined;
+    }, "the run's spans");
+    expect(new Set(spans.map((span) => span.service))).toEqual(new Set(['flowmesh']));
+    expect([...new Set(spans.map((span) => span.attributes['flowmesh.service']))]).toEqual(
+      expect.arrayContaining(['gateway', 'runner', 'events', 'catalog', 'workflow']),
+    );
+  }, 60_000);
+});
