@@ -5,6 +5,7 @@ import {
   isSpanContextValid,
   type Link,
   propagation,
+  type ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -76,10 +77,44 @@ export async function startTracing(
     stopped ??= sdk.shutdown().catch(() => undefined);
     return stopped;
   };
-  // A process stopped by a signal exports what it still holds: Nest's shutdown hooks (standalone
-  // services) and the launcher both exit once their apps closed, well after this flush is sent.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown());
+  exportOnStop(shutdown);
   return { enabled: true, shutdown };
+}
+
+/**
+ * A process stopped by a signal exports its spans before it exits: at the signal, what has ended goes
+ * at once while the app closes (a standalone service's Nest shutdown hooks then exit by the signal;
+ * spans that end during the close are lost). The all-in-one launcher, which exits by itself, calls
+ * `shutdown` once its apps have closed. A signal nobody else handles (during start-up) exports, then
+ * exits by the signal.
+ *
+ * The listener goes at the first signal: a process listening to a signal it raises itself (Nest does,
+ * once closed) may end with 0 before the signal is handled, since Node's signal watcher keeps nothing
+ * alive.
+ */
+function exportOnStop(shutdown: () => Promise<void>): void {
+  const signals = ['SIGTERM', 'SIGINT'] as const;
+  const onSignal = (signal: NodeJS.Signals) => {
+    for (const one of signals) process.removeListener(one, onSignal);
+    if (process.listenerCount(signal) > 0) {
+      void flushNow();
+      return;
+    }
+    const exit = () => process.kill(process.pid, signal);
+    // Up while the export's own (unreferenced) timers run, for at most 5 s.
+    setTimeout(exit, 5_000);
+    void shutdown().finally(exit);
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+}
+
+/** Exports the spans that have ended, without stopping. */
+function flushNow(): Promise<void> {
+  // The global provider is the API's proxy; the SDK's provider, which buffers the spans, is behind it.
+  const provider = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() as {
+    forceFlush?: () => Promise<void>;
+  };
+  return (provider.forceFlush?.() ?? Promise.resolve()).catch(() => undefined);
 }
 
 /** Whether this process exports spans. */
