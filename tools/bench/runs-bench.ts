@@ -132,6 +132,7 @@ async function ceilingLevel(
         triggerOutput: template.steps[0]?.output ?? {},
         createdAt: now,
         rerunOf: null,
+        traceParent: null,
       };
       await workflows.findRunTarget(run.organizationId, run.workflowId, false, run.version);
       await usage.consumeRun(run.organizationId, copy.id, limits, now);

@@ -12,7 +12,12 @@ import type { AppName, LauncherConfig } from './launcher.config.js';
  * process is shared. It migrates them, starts the services, then the gateway in front of them, and
  * answers for all of them: one readiness probe, one line when everything is ready, one orderly stop.
  */
-export async function launch(config: LauncherConfig, logger: Logger): Promise<void> {
+export async function launch(
+  config: LauncherConfig,
+  logger: Logger,
+  /** Runs once every app has closed, before the process exits (tracing exports its last spans). */
+  beforeExit: () => Promise<void> = () => Promise.resolve(),
+): Promise<void> {
   const started = performance.now();
   const running: RunningApp[] = [];
   let stopping = false;
@@ -28,7 +33,9 @@ export async function launch(config: LauncherConfig, logger: Logger): Promise<vo
       logger.error({ timeoutMs: config.STOP_TIMEOUT_MS }, 'Flowmesh did not stop in time; exiting anyway');
       process.exit(1);
     }, config.STOP_TIMEOUT_MS).unref();
-    process.exit((await closeAll(running, logger)) ? 0 : 1);
+    const closed = await closeAll(running, logger);
+    await beforeExit();
+    process.exit(closed ? 0 : 1);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
 

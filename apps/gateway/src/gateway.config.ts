@@ -120,6 +120,16 @@ export class GatewayConfig implements ProductionChecked {
   @IsString()
   PUBLIC_URL: string = 'http://localhost:3000';
 
+  /**
+   * Where the console links a run's trace: a URL with `{traceId}` in it, such as
+   * `https://jaeger.example/trace/{traceId}`. Unset, the console shows no link (docs/tracing.md).
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s]*\{traceId\}[^\s]*$/, {
+    message: 'TRACE_VIEWER_URL must be an http(s) URL with {traceId} in it',
+  })
+  TRACE_VIEWER_URL?: string;
+
   /** The NATS password of user `gateway`. Unset, gateway connects anonymously: for development only. */
   @IsOptional()
   @Matches(NATS_PASSWORD_PATTERN, {

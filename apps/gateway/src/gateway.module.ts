@@ -12,6 +12,7 @@ import { BillingService } from './billing/billing.service.js';
 import { DashboardController } from './dashboard/dashboard.controller.js';
 import { DashboardService } from './dashboard/dashboard.service.js';
 import { ConnectionsController } from './connections/connections.controller.js';
+import { ConsoleSettingsController } from './console/console-settings.controller.js';
 import { EventsController } from './events/events.controller.js';
 import { OperationsController } from './operations/operations.controller.js';
 import { HooksController } from './hooks/hooks.controller.js';
@@ -73,6 +74,7 @@ export class GatewayModule implements OnApplicationShutdown {
         DashboardController,
         ConnectionsController,
         KeysController,
+        ConsoleSettingsController,
         EventsController,
         HooksController,
         DatabasesController,

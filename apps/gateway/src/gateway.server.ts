@@ -24,6 +24,7 @@ import { HealthProbesController } from './health/health-probes.controller.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
 import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
 import { isHookRoute, type RawBodyRequest } from './hooks/raw-body.js';
+import { HttpTracing } from './http/http-tracing.js';
 import { nulCharacterPath } from './http/nul-text.js';
 import { RouteTable } from './http/route-table.js';
 import { securityHeadersFor } from './http/security-headers.js';
@@ -80,6 +81,8 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
   const securityHeaders = securityHeadersFor(config.PUBLIC_URL);
   // Set once Nest has made the gate, before the server listens.
   const edge: { gate?: RequestGate } = {};
+  // First of the hooks: the request's span is active in every later one and in the handler.
+  new HttpTracing().register(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     // First, so that refusals carry them too.

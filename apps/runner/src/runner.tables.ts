@@ -101,6 +101,7 @@ export interface RunnerRuns {
   started_at: Timestamp | null;
   status: StoredRunStatus;
   time_zone: string;
+  trace_parent: string | null;
   trigger: RunTrigger;
   trigger_node_id: string | null;
   version: number | null;

@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
 
+import { activeTraceFields } from './tracing.js';
+
 export interface RequestContext {
   requestId: string;
   /** Where the request came from, as the gateway saw it: recorded in the audit log, never trusted for access. */
@@ -51,7 +53,8 @@ function createRootLogger(): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin: () => {
       const requestId = currentRequestId();
-      return requestId === undefined ? {} : { requestId };
+      const trace = activeTraceFields();
+      return requestId === undefined ? trace : { requestId, ...trace };
     },
     ...(pretty
       ? {

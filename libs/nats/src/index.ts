@@ -12,3 +12,4 @@ export * from './rpc.client.js';
 export * from './run-cancellations.js';
 export * from './service-bootstrap.js';
 export * from './service-wiring.module.js';
+export * from './trace-context.js';

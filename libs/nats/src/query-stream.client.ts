@@ -19,6 +19,7 @@ import {
 } from '@nats-io/transport-node';
 
 import { inboxPrefixOf } from './permissions/nats-permissions.js';
+import { injectTraceHeaders, natsClientSpan } from './trace-context.js';
 
 /** How long the database service may take to take each part of a large request. */
 const PART_TIMEOUT_MS = 10_000;
@@ -27,12 +28,19 @@ function unavailable(message: string): DomainException {
   return new DomainException('service_unavailable', message);
 }
 
+/** A subject without the deployment's prefix, for span names. */
+function subjectName(subject: string): string {
+  const prefix = process.env.NATS_SUBJECT_PREFIX ?? '';
+  return prefix && subject.startsWith(prefix) ? subject.slice(prefix.length) : subject;
+}
+
 /**
  * The caller's side of the query-stream protocol (`query-stream.protocol.ts`): sends a request of
  * any size to `subject` and answers the JSON of the reply as bytes, or throws a DomainException with
  * the service's code. Used by the gateway for its query route and by a database replica relaying a
  * batch to the replica that holds the database.
  */
+
 export class QueryStreamClient {
   constructor(
     readonly nats: NatsConnection,
@@ -41,7 +49,17 @@ export class QueryStreamClient {
   ) {}
 
   /** `payload` is the UTF-8 JSON of `{principal, data}`. */
-  async send(subject: string, payload: Buffer, extraHeaders: Record<string, string> = {}): Promise<Buffer> {
+  send(subject: string, payload: Buffer, extraHeaders: Record<string, string> = {}): Promise<Buffer> {
+    return natsClientSpan(subjectName(subject), undefined, () =>
+      this.sendTraced(subject, payload, extraHeaders),
+    );
+  }
+
+  private async sendTraced(
+    subject: string,
+    payload: Buffer,
+    extraHeaders: Record<string, string>,
+  ): Promise<Buffer> {
     const partBytes = queryStreamPartBytes(this.nats.info?.max_payload ?? 1024 * 1024);
     const requestId = currentRequestId() ?? randomUUID();
     const inbox = createInbox(inboxPrefixOf(this.identity));
@@ -173,6 +191,8 @@ export class QueryStreamClient {
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, requestId);
     for (const [key, value] of Object.entries(values)) headers.set(key, value);
+    // On every part: the server reads the context off the part that completes the request.
+    injectTraceHeaders(headers);
     return headers;
   }
 

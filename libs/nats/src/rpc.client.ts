@@ -15,6 +15,7 @@ import { errors, type Msg, headers as natsHeaders, type NatsConnection } from '@
 
 import { ReplyInbox, ResponderLostError } from './reply-inbox.js';
 import { sendBatched } from './send-batch.js';
+import { injectTraceHeaders, natsClientSpan } from './trace-context.js';
 
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
@@ -26,6 +27,8 @@ export class RpcClient {
   constructor(
     private readonly connection: NatsConnection,
     private readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
+    /** The service sending, named on its spans (several share the all-in-one process). */
+    private readonly service?: string,
   ) {}
 
   /**
@@ -86,10 +89,20 @@ export class RpcClient {
     data: NoInfer<TRequest>,
     timeoutMs = this.timeoutMs,
   ): Promise<RpcEnvelope<TReply>> {
+    return natsClientSpan(entry.bare, this.service, () => this.send(entry, caller, data, timeoutMs));
+  }
+
+  private async send<TRequest extends object, TReply, TCaller extends Principal | null>(
+    entry: RpcSubject<TRequest, TReply, TCaller>,
+    caller: TCaller,
+    data: TRequest,
+    timeoutMs: number,
+  ): Promise<RpcEnvelope<TReply>> {
     const subject = entry.name;
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, currentRequestId() ?? randomUUID());
     setClientHeaders(headers);
+    injectTraceHeaders(headers);
     const body = JSON.stringify({ principal: caller, data });
     const inbox = ReplyInbox.of(this.connection);
     let message: Msg;

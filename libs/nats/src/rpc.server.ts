@@ -25,6 +25,7 @@ import { connectNats, type NatsEndpoint } from './connection.js';
 import { HANDLES_METADATA } from './handles.decorator.js';
 import { MalformedMessageException, readMessage } from './message-validation.js';
 import { sendBatched } from './send-batch.js';
+import { natsServerSpan } from './trace-context.js';
 
 export interface RpcServerOptions {
   /** Names the connection and the log lines. */
@@ -59,12 +60,17 @@ export class RpcServer {
     /** The connection the handlers are served on, which the readiness probe pings. */
     readonly connection: NatsConnection,
     private readonly logger: Logger,
+    private readonly service: string,
   ) {}
 
   /** Connects as the service's identity and subscribes to every subject the app's handlers serve. */
   static async start(app: INestApplicationContext, options: RpcServerOptions): Promise<RpcServer> {
     const routes = findRoutes(app.get(ModulesContainer));
-    const server = new RpcServer(await connectNats(options.nats, options.name), createLogger(options.name));
+    const server = new RpcServer(
+      await connectNats(options.nats, options.name),
+      createLogger(options.name),
+      options.name,
+    );
     for (const route of routes) server.serve(route, options.queue);
     // The subscriptions have reached the NATS server once it answers a ping after them: the service
     // only reports ready when it can be reached.
@@ -105,7 +111,14 @@ export class RpcServer {
         const clientAddress = message.headers?.get(CLIENT_ADDRESS_HEADER) || undefined;
         const userAgent = message.headers?.get(USER_AGENT_HEADER) || undefined;
         void requestContext
-          .run({ requestId, clientAddress, userAgent }, () => this.answer(route, message))
+          .run({ requestId, clientAddress, userAgent }, () =>
+            natsServerSpan(route.entry.bare, this.service, message.headers, (span) =>
+              this.answer(route, message).then((reply) => {
+                if (span && !reply.startsWith('{"ok":true')) span.setAttribute('flowmesh.rpc.ok', false);
+                return reply;
+              }),
+            ),
+          )
           .then((reply) => {
             clearInterval(working);
             sendBatched(this.connection, () => this.respond(route, message, reply));

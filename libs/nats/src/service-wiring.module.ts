@@ -163,7 +163,9 @@ function connectionProviders({ nats, connection, rpcTimeoutMs }: WiringOptions):
     {
       provide: RpcClient,
       inject: [NATS_CONNECTION],
-      useFactory: (client: NatsConnection) => new RpcClient(client, rpcTimeoutMs),
+      // Connections are named `<service>-<role>`: the service names the client's spans.
+      useFactory: (client: NatsConnection) =>
+        new RpcClient(client, rpcTimeoutMs, connection.name.split('-')[0]),
     },
   ];
 }

@@ -32,3 +32,4 @@ export * from './smtp-sink.js';
 export * from './processes.js';
 export * from './agents.js';
 export * from './openapi-document.js';
+export * from './otlp-receiver.js';

@@ -26,6 +26,7 @@ import { AgentRepository } from '../agents/agent.repository.js';
 import { reasoningOptions, systemPromptOf } from '../steps/agent-step.util.js';
 import { AgentTools } from '../steps/agent-tools.js';
 import { LanguageModels } from '../steps/language-models.js';
+import { modelTelemetry } from '../steps/model-telemetry.util.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
 import { countModelCall } from '../usage/model-metrics.js';
 import { messagesWithUsage, type StoredMessage, tokenUsageOf } from '../usage/model-usage.util.js';
@@ -121,6 +122,7 @@ export class AgentChat {
       timeout: { totalMs: CHAT_TURN_TIMEOUT_MS, stepMs },
       abortSignal: signal,
       providerOptions: reasoningOptions(plan.agent),
+      experimental_telemetry: modelTelemetry('agent.chat', { 'flowmesh.agent.id': plan.agent.id }),
       // What the thread keeps of the answer is every step that finished, each with its tokens.
       onStepFinish: (step) => {
         steps.push(step);

@@ -46,6 +46,7 @@ import {
 } from './agent-step.util.js';
 import { AgentTools } from './agent-tools.js';
 import { LanguageModels } from './language-models.js';
+import { modelTelemetry } from './model-telemetry.util.js';
 
 /** Time left for the answer to travel and the thread to be saved after the model's last call. */
 const SAVE_MARGIN_MS = 10_000;
@@ -343,6 +344,7 @@ export class AgentSteps {
         timeout: { totalMs: AGENT_STEP_TIMEOUT_MS - SAVE_MARGIN_MS, stepMs },
         providerOptions: reasoningOptions(agent),
         abortSignal: conversation.signal,
+        experimental_telemetry: modelTelemetry('agent.step', { 'flowmesh.agent.id': agent.id }),
         onStepFinish: (step) => {
           const call = { provider: agent.provider, model: step.model.modelId, ...tokenUsageOf(step.usage) };
           calls.push(call);

@@ -20,6 +20,9 @@ export interface BrowserRoutes {
   'GET /app/agents/{id}/threads': { path: { id: string }; query: PageQuery; answer: Page<Thread> };
   'GET /app/agents/{id}/threads/{threadId}': { path: { id: string; threadId: string }; answer: ThreadDetail };
 
+  /** The gateway's settings the console adapts to (docs/console.md). */
+  'GET /app/settings': { answer: ConsoleSettings };
+
   'GET /app/keys': { answer: Page<ApiKey> };
   'POST /app/keys': { body: { name: string }; answer: ApiKey & { key: string } };
   'DELETE /app/keys/{id}': { path: { id: string }; answer: unknown };
@@ -169,4 +172,9 @@ export interface InvitationPreview {
   expiresAt: string;
   hasAccount: boolean;
   canCreateAccount: boolean;
+}
+
+export interface ConsoleSettings {
+  /** `TRACE_VIEWER_URL`: a run's trace is this with `{traceId}` replaced; null when not configured. */
+  traceViewerUrl: string | null;
 }

@@ -1435,6 +1435,8 @@ export interface components {
             diagram: components["schemas"]["Diagram"];
             /** @description Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run. */
             rerunOf?: string;
+            /** @description Extension: the id of the run's OpenTelemetry trace (32 hex digits), in which every step's span lies (docs/tracing.md). Absent when the run has no trace (tracing was off when it started). */
+            traceId?: string;
         };
         WorkflowRunSummaryDto: {
             id: string;

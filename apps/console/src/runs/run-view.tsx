@@ -9,6 +9,7 @@ import { controlState, nodeStatuses } from './run-control.util';
 import { RunControls } from './run-controls';
 import { RunSteps } from './run-steps';
 import { Timeline } from './timeline';
+import { TraceLink } from './trace-link';
 
 type Run = Schemas['WorkflowRunDto'];
 
@@ -46,6 +47,7 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
             </Link>
           </>
         ) : null}
+        <TraceLink traceId={run.traceId} />
       </p>
       {state ? (
         <div className="notice warn" role="status">

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { inSpan, recordContent, SERVICE_ATTRIBUTE, SpanKind } from '#common';
 import type { Logger } from 'pino';
 
 import type { BatchLimits, BatchOutcome, BatchStatement, StorageBudget } from './batch-runner.js';
@@ -142,9 +143,27 @@ export class DatabaseEngine {
     };
     signal?.addEventListener('abort', cancel);
     try {
-      return await this.worker.call(
-        { op: 'batch', batchId, organizationId, databaseId, statements, limits },
-        limits.deadline,
+      // The batch's span (docs/tracing.md): its statement count, and its SQL only when an operator
+      // turns content on, since SQL can hold what the rows hold.
+      return await inSpan(
+        'sql batch',
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            [SERVICE_ATTRIBUTE]: 'database',
+            'db.system.name': 'duckdb',
+            'db.namespace': databaseId,
+            'db.operation.batch.size': statements.length,
+            ...(recordContent()
+              ? { 'db.query.text': statements.map((statement) => statement.sql).join(';\n') }
+              : {}),
+          },
+        },
+        () =>
+          this.worker.call(
+            { op: 'batch', batchId, organizationId, databaseId, statements, limits },
+            limits.deadline,
+          ),
       );
     } finally {
       signal?.removeEventListener('abort', cancel);

@@ -13,7 +13,7 @@ import {
   type RpcErrorBody,
   shardSubject,
 } from '#contracts';
-import { MalformedMessageException, readPrincipal, validateAs } from '#nats';
+import { MalformedMessageException, natsServerSpan, readPrincipal, validateAs } from '#nats';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -23,6 +23,7 @@ import {
 import {
   headers as natsHeaders,
   type Msg,
+  type MsgHdrs,
   type NatsConnection,
   type Subscription,
 } from '@nats-io/transport-node';
@@ -143,7 +144,7 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
     if (message.data.length === total) {
-      void this.execute(Buffer.from(message.data), reply, requestId, deadline);
+      void this.execute(Buffer.from(message.data), reply, requestId, deadline, message.headers);
       return;
     }
     const uploadId = randomUUID().replace(/-/g, '');
@@ -184,7 +185,7 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
     this.uploads.delete(uploadId);
-    void this.execute(Buffer.concat(upload.parts), reply, upload.requestId, upload.deadline);
+    void this.execute(Buffer.concat(upload.parts), reply, upload.requestId, upload.deadline, message.headers);
   }
 
   private execute(
@@ -192,31 +193,35 @@ export class QueryStreamServer implements OnApplicationBootstrap, BeforeApplicat
     reply: string,
     requestId: string,
     deadline: number | undefined,
+    headers: MsgHdrs | undefined,
   ): Promise<void> {
-    return requestContext.run({ requestId }, async () => {
-      const heartbeat = setInterval(() => {
-        const headers = natsHeaders();
-        headers.set(QueryStreamHeaders.working, '1');
-        this.nats.publish(reply, new Uint8Array(0), { headers });
-      }, QUERY_STREAM_HEARTBEAT_MS);
-      try {
-        const packet = JSON.parse(request.toString('utf8')) as { principal?: unknown; data?: unknown };
-        const principal = readPrincipal(DatabaseSubjects.queryStream.bare, packet.principal);
-        const checked = validateAs(QueryStreamRequest, packet.data, '');
-        if (checked.value === undefined) {
-          throw new MalformedMessageException(DatabaseSubjects.queryStream.bare, checked.issues);
+    const subject = DatabaseSubjects.queryStream.bare;
+    return requestContext.run({ requestId }, () =>
+      natsServerSpan(subject, 'database', headers, async () => {
+        const heartbeat = setInterval(() => {
+          const headers = natsHeaders();
+          headers.set(QueryStreamHeaders.working, '1');
+          this.nats.publish(reply, new Uint8Array(0), { headers });
+        }, QUERY_STREAM_HEARTBEAT_MS);
+        try {
+          const packet = JSON.parse(request.toString('utf8')) as { principal?: unknown; data?: unknown };
+          const principal = readPrincipal(DatabaseSubjects.queryStream.bare, packet.principal);
+          const checked = validateAs(QueryStreamRequest, packet.data, '');
+          if (checked.value === undefined) {
+            throw new MalformedMessageException(DatabaseSubjects.queryStream.bare, checked.issues);
+          }
+          const { id, body } = checked.value;
+          const relay = async (shard: number, batchDeadline: number) =>
+            (await this.peers.queryStream(shard, request, batchDeadline)).toString('utf8');
+          const text = await this.queries.run(principal, id, body, Number.POSITIVE_INFINITY, relay, deadline);
+          clearInterval(heartbeat);
+          this.send(reply, 'ok', Buffer.from(text, 'utf8'));
+        } catch (error) {
+          clearInterval(heartbeat);
+          this.answerError(reply, error);
         }
-        const { id, body } = checked.value;
-        const relay = async (shard: number, batchDeadline: number) =>
-          (await this.peers.queryStream(shard, request, batchDeadline)).toString('utf8');
-        const text = await this.queries.run(principal, id, body, Number.POSITIVE_INFINITY, relay, deadline);
-        clearInterval(heartbeat);
-        this.send(reply, 'ok', Buffer.from(text, 'utf8'));
-      } catch (error) {
-        clearInterval(heartbeat);
-        this.answerError(reply, error);
-      }
-    });
+      }),
+    );
   }
 
   private answerError(reply: string, error: unknown): void {

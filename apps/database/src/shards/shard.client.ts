@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { currentRequestId, DomainException, isErrorCode } from '#common';
 import { type Principal, REQUEST_ID_HEADER, type RpcEnvelope, shardSubject } from '#contracts';
-import { QueryStreamClient } from '#nats';
+import { injectTraceHeaders, natsClientSpan, QueryStreamClient } from '#nats';
 import { Inject, Injectable } from '@nestjs/common';
 import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 
@@ -43,9 +43,16 @@ export class ShardClient {
     this.streams = new QueryStreamClient(nats, 'database');
   }
 
-  async request<T>(shard: number, verb: string, packet: ForwardedPacket, timeoutMs: number): Promise<T> {
+  request<T>(shard: number, verb: string, packet: ForwardedPacket, timeoutMs: number): Promise<T> {
+    return natsClientSpan(`database.shard.${verb}`, 'database', () =>
+      this.send<T>(shard, verb, packet, timeoutMs),
+    );
+  }
+
+  private async send<T>(shard: number, verb: string, packet: ForwardedPacket, timeoutMs: number): Promise<T> {
     const headers = natsHeaders();
     headers.set(REQUEST_ID_HEADER, currentRequestId() ?? randomUUID());
+    injectTraceHeaders(headers);
     let envelope: RpcEnvelope<T>;
     try {
       const reply = await this.nats.request(shardSubject(shard, verb), JSON.stringify(packet), {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { DomainException, requestContext } from '#common';
 import { DatabaseSubjects, REQUEST_ID_HEADER, shardSubject } from '#contracts';
-import { failureEnvelope, MalformedMessageException, readMessage, validateAs } from '#nats';
+import { failureEnvelope, MalformedMessageException, natsServerSpan, readMessage, validateAs } from '#nats';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -75,15 +75,17 @@ export class ShardServer implements OnApplicationBootstrap, BeforeApplicationShu
         callback: (error, message) => {
           if (error || !message.reply) return;
           const requestId = message.headers?.get(REQUEST_ID_HEADER) || randomUUID();
-          void requestContext.run({ requestId }, async () => {
-            let reply: string;
-            try {
-              reply = JSON.stringify({ ok: true, data: (await serve(message)) ?? null });
-            } catch (failure) {
-              reply = JSON.stringify(failureEnvelope(failure, this.logger));
-            }
-            message.respond(reply);
-          });
+          void requestContext.run({ requestId }, () =>
+            natsServerSpan(`database.shard.${verb}`, 'database', message.headers, async () => {
+              let reply: string;
+              try {
+                reply = JSON.stringify({ ok: true, data: (await serve(message)) ?? null });
+              } catch (failure) {
+                reply = JSON.stringify(failureEnvelope(failure, this.logger));
+              }
+              message.respond(reply);
+            }),
+          );
         },
       }),
     );

@@ -1,7 +1,15 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 
-import { DomainException } from '#common';
+import {
+  DomainException,
+  inSpan,
+  injectTraceContext,
+  SERVICE_ATTRIBUTE,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+} from '#common';
 import ipaddr from 'ipaddr.js';
 import { Agent, errors as undiciErrors, request } from 'undici';
 
@@ -109,16 +117,43 @@ export class OutboundHttp {
     });
   }
 
-  async send(outbound: OutboundRequest): Promise<OutboundResponse> {
+  /**
+   * A client span per request (docs/tracing.md), whose `traceparent` goes along so the target can
+   * continue the trace. Only the method and the host are recorded: an app's URL can be its secret.
+   */
+  send(outbound: OutboundRequest): Promise<OutboundResponse> {
+    let host = '';
+    try {
+      host = new URL(outbound.url).host;
+    } catch {
+      // Refused by `checkedUrl` below, with the reason.
+    }
+    return inSpan(
+      outbound.method,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          [SERVICE_ATTRIBUTE]: 'events',
+          'http.request.method': outbound.method,
+          'server.address': host,
+        },
+      },
+      (span) => this.exchange(outbound, span),
+    );
+  }
+
+  private async exchange(outbound: OutboundRequest, span: Span | undefined): Promise<OutboundResponse> {
     const timeout = AbortSignal.timeout(outbound.timeoutMs);
     const signal = outbound.signal ? AbortSignal.any([timeout, outbound.signal]) : timeout;
     let { method, body, headers } = outbound;
     let url = this.checkedUrl(outbound.url);
+    const trace: Record<string, string> = {};
+    injectTraceContext((key, value) => (trace[key] = value));
     try {
       for (let hop = 0; ; hop += 1) {
         const response = await request(url, {
           method: method as 'GET',
-          headers: { ...headers, ...credentialsFor(url, outbound.credentials) },
+          headers: { ...headers, ...trace, ...credentialsFor(url, outbound.credentials) },
           body,
           signal,
           dispatcher: this.agent,
@@ -143,6 +178,8 @@ export class OutboundHttp {
           }
           continue;
         }
+        span?.setAttribute('http.response.status_code', response.statusCode);
+        if (response.statusCode >= 400) span?.setStatus({ code: SpanStatusCode.ERROR });
         return {
           status: response.statusCode,
           headers: flatHeaders(response.headers),

@@ -121,11 +121,11 @@ export class RunEngine implements OnApplicationBootstrap, BeforeApplicationShutd
             { runId: run.id, end: describe(end), inline: true },
             'run execution ended',
           );
-          if (end.kind === 'handedBack') await this.requeue(execution, run.id);
+          if (end.kind === 'handedBack') await this.requeue(execution, run);
         },
         async (error: unknown) => {
           this.resources.logger.warn({ err: error, runId: run.id }, 'run execution failed; queueing the run');
-          await this.requeue(execution, run.id);
+          await this.requeue(execution, run);
         },
       )
       .finally(() => {
@@ -209,12 +209,12 @@ export class RunEngine implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** A run this runner started but cannot finish goes to the queue, if it is on record at all. */
-  private async requeue(execution: RunExecution, runId: string): Promise<void> {
+  private async requeue(execution: RunExecution, run: NewRun): Promise<void> {
     const onRecord = await execution.durable.then(
       () => true,
       () => false,
     );
-    if (onRecord) await this.jobs.publishSoon({ runId, dispatch: 0 });
+    if (onRecord) await this.jobs.publishSoon({ runId: run.id, dispatch: 0 }, run.traceParent);
   }
 
   /**

@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { DomainException } from '#common';
+import {
+  contextOfTraceParent,
+  DomainException,
+  inSpan,
+  SERVICE_ATTRIBUTE,
+  type Span,
+  SpanStatusCode,
+} from '#common';
 import type { DiagramNode } from '#contracts';
 
 import {
@@ -226,7 +233,13 @@ export class RunExecution {
         if (this.stop) break;
         const earlier = this.compensations.get(step.nodeId);
         if (earlier?.status === 'done' || earlier?.status === 'error') continue;
-        await this.compensate(graph.node(step.nodeId), earlier);
+        const node = graph.node(step.nodeId);
+        await this.traced(
+          earlier ?? { ...step, compensation: true },
+          node,
+          () => this.compensate(node, earlier),
+          () => this.compensations.get(node.id),
+        );
       }
     } catch (error) {
       if (!this.stop) this.halt(error instanceof LeaseLost ? { kind: 'lost' } : { kind: 'failed', error });
@@ -414,7 +427,42 @@ export class RunExecution {
     this.inflight.set(step.nodeId, task);
   }
 
-  private async runStep(graph: RunGraph, step: StepRecord, node: DiagramNode): Promise<void> {
+  /**
+   * A span per step execution (docs/tracing.md), child of the run's span whichever runner executes
+   * it, so a run taken over after a restart stays one trace; the step's own requests are its children.
+   */
+  private traced(
+    step: StepRecord,
+    node: DiagramNode,
+    work: () => Promise<void>,
+    outcome: () => StepRecord | undefined = () => step,
+  ): Promise<void> {
+    return inSpan(
+      `step ${node.data.type}`,
+      {
+        // A run started without tracing has no span: its steps join the job's (or nothing).
+        ...(this.run.traceParent ? { parent: contextOfTraceParent(this.run.traceParent) } : {}),
+        attributes: {
+          [SERVICE_ATTRIBUTE]: 'runner',
+          'flowmesh.run.id': this.run.id,
+          'flowmesh.node.id': node.id,
+          'flowmesh.node.type': node.data.type,
+          'flowmesh.step.attempt': step.attempt,
+          ...(step.compensation ? { 'flowmesh.step.compensation': true } : {}),
+        },
+      },
+      async (span) => {
+        await work();
+        endStepSpan(span, outcome(), this.stop !== undefined);
+      },
+    );
+  }
+
+  private runStep(graph: RunGraph, step: StepRecord, node: DiagramNode): Promise<void> {
+    return this.traced(step, node, () => this.executeStep(graph, step, node));
+  }
+
+  private async executeStep(graph: RunGraph, step: StepRecord, node: DiagramNode): Promise<void> {
     const executor = this.resources.executors.get(node.data.type);
     if (!executor) {
       await this.stepFailed(
@@ -665,5 +713,14 @@ export class RunExecution {
 
   private elapsed(step: StepRecord): number {
     return Math.max(0, this.resources.now().getTime() - step.startedAt.getTime());
+  }
+}
+
+/** The step's outcome on its span: its status, and an error status when it failed. */
+function endStepSpan(span: Span | undefined, step: StepRecord | undefined, stopped: boolean): void {
+  if (!span || !step) return;
+  span.setAttribute('flowmesh.step.status', stopped ? 'interrupted' : step.status);
+  if (!stopped && step.status === 'error') {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: step.error ?? 'failed' });
   }
 }

@@ -37,6 +37,8 @@ export interface RunRecord {
   rerunOf: string | null;
   /** Set while `rollingBack`: what the run ends as once its compensations ran. */
   rollbackEnd: 'errored' | 'terminated' | null;
+  /** The span the run's steps are children of (W3C `traceparent`); null without tracing. */
+  traceParent: string | null;
 }
 
 export interface StepRecord {

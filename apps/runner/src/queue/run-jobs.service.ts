@@ -1,3 +1,4 @@
+import { contextOfTraceParent } from '#common';
 import { JetStreamQueue, type JobDefinition } from '#nats';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -26,17 +27,25 @@ export class RunJobs implements OnModuleInit {
     await this.queue.ensure(this.definition);
   }
 
-  /** Queues a run's job; resolves once JetStream has stored it. */
-  async publish(job: RunJob): Promise<void> {
-    await this.queue.publish(this.definition, job);
+  /**
+   * Queues a run's job; resolves once JetStream has stored it. With the run's `traceParent`, the
+   * job's handling is a span of the run's trace; without, of the active one (the request that moved
+   * the run: a resume, a cancel with a rollback, an approval).
+   */
+  async publish(job: RunJob, traceParent?: string | null): Promise<void> {
+    await this.queue.publish(
+      this.definition,
+      job,
+      traceParent ? { trace: contextOfTraceParent(traceParent) } : {},
+    );
   }
 
   /**
    * Queues a run's job, and never throws: the run row is already written, so when the publish
    * fails the sweeper finds the run `queued` (or its lease run out) and publishes it again.
    */
-  publishSoon(job: RunJob): Promise<void> {
-    return this.publish(job).catch((error: unknown) => {
+  publishSoon(job: RunJob, traceParent?: string | null): Promise<void> {
+    return this.publish(job, traceParent).catch((error: unknown) => {
       this.logger.warn(
         { err: error, runId: job.runId },
         'publishing a run job failed; the sweeper retries it',

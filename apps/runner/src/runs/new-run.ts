@@ -26,6 +26,8 @@ export interface NewRun {
   createdAt: Date;
   /** The run this one reruns; null for any other start. */
   rerunOf: string | null;
+  /** The run's span (W3C `traceparent`), its steps' parent; null without tracing. */
+  traceParent: string | null;
 }
 
 /** A run just written `queued` by `RunRepository.insert`, with its trigger step. */
@@ -57,6 +59,7 @@ export function runRecordOf(run: NewRun, status: RunRecord['status'], leaseToken
     createdAt: run.createdAt,
     rerunOf: run.rerunOf,
     rollbackEnd: null,
+    traceParent: run.traceParent,
   };
 }
 

@@ -15,6 +15,8 @@ export interface DispatchedRun {
 /** A run a sweep moved back to the queue; `woken` when it was `waiting` and is now `queued`. */
 export interface SweptRun extends DispatchedRun {
   woken: boolean;
+  /** The run's span, which the job's handling continues (docs/tracing.md). */
+  traceParent: string | null;
 }
 
 const now = () => sql<Date>`now()`;
@@ -147,7 +149,7 @@ export class RunControlRepository {
         dispatched_at: now(),
       }))
       .whereRef('r.id', '=', 'due.id')
-      .returning(['r.id as runId', 'r.dispatch', 'due.woken'])
+      .returning(['r.id as runId', 'r.dispatch', 'due.woken', 'r.trace_parent as traceParent'])
       .execute();
   }
 

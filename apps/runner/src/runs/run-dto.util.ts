@@ -1,3 +1,4 @@
+import { traceIdOf } from '#common';
 import type { RunStepDto, WorkflowRunDto, WorkflowRunSummaryDto } from '#contracts';
 
 import type { RunWithSteps, StepRecord } from '../engine/run-state.js';
@@ -33,6 +34,7 @@ export function toRunStepDto(step: StepRecord): RunStepDto {
 }
 
 export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date()): WorkflowRunDto {
+  const traceId = traceIdOf(run.traceParent);
   return {
     ...toRunSummaryDto(run, now),
     input: run.input,
@@ -41,5 +43,7 @@ export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date())
     steps: [...steps].sort((a, b) => a.position - b.position).map(toRunStepDto),
     diagram: run.diagram,
     ...(run.rerunOf === null ? {} : { rerunOf: run.rerunOf }),
+    // Only on a traced run, like `rerunOf`: with tracing off, no answer of a run changes.
+    ...(traceId === null ? {} : { traceId }),
   };
 }

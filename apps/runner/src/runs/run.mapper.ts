@@ -30,6 +30,7 @@ export const RUN_RECORD_COLUMNS = [
   'r.created_at as createdAt',
   'r.rerun_of as rerunOf',
   'r.rollback_end as rollbackEnd',
+  'r.trace_parent as traceParent',
 ] as const;
 
 /**
@@ -55,6 +56,7 @@ export function newRunRow(run: NewRun): Omit<Insertable<RunnerRuns>, 'status'> {
     idempotency_fingerprint: run.idempotencyFingerprint,
     created_at: run.createdAt,
     rerun_of: run.rerunOf,
+    trace_parent: run.traceParent,
   };
 }
 

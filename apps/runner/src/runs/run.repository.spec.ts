@@ -41,6 +41,7 @@ function newRun(overrides: Partial<NewRun> = {}): NewRun {
     triggerOutput: { payload: '{"a":1}' },
     createdAt: new Date(),
     rerunOf: null,
+    traceParent: null,
     ...overrides,
   };
 }

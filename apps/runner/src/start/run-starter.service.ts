@@ -1,9 +1,10 @@
-import { DomainException } from '#common';
+import { DomainException, inSpan, SERVICE_ATTRIBUTE, type SpanOptions, traceParentOf } from '#common';
 import {
   CatalogSubjects,
   type DiagramNode,
   IDEMPOTENCY_KEY_TTL_HOURS,
   type Principal,
+  type RunTrigger,
   type StartRunReply,
   type StartRunRequest,
   type WorkflowRunDto,
@@ -96,57 +97,62 @@ export class RunStarter {
     const targeted = performance.now();
     await counting;
     const counted = performance.now();
-    const run: NewRun = {
-      id: runId,
-      organizationId,
-      workflowId: target.workflowId,
-      workflowName: target.workflowName,
-      projectId: target.projectId,
-      version: target.version,
-      trigger: request.trigger,
-      triggerNodeId: trigger.id,
-      createdBy: principal.userId,
-      principal,
-      input: request.input,
-      diagram: target.diagram,
-      timeZone: target.timeZone,
-      idempotencyKey: key?.key ?? null,
-      idempotencyFingerprint: key?.fingerprint ?? null,
-      triggerOutput: TriggerExecutor.outputFor(request.input),
-      createdAt: new Date(),
-      rerunOf: null,
-    };
-    if (this.config.RUNNER_START_MODE === 'inline' && this.engine.acceptsInline && this.slots.tryTake()) {
-      const execution = this.engine.startNew(run, this.slots);
-      try {
-        await execution.durable;
-      } catch (error) {
-        if (error instanceof WorkflowDeleted) {
+    // The run's span: its steps' parent, in the trace of the request that started it, or a trace of
+    // its own for a schedule's or an event's run (docs/tracing.md).
+    return inSpan('run', runSpanOptions(request.trigger, runId, target.workflowId), async (span) => {
+      const run: NewRun = {
+        id: runId,
+        organizationId,
+        workflowId: target.workflowId,
+        workflowName: target.workflowName,
+        projectId: target.projectId,
+        version: target.version,
+        trigger: request.trigger,
+        triggerNodeId: trigger.id,
+        createdBy: principal.userId,
+        principal,
+        input: request.input,
+        diagram: target.diagram,
+        timeZone: target.timeZone,
+        idempotencyKey: key?.key ?? null,
+        idempotencyFingerprint: key?.fingerprint ?? null,
+        triggerOutput: TriggerExecutor.outputFor(request.input),
+        createdAt: new Date(),
+        rerunOf: null,
+        traceParent: traceParentOf(span),
+      };
+      if (this.config.RUNNER_START_MODE === 'inline' && this.engine.acceptsInline && this.slots.tryTake()) {
+        const execution = this.engine.startNew(run, this.slots);
+        try {
+          await execution.durable;
+        } catch (error) {
+          if (error instanceof WorkflowDeleted) {
+            await this.refund(principal, runId, counting);
+            throw DomainException.notFound('workflow', request.workflowId);
+          }
+          if (error instanceof LeaseLost && key !== null) {
+            await this.refund(principal, runId, counting);
+            return this.replay(organizationId, key);
+          }
+          throw error;
+        }
+        this.timed(runId, began, targeted, counted, 'inline');
+        return { run: toWorkflowRunDto(execution.snapshot()), replayed: false };
+      }
+      switch (await this.runs.insert(run)) {
+        case 'workflow_deleted':
           await this.refund(principal, runId, counting);
           throw DomainException.notFound('workflow', request.workflowId);
-        }
-        if (error instanceof LeaseLost && key !== null) {
+        case 'key_taken':
           await this.refund(principal, runId, counting);
           return this.replay(organizationId, key);
-        }
-        throw error;
+        case 'recorded':
+          break;
       }
-      this.timed(runId, began, targeted, counted, 'inline');
-      return { run: toWorkflowRunDto(execution.snapshot()), replayed: false };
-    }
-    switch (await this.runs.insert(run)) {
-      case 'workflow_deleted':
-        await this.refund(principal, runId, counting);
-        throw DomainException.notFound('workflow', request.workflowId);
-      case 'key_taken':
-        await this.refund(principal, runId, counting);
-        return this.replay(organizationId, key);
-      case 'recorded':
-        break;
-    }
-    await this.jobs.publishSoon({ runId, dispatch: 0 });
-    this.timed(runId, began, targeted, counted, 'queue');
-    return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
+      await this.jobs.publishSoon({ runId, dispatch: 0 });
+      this.timed(runId, began, targeted, counted, 'queue');
+      return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
+    });
   }
 
   /**
@@ -183,22 +189,27 @@ export class RunStarter {
       triggerOutput: TriggerExecutor.outputFor(plan.input),
       createdAt: new Date(),
       rerunOf: old.id,
+      traceParent: null,
     };
-    const outcome = await this.runs.insert(run, plan.carried);
-    if (outcome !== 'recorded') {
-      await this.refund(principal, runId, counting);
-      throw DomainException.notFound('workflow', old.workflowId);
-    }
-    // The new run is written by the runner's one-statement insert, a hot path: its audit entry is a
-    // statement of its own right after (docs/audit.md).
-    await this.runs.recordAudit(principal, {
-      action: 'run.rerun',
-      resource: { type: 'run', id: old.id, name: null },
-      details: { workflowId: old.workflowId, newRunId: runId, carriedSteps: plan.carried.length },
+    // A rerun is asked for by a request: its run continues that request's trace.
+    return inSpan('run', runSpanOptions('manual', runId, old.workflowId), async (span) => {
+      run.traceParent = traceParentOf(span);
+      const outcome = await this.runs.insert(run, plan.carried);
+      if (outcome !== 'recorded') {
+        await this.refund(principal, runId, counting);
+        throw DomainException.notFound('workflow', old.workflowId);
+      }
+      // The new run is written by the runner's one-statement insert, a hot path: its audit entry is a
+      // statement of its own right after (docs/audit.md).
+      await this.runs.recordAudit(principal, {
+        action: 'run.rerun',
+        resource: { type: 'run', id: old.id, name: null },
+        details: { workflowId: old.workflowId, newRunId: runId, carriedSteps: plan.carried.length },
+      });
+      await this.jobs.publishSoon({ runId, dispatch: 0 });
+      const queued = queuedRunOf(run);
+      return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });
     });
-    await this.jobs.publishSoon({ runId, dispatch: 0 });
-    const queued = queuedRunOf(run);
-    return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });
   }
 
   /**
@@ -250,6 +261,23 @@ export class RunStarter {
     if (!key || !winner) throw new DomainException('internal', 'The run could not be recorded; try again.');
     return replayOf(winner, key);
   }
+}
+
+/**
+ * The span of a run's start, which its steps (on whichever runner) are children of: in the trace of
+ * the request that started it (a `traceparent` it carried continues), or, for a run of a schedule or
+ * an app event, a trace of its own that links to what started it.
+ */
+function runSpanOptions(trigger: RunTrigger, runId: string, workflowId: string): SpanOptions {
+  return {
+    root: trigger === 'schedule' || trigger === 'event',
+    attributes: {
+      [SERVICE_ATTRIBUTE]: 'runner',
+      'flowmesh.run.id': runId,
+      'flowmesh.workflow.id': workflowId,
+      'flowmesh.run.trigger': trigger,
+    },
+  };
 }
 
 /** A start with an idempotency key: the key, and the request it stands for. */

@@ -57,7 +57,11 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
       // Only a woken run changed as a client sees it; the others were and stay queued or running.
       for (const run of moved) if (run.woken) this.changes.changed(run.runId, 'queued');
       // A failed publish leaves the run queued; the sweep after RUNNER_REQUEUE_AFTER_MS retries it.
-      await Promise.all(moved.map(({ runId, dispatch }) => this.jobs.publishSoon({ runId, dispatch })));
+      await Promise.all(
+        moved.map(({ runId, dispatch, traceParent }) =>
+          this.jobs.publishSoon({ runId, dispatch }, traceParent),
+        ),
+      );
       total += moved.length;
       if (moved.length < BATCH || this.stopped) return total;
     }

@@ -31,4 +31,12 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
       'Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run.',
   })
   rerunOf?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    description:
+      "Extension: the id of the run's OpenTelemetry trace (32 hex digits), in which every step's span " +
+      'lies (docs/tracing.md). Absent when the run has no trace (tracing was off when it started).',
+  })
+  traceId?: string;
 }

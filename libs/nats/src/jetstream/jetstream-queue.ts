@@ -10,10 +10,12 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import { errors, type NatsConnection } from '@nats-io/transport-node';
+import type { Context } from '#common';
+import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 
+import { injectTraceHeaders } from '../trace-context.js';
 import type { JobDefinition, JobHandler } from './job-definition.js';
 import { JobWorker, type JobWorkerOptions } from './job-worker.js';
 
@@ -168,10 +170,20 @@ export class JetStreamQueue {
     }
   }
 
-  /** Stores a job; resolves once JetStream has it (or already had it under the same message id). */
-  async publish<TPayload>(definition: JobDefinition<TPayload>, payload: TPayload): Promise<PublishResult> {
+  /**
+   * Stores a job; resolves once JetStream has it (or already had it under the same message id). Its
+   * headers carry the trace context the job's handling continues: `trace`, or the active one.
+   */
+  async publish<TPayload>(
+    definition: JobDefinition<TPayload>,
+    payload: TPayload,
+    { trace }: { trace?: Context } = {},
+  ): Promise<PublishResult> {
+    const headers = natsHeaders();
+    injectTraceHeaders(headers, trace);
     const ack = await this.client.publish(definition.subject, JSON.stringify(payload), {
       msgID: definition.messageId(payload),
+      ...(headers.keys().length > 0 ? { headers } : {}),
     });
     return { duplicate: ack.duplicate, sequence: ack.seq };
   }

@@ -3,6 +3,10 @@ import { setMaxListeners } from 'node:events';
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 
+import { SpanKind, inSpan } from '#common';
+
+import { traceContextOf } from '../trace-context.js';
+
 import { ExecutionSlots } from './execution-slots.js';
 import type { JobDefinition, JobHandler, JobOutcome } from './job-definition.js';
 
@@ -151,7 +155,29 @@ export class JobWorker<TPayload> {
       }
       let outcome: JobOutcome;
       try {
-        outcome = await this.handler(payload, { deliveryCount, lastDelivery, signal: this.abort.signal });
+        // A span per delivery, child of the context the job was published in (docs/tracing.md).
+        outcome = await inSpan(
+          `${definition.name} process`,
+          {
+            kind: SpanKind.CONSUMER,
+            parent: traceContextOf(message.headers),
+            attributes: {
+              'messaging.system': 'nats',
+              'messaging.destination.name': definition.subject,
+              'messaging.operation.name': 'process',
+              'messaging.message.delivery_count': deliveryCount,
+            },
+          },
+          async (span) => {
+            const outcome = await this.handler(payload, {
+              deliveryCount,
+              lastDelivery,
+              signal: this.abort.signal,
+            });
+            span?.setAttribute('flowmesh.job.outcome', outcome.kind);
+            return outcome;
+          },
+        );
       } catch (error) {
         this.logger.error(
           { err: error, job: definition.name, deliveryCount, lastDelivery },
