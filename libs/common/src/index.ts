@@ -9,3 +9,4 @@ export * from './validation.util.js';
 export * from './validation-metadata.js';
 export * from './production.util.js';
 export * from './size.util.js';
+export * from './metrics/index.js';

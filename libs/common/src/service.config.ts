@@ -33,6 +33,14 @@ export abstract class ServiceConfig implements ProductionChecked {
   @Max(65535)
   HEALTH_PORT: number = 0;
 
+  /**
+   * How often the gauges read from a database or JetStream (queued runs, pending approvals, job
+   * backlogs) are refreshed: a scrape reads the last values, never the database.
+   */
+  @IsInt()
+  @Min(100)
+  METRICS_POLL_MS: number = 15_000;
+
   /** What this service lacks to run in production (`refuseUnsafeProduction`). */
   abstract productionProblems(): string[];
 }

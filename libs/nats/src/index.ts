@@ -12,3 +12,5 @@ export * from './rpc.client.js';
 export * from './run-cancellations.js';
 export * from './service-bootstrap.js';
 export * from './service-wiring.module.js';
+export * from './metrics/jetstream.metrics.js';
+export * from './metrics/nats.metrics.js';
