@@ -7,6 +7,7 @@ import { DashboardIndexes1764900000000 } from './migrations/1764900000000-dashbo
 import { RunControl1765000000000 } from './migrations/1765000000000-run-control.js';
 import { RunListIndexes1765100000000 } from './migrations/1765100000000-run-list-indexes.js';
 import { Operations1765100100000 } from './migrations/1765100100000-operations.js';
+import { PausedRunsIndex1765300000000 } from './migrations/1765300000000-paused-runs-index.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
@@ -21,6 +22,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       RunControl1765000000000,
       RunListIndexes1765100000000,
       Operations1765100100000,
+      PausedRunsIndex1765300000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

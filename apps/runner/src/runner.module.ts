@@ -5,6 +5,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import type { Logger } from 'pino';
 
+import { RunGaugeRepository } from './metrics/run-gauge.repository.js';
+import { RunGauges } from './metrics/run-gauges.service.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
 import { RunControlService } from './control/run-control.service.js';
 import { RunEngine } from './engine/run-engine.service.js';
@@ -56,7 +58,12 @@ export class RunnerModule {
           nats: config.natsEndpoint,
           connection: { name: 'runner-engine', check: 'nats_engine' },
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
-          jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { runs_stream: RunJobs } },
+          jetStream: {
+            replicas: config.NATS_STREAM_REPLICAS,
+            logger,
+            queues: { runs_stream: RunJobs },
+            metricsPollMs: config.METRICS_POLL_MS,
+          },
         }),
       ],
       controllers: [RunsHandler, RunWaitsHandler, ...OPERATION_HANDLERS],
@@ -100,6 +107,8 @@ export class RunnerModule {
         RunsService,
         RunControlService,
         RunWaits,
+        RunGaugeRepository,
+        RunGauges,
         ...operationProviders(config),
       ],
     };

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Logger } from 'pino';
 
+import { batchFailed, batchSucceeded } from './duckdb.metrics.js';
 import type { BatchLimits, BatchOutcome, BatchStatement, StorageBudget } from './batch-runner.js';
 import { EngineStoppingError } from './engine.errors.js';
 import type { ServiceCall, WorkerSettings } from './worker/engine.messages.js';
@@ -141,11 +142,17 @@ export class DatabaseEngine {
       this.worker.call({ op: 'cancel', batchId, message }, Date.now()).catch(() => undefined);
     };
     signal?.addEventListener('abort', cancel);
+    const began = performance.now();
     try {
-      return await this.worker.call(
+      const outcome = await this.worker.call(
         { op: 'batch', batchId, organizationId, databaseId, statements, limits },
         limits.deadline,
       );
+      batchSucceeded(began, outcome.body);
+      return outcome;
+    } catch (error) {
+      batchFailed(began, error);
+      throw error;
     } finally {
       signal?.removeEventListener('abort', cancel);
       this.budgets.delete(batchId);
