@@ -90,7 +90,7 @@ describe('the metrics the dashboard and the alerts use', () => {
     );
   });
 
-  it('follows the naming conventions and explains every metric of ours in docs/observability.md', () => {
+  it('follows the naming conventions and explains every metric of ours in docs/observability.md', async () => {
     const docs = readFileSync(join(ROOT, 'docs', 'observability.md'), 'utf8');
     for (const name of ours) {
       expect(name).toMatch(/^flowmesh_[a-z0-9_]+$/);
@@ -99,7 +99,10 @@ describe('the metrics the dashboard and the alerts use', () => {
     for (const name of DEFINED_ELSEWHERE)
       expect({ name, documented: docs.includes(`\`${name}\``) }).toEqual({ name, documented: true });
     // Counters end in _total, durations are histograms in seconds, sizes in bytes.
-    const counters = register.getMetricsAsArray().filter((metric) => metric.constructor.name === 'Counter');
+    const counters = (await register.getMetricsAsJSON()).filter(
+      (metric) => String(metric.type) === 'counter',
+    );
     for (const counter of counters) if (ours.includes(counter.name)) expect(counter.name).toMatch(/_total$/);
+    expect(counters.map((counter) => counter.name)).toContain('flowmesh_http_requests_total');
   });
 });

@@ -1,29 +1,30 @@
-import { RUN_SECONDS_BUCKETS, STEP_SECONDS_BUCKETS } from '#common';
+import { HotCounter, HotHistogram, RUN_SECONDS_BUCKETS, STEP_SECONDS_BUCKETS } from '#common';
 import type { RunStatus, RunTrigger } from '#contracts';
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Gauge } from 'prom-client';
 
 /**
  * The runs this runner starts, finishes and steps through. Labels are bounded by the contract's own
  * lists: triggers (plus `rerun`), final statuses, node types, step outcomes. A workflow, run or
  * organization id is never a label: per-workflow failures are the API's to answer (runs lists).
  */
-const started = new Counter({
+const started = new HotCounter({
   name: 'flowmesh_runs_started_total',
   help: 'Runs started, by trigger (manual, api, schedule, event, or rerun).',
   labelNames: ['trigger'] as const,
 });
-const finished = new Counter({
+const finished = new HotCounter({
   name: 'flowmesh_runs_finished_total',
   help: 'Runs that reached a final status (complete, errored, terminated) on this runner, by status.',
   labelNames: ['status'] as const,
 });
-const runSeconds = new Histogram({
+const runSeconds = new HotHistogram({
   name: 'flowmesh_run_duration_seconds',
   help: 'Time from a run being created to its final status, waits included, by final status.',
   labelNames: ['status'] as const,
   buckets: RUN_SECONDS_BUCKETS,
 });
-const stepSeconds = new Histogram({
+/** Every step attempt records here: a hot-path histogram. */
+const stepSeconds = new HotHistogram({
   name: 'flowmesh_step_duration_seconds',
   help: 'Time one attempt of a step took to execute, by node type and outcome (done, waiting, error).',
   labelNames: ['node_type', 'outcome'] as const,

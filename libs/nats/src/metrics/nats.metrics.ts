@@ -1,58 +1,67 @@
-import { DomainException, isErrorCode, REQUEST_SECONDS_BUCKETS, secondsSince } from '#common';
+import {
+  type CounterSeries,
+  DomainException,
+  HotCounter,
+  HotHistogram,
+  type HistogramSeries,
+  isErrorCode,
+  REQUEST_SECONDS_BUCKETS,
+  secondsSince,
+} from '#common';
 import type { RpcEnvelope } from '#contracts';
-import { Counter, Histogram } from 'prom-client';
 
 /**
  * NATS request/reply, as the caller (`RpcClient`) and as the server (`RpcServer`) sees it. The
  * `subject` label is the catalog entry's subject without the deployment's prefix (`runner.runs.start`):
  * a fixed name per entry, never one carrying an id. `outcome` is `ok` or the contract's error code
  * the request ended with (`not_found`, `service_unavailable` when nobody answered in time, …).
+ * Hot-path metrics (`HotCounter`, `HotHistogram`): every request records into them.
  */
-const clientRequests = new Counter({
+const clientRequests = new HotCounter({
   name: 'flowmesh_nats_client_requests_total',
   help: 'NATS requests this process sent, by catalog subject and outcome (ok or the error code).',
   labelNames: ['subject', 'outcome'] as const,
 });
-const clientSeconds = new Histogram({
+const clientSeconds = new HotHistogram({
   name: 'flowmesh_nats_client_request_duration_seconds',
   help: 'Time from sending a NATS request to its reply (or failure), by catalog subject.',
   labelNames: ['subject'] as const,
   buckets: REQUEST_SECONDS_BUCKETS,
 });
-const handledRequests = new Counter({
+const handledRequests = new HotCounter({
   name: 'flowmesh_nats_handled_requests_total',
   help: 'NATS requests this process handled, by catalog subject and outcome (ok or the error code).',
   labelNames: ['subject', 'outcome'] as const,
 });
-const handledSeconds = new Histogram({
+const handledSeconds = new HotHistogram({
   name: 'flowmesh_nats_handled_request_duration_seconds',
   help: 'Time a handler took to answer a NATS request, by catalog subject.',
   labelNames: ['subject'] as const,
   buckets: REQUEST_SECONDS_BUCKETS,
 });
 
-interface SubjectChildren {
-  ok: Counter.Internal;
-  seconds: Histogram.Internal<'subject'>;
+interface SubjectSeries {
+  ok: CounterSeries;
+  seconds: HistogramSeries;
 }
 
-/** prom-client hashes label values on every `labels()`: the hot path keeps the children it got once. */
-function childrenOf(
-  cache: Map<string, SubjectChildren>,
-  requests: Counter<'subject' | 'outcome'>,
-  seconds: Histogram<'subject'>,
+/** The series of a subject's successes and durations, looked up once per subject. */
+function seriesOf(
+  cache: Map<string, SubjectSeries>,
+  requests: HotCounter<'subject' | 'outcome'>,
+  seconds: HotHistogram<'subject'>,
   subject: string,
-): SubjectChildren {
-  let children = cache.get(subject);
-  if (!children) {
-    children = { ok: requests.labels(subject, 'ok'), seconds: seconds.labels(subject) };
-    cache.set(subject, children);
+): SubjectSeries {
+  let series = cache.get(subject);
+  if (!series) {
+    series = { ok: requests.labels(subject, 'ok'), seconds: seconds.labels(subject) };
+    cache.set(subject, series);
   }
-  return children;
+  return series;
 }
 
-const clientChildren = new Map<string, SubjectChildren>();
-const handledChildren = new Map<string, SubjectChildren>();
+const clientSeries = new Map<string, SubjectSeries>();
+const handledSeries = new Map<string, SubjectSeries>();
 
 /** The outcome label of a failure: a contract error code, so the label's values stay a known set. */
 export function outcomeOf(code: unknown): string {
@@ -68,15 +77,15 @@ export function observeRequest<T extends RpcEnvelope<unknown>>(
   sent: Promise<T>,
 ): Promise<T> {
   const began = performance.now();
-  const children = childrenOf(clientChildren, clientRequests, clientSeconds, subject);
+  const series = seriesOf(clientSeries, clientRequests, clientSeconds, subject);
   sent.then(
     (envelope) => {
-      children.seconds.observe(secondsSince(began));
-      if (envelope.ok) children.ok.inc();
+      series.seconds.observe(secondsSince(began));
+      if (envelope.ok) series.ok.inc();
       else clientRequests.labels(subject, outcomeOf(envelope.error.code)).inc();
     },
     (error: unknown) => {
-      children.seconds.observe(secondsSince(began));
+      series.seconds.observe(secondsSince(began));
       clientRequests.labels(subject, outcomeOf(error instanceof DomainException ? error.code : null)).inc();
     },
   );
@@ -85,8 +94,8 @@ export function observeRequest<T extends RpcEnvelope<unknown>>(
 
 /** Counts and times a request a handler answered: `ok`, or the code of the failure envelope it sent. */
 export function observeHandled(subject: string, began: number, errorCode?: string): void {
-  const children = childrenOf(handledChildren, handledRequests, handledSeconds, subject);
-  children.seconds.observe(secondsSince(began));
-  if (errorCode === undefined) children.ok.inc();
+  const series = seriesOf(handledSeries, handledRequests, handledSeconds, subject);
+  series.seconds.observe(secondsSince(began));
+  if (errorCode === undefined) series.ok.inc();
   else handledRequests.labels(subject, outcomeOf(errorCode)).inc();
 }
