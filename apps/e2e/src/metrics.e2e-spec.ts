@@ -24,6 +24,7 @@ import {
   type ServiceProcess,
   signedDelivery,
   startRun,
+  startExtraGateway,
   startService,
   TestStack,
   waitFor,
@@ -180,6 +181,22 @@ describe('metrics', () => {
       expect(metrics.status).toBe(200);
       expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
       expect((await fetch(`http://127.0.0.1:${metricsPort}/api/v1/projects`)).status).toBe(404);
+    });
+
+    it('serves /metrics on the public port too, without credentials, when METRICS_ON_PUBLIC_PORT is true', async () => {
+      const extra = await startExtraGateway(stack.description, 'gateway-public-metrics', {
+        METRICS_ON_PUBLIC_PORT: 'true',
+        METRICS_PORT: '0',
+      });
+      try {
+        const answer = await new RawClient(extra.baseUrl).get('/metrics');
+        expect(answer.status).toBe(200);
+        expect(String(answer.body)).toMatch(/^# HELP flowmesh_http_requests_total /m);
+        // Everything else on that port still asks for a credential.
+        expect((await new RawClient(extra.baseUrl).get('/api/v1/projects')).status).toBe(401);
+      } finally {
+        await extra.process.stop();
+      }
     });
 
     it('counts runs started and finished, run and step durations, HTTP requests by route template and NATS requests by subject', async () => {
