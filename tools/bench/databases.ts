@@ -226,7 +226,7 @@ try {
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   processes.push(
     await startService('gateway', {
-      env: { ...env, PORT: String(gatewayPort), HOST: '127.0.0.1', PUBLIC_URL: baseUrl },
+      env: { ...env, PORT: String(gatewayPort), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, METRICS_PORT: '0' },
       readyUrl: `${baseUrl}/api/health`,
     }),
   );

@@ -14,6 +14,8 @@ import { AgentChat } from './chat/agent-chat.service.js';
 import { ChatStreamServer } from './chat/chat-stream.server.js';
 import { GrantCheck } from './agents/grant-check.service.js';
 import { ApprovalRepository } from './approvals/approval.repository.js';
+import { ApprovalGaugeRepository } from './approvals/approval-gauge.repository.js';
+import { ApprovalGauges } from './approvals/approval-gauges.service.js';
 import { ApprovalUpkeepRepository } from './approvals/approval-upkeep.repository.js';
 import { ApprovalUpkeep } from './approvals/approval-upkeep.service.js';
 import { ApprovalsHandler } from './approvals/approvals.handler.js';
@@ -71,6 +73,8 @@ export class AgentModule {
         ApprovalUpkeepRepository,
         Approvals,
         ApprovalUpkeep,
+        ApprovalGaugeRepository,
+        ApprovalGauges,
         AgentChat,
         ChatStreamServer,
         UsageRepository,

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
+import { collectProcessMetrics, sendMetrics } from '#common';
 import type { AppEntry, RunningApp } from '#nats';
 import type { Logger } from 'pino';
 
@@ -98,13 +99,15 @@ async function closeAll(running: RunningApp[], logger: Logger): Promise<boolean>
 
 /**
  * The probes of a process without the gateway: `/health/live`, and `/health` or `/health/ready`. Like
- * Terminus's, both answer 503 `shutting_down` once the process is stopping.
+ * Terminus's, both answer 503 `shutting_down` once the process is stopping. `/metrics` shows the
+ * metrics of every app in the process (with the gateway, its `METRICS_PORT` does).
  */
 async function serveProbes(
   port: number,
   apps: readonly RunningApp[],
   stopping: () => boolean,
 ): Promise<RunningApp> {
+  collectProcessMetrics();
   const ready = async () => Object.assign({}, ...(await Promise.all(apps.map((app) => app.ready()))));
   const server: Server = createServer((request, response) => {
     const path = request.url?.split('?')[0];
@@ -113,6 +116,7 @@ async function serveProbes(
         .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
         .end(JSON.stringify(body));
     if (request.method !== 'GET') return answer(405, { status: 'error' });
+    if (path === '/metrics') return sendMetrics(response);
     if (path !== '/health/live' && path !== '/health' && path !== '/health/ready')
       return answer(404, { status: 'error' });
     if (stopping()) return answer(503, { status: 'shutting_down' });

@@ -46,7 +46,12 @@ export class EventsModule implements OnApplicationShutdown {
           nats: config.natsEndpoint,
           connection: { name: 'events-client', check: 'nats_client' },
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
-          jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { events_stream: EventJobs } },
+          jetStream: {
+            replicas: config.NATS_STREAM_REPLICAS,
+            logger,
+            queues: { events_stream: EventJobs },
+            metricsPollMs: config.METRICS_POLL_MS,
+          },
         }),
       ],
       controllers: [

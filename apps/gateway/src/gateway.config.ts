@@ -1,7 +1,8 @@
 import type { ProductionChecked } from '#common';
 import { HOOK_BODY_MAX_BYTES } from '#contracts';
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 import type { BodySize } from './auth/route-config.js';
 import { DEFAULT_CONSOLE_DIR } from './console/console-assets.js';
@@ -14,6 +15,25 @@ export class GatewayConfig implements ProductionChecked {
 
   @IsString()
   HOST: string = '0.0.0.0';
+
+  /**
+   * The port of the gateway's own `/metrics` server (Prometheus text format), apart from the public
+   * port so that scrapes need no route through the ingress; 0 picks a free one. In the all-in-one
+   * process it shows the metrics of every app the process runs.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT: number = 9464;
+
+  /** `true` serves `/metrics` on the public port as well, without credentials. Off unless set. */
+  // Read from the raw variable: implicit conversion would make the text "false" true.
+  @Transform(({ obj, key }) => {
+    const raw: unknown = (obj as Record<string, unknown>)[key];
+    return raw === true || raw === 'true' || raw === '1';
+  })
+  @IsBoolean()
+  METRICS_ON_PUBLIC_PORT: boolean = false;
 
   @IsString()
   NATS_URL: string = 'nats://127.0.0.1:4222';

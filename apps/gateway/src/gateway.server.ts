@@ -5,13 +5,15 @@ import {
   memoizeValidationMetadata,
   refuseUnsafeProduction,
   requestContext,
+  sendMetrics,
+  serveMetrics,
 } from '#common';
 import { REQUEST_ID_HEADER } from '#contracts';
 import { type AppStartOptions, nestLogger, readinessOf, type RunningApp } from '#nats';
 import { NotFoundException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 
 import { RequestGate } from './auth/request-gate.js';
@@ -23,6 +25,7 @@ import { GatewayModule } from './gateway.module.js';
 import { HealthProbesController } from './health/health-probes.controller.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
 import { GatewayValidationPipe } from './http/gateway-validation.pipe.js';
+import { observeHttpRequest } from './http/http.metrics.js';
 import { isHookRoute, type RawBodyRequest } from './hooks/raw-body.js';
 import { HttpTracing } from './http/http-tracing.js';
 import { nulCharacterPath } from './http/nul-text.js';
@@ -49,6 +52,17 @@ function hasBodyToCutOff(request: FastifyRequest): boolean {
   if (request.headers['transfer-encoding'] !== undefined) return true;
   const length = Number(request.headers['content-length'] ?? 0);
   return !(length <= (request.routeOptions.bodyLimit ?? 0));
+}
+
+/**
+ * `/metrics` on the public port too, when `METRICS_ON_PUBLIC_PORT` asks for it (a platform that
+ * scrapes only the port it routes to): public like the probes, since Prometheus sends no credential.
+ */
+function serveMetricsOnPublicPort(fastify: FastifyInstance): void {
+  fastify.get('/metrics', { config: { access: 'public' } satisfies EdgeRouteConfig }, (_request, reply) => {
+    reply.hijack();
+    sendMetrics(reply.raw);
+  });
 }
 
 /** The gateway's HTTP server: Fastify under Nest, with its hooks, parsers, filters and OpenAPI. */
@@ -107,6 +121,13 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
     });
   });
   fastify.addHook('onResponse', (request, reply, done) => {
+    observeHttpRequest(
+      request.routeOptions.url,
+      request.is404,
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime,
+    );
     logger.info(
       {
         requestId: request.id,
@@ -159,14 +180,27 @@ export async function startGateway({ standalone, companions = [] }: AppStartOpti
   if (standalone) app.enableShutdownHooks();
   setupOpenApi(app, config.PUBLIC_URL);
   consoleAssets.register(app);
-  await app.listen(config.PORT, config.HOST);
+  if (config.METRICS_ON_PUBLIC_PORT) serveMetricsOnPublicPort(fastify);
+  const metrics = await serveMetrics(config.METRICS_PORT, config.HOST);
+  try {
+    await app.listen(config.PORT, config.HOST);
+  } catch (error) {
+    await metrics.close();
+    throw error;
+  }
   const url = await app.getUrl();
   const probes = app.get(HealthProbesController);
-  logger.info({ url, console: consoleAssets.enabled }, 'gateway is ready');
+  logger.info(
+    { url, metricsUrl: `${metrics.url}/metrics`, console: consoleAssets.enabled },
+    'gateway is ready',
+  );
   return {
     name: 'gateway',
     url,
     ready: () => readinessOf('gateway', () => probes.ready()),
-    close: () => app.close(),
+    close: async () => {
+      await metrics.close();
+      await app.close();
+    },
   } satisfies RunningApp;
 }

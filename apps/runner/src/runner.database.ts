@@ -8,6 +8,7 @@ import { RunControl1765000000000 } from './migrations/1765000000000-run-control.
 import { RunListIndexes1765100000000 } from './migrations/1765100000000-run-list-indexes.js';
 import { Operations1765100100000 } from './migrations/1765100100000-operations.js';
 import { RunTraceParent1765200300000 } from './migrations/1765200300000-run-trace-parent.js';
+import { PausedRunsIndex1765250000000 } from './migrations/1765250000000-paused-runs-index.js';
 import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
@@ -24,6 +25,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       RunListIndexes1765100000000,
       Operations1765100100000,
       RunTraceParent1765200300000,
+      PausedRunsIndex1765250000000,
       AuditEntries1765300000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),

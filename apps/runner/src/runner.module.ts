@@ -6,6 +6,8 @@ import { DiscoveryModule } from '@nestjs/core';
 import type { Logger } from 'pino';
 
 import { RunnerAuditHandler, runnerAuditRetention } from './audit/runner-audit.js';
+import { RunGaugeRepository } from './metrics/run-gauge.repository.js';
+import { RunGauges } from './metrics/run-gauges.service.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
 import { RunControlService } from './control/run-control.service.js';
 import { RunEngine } from './engine/run-engine.service.js';
@@ -57,7 +59,12 @@ export class RunnerModule {
           nats: config.natsEndpoint,
           connection: { name: 'runner-engine', check: 'nats_engine' },
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
-          jetStream: { replicas: config.NATS_STREAM_REPLICAS, logger, queues: { runs_stream: RunJobs } },
+          jetStream: {
+            replicas: config.NATS_STREAM_REPLICAS,
+            logger,
+            queues: { runs_stream: RunJobs },
+            metricsPollMs: config.METRICS_POLL_MS,
+          },
         }),
       ],
       controllers: [RunnerAuditHandler, RunsHandler, RunWaitsHandler, ...OPERATION_HANDLERS],
@@ -102,6 +109,8 @@ export class RunnerModule {
         RunsService,
         RunControlService,
         RunWaits,
+        RunGaugeRepository,
+        RunGauges,
         ...operationProviders(config),
       ],
     };

@@ -10,3 +10,4 @@ export * from './validation-metadata.js';
 export * from './production.util.js';
 export * from './size.util.js';
 export * from './tracing.js';
+export * from './metrics/index.js';

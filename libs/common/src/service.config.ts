@@ -38,6 +38,13 @@ export abstract class ServiceConfig implements ProductionChecked {
   @Min(1)
   @Max(36_500)
   AUDIT_RETENTION_DAYS: number = 400;
+  /**
+   * How often the gauges read from a database or JetStream (queued runs, pending approvals, job
+   * backlogs) are refreshed: a scrape reads the last values, never the database.
+   */
+  @IsInt()
+  @Min(100)
+  METRICS_POLL_MS: number = 15_000;
 
   /** What this service lacks to run in production (`refuseUnsafeProduction`). */
   abstract productionProblems(): string[];

@@ -13,3 +13,5 @@ export * from './run-cancellations.js';
 export * from './service-bootstrap.js';
 export * from './service-wiring.module.js';
 export * from './trace-context.js';
+export * from './metrics/jetstream.metrics.js';
+export * from './metrics/nats.metrics.js';

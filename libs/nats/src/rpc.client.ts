@@ -13,6 +13,7 @@ import {
 } from '#contracts';
 import { errors, type Msg, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 
+import { observeRequest } from './metrics/nats.metrics.js';
 import { ReplyInbox, ResponderLostError } from './reply-inbox.js';
 import { sendBatched } from './send-batch.js';
 import { injectTraceHeaders, natsClientSpan } from './trace-context.js';
@@ -41,7 +42,7 @@ export class RpcClient {
     data: NoInfer<TRequest>,
     timeoutMs?: number,
   ): Promise<TReply> {
-    const envelope = await this.requestEnvelope(entry, caller, data, timeoutMs);
+    const envelope = await observeRequest(entry.bare, this.requestEnvelope(entry, caller, data, timeoutMs));
     if (envelope.ok) return envelope.data;
     const { code, message, details } = envelope.error;
     throw new DomainException(isErrorCode(code) ? code : 'internal', message, details);

@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import { connectNats, type NatsEndpoint } from './connection.js';
 import { HANDLES_METADATA } from './handles.decorator.js';
 import { MalformedMessageException, readMessage } from './message-validation.js';
+import { observeHandled } from './metrics/nats.metrics.js';
 import { sendBatched } from './send-batch.js';
 import { natsServerSpan } from './trace-context.js';
 
@@ -148,12 +149,16 @@ export class RpcServer {
 
   /** Never rejects: whatever happens, the caller gets an envelope (or, at worst, its timeout). */
   private async answer(route: Route, message: Msg): Promise<string> {
+    const began = performance.now();
     try {
       const { request, caller } = readMessage(route.entry, parse(route.entry, message));
       const data: unknown = await route.method.call(route.instance, request, caller);
+      observeHandled(route.entry.bare, began);
       return JSON.stringify({ ok: true, data: data ?? null });
     } catch (error) {
-      return JSON.stringify(failureEnvelope(error, this.logger));
+      const envelope = failureEnvelope(error, this.logger);
+      observeHandled(route.entry.bare, began, envelope.ok ? undefined : envelope.error.code);
+      return JSON.stringify(envelope);
     }
   }
 

@@ -1,4 +1,10 @@
-import { createLogger, memoizeValidationMetadata, PinoNestLogger } from '#common';
+import {
+  collectProcessMetrics,
+  createLogger,
+  memoizeValidationMetadata,
+  PinoNestLogger,
+  sendMetrics,
+} from '#common';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -22,7 +28,7 @@ export interface ServiceBootstrapOptions {
 
 /**
  * Starts a service: its NATS handlers in the service's queue group and, alone in its process, a small
- * HTTP server whose only routes are the health probes (`ServiceHealthController`, which the service
+ * HTTP server whose only routes are the health probes and `/metrics` (`ServiceHealthController`, which the service
  * module declares with the `HealthModule` and its `ReadinessChecks`) that Kubernetes and the test
  * harness poll.
  */
@@ -46,11 +52,28 @@ export async function bootstrapService(
   if (options.healthPort === undefined) {
     logger.info(`${options.name} is ready`);
   } else {
+    serveMetricsOn(app);
     await app.listen(options.healthPort, '0.0.0.0');
     url = await app.getUrl();
     logger.info({ healthUrl: url }, `${options.name} is ready`);
   }
   return runningService(options.name, app, url);
+}
+
+/**
+ * `/metrics` beside the probes, on the health port of a service alone in its process: the process's
+ * metrics, in the Prometheus text format. Served by Fastify itself, as a probe is, outside Nest's
+ * pipeline.
+ */
+export function serveMetricsOn(app: NestFastifyApplication): void {
+  collectProcessMetrics();
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .get('/metrics', (_request, reply) => {
+      reply.hijack();
+      sendMetrics(reply.raw);
+    });
 }
 
 /**

@@ -18,6 +18,7 @@ import { ReadinessChecks } from './health/readiness-checks.js';
 import { ServiceHealthController } from './health/service-health.controller.js';
 import { JetStreamQueue } from './jetstream/jetstream-queue.js';
 import type { JobDefinition } from './jetstream/job-definition.js';
+import { DEFAULT_METRICS_POLL_MS, JetStreamMetrics } from './metrics/jetstream.metrics.js';
 import { RpcClient } from './rpc.client.js';
 
 /**
@@ -45,6 +46,8 @@ export interface ServiceWiringOptions extends WiringOptions {
     logger: Logger;
     /** The app's job queues, by the key of their stream's readiness check. */
     queues: Record<string, JobQueue>;
+    /** How often the queues' consumers are read for the metrics (`METRICS_POLL_MS`). */
+    metricsPollMs?: number;
   };
 }
 
@@ -85,6 +88,17 @@ export class ServiceWiringModule implements OnApplicationShutdown {
                 inject: [NATS_CONNECTION],
                 useFactory: (nats: NatsConnection) =>
                   new JetStreamQueue(nats, jetStream.logger, jetStream.replicas),
+              },
+              {
+                provide: JetStreamMetrics,
+                inject: [JetStreamQueue, ModuleRef],
+                useFactory: (queue: JetStreamQueue, modules: ModuleRef) =>
+                  new JetStreamMetrics(
+                    queue,
+                    () => queues.map(([, jobs]) => modules.get(jobs, { strict: false }).definition),
+                    jetStream.metricsPollMs ?? DEFAULT_METRICS_POLL_MS,
+                    jetStream.logger,
+                  ),
               },
             ]
           : []),

@@ -189,7 +189,7 @@ export class LocalCluster {
     const port = await freePort();
     const own: Record<string, string> =
       app === 'gateway'
-        ? { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}` }
+        ? { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, METRICS_PORT: '0' }
         : { HEALTH_PORT: String(port) };
     if (app === 'database') {
       // Each replica owns its shard's files, as each StatefulSet pod has its own volume.

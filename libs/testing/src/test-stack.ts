@@ -41,6 +41,9 @@ export interface StackDescription {
  * process (or all of them in one all-in-one process), and the gateway in front.
  */
 export class TestStack {
+  /** The health port of each service process (`/health`, `/metrics`), by process name. */
+  readonly healthUrls = new Map<string, string>();
+
   private constructor(
     readonly description: StackDescription,
     readonly processes: Map<string, ServiceProcess>,
@@ -85,6 +88,8 @@ export class TestStack {
       DATABASE_POOL_SIZE: '5',
       // As the image and `npm start` set it (deploy/Dockerfile).
       UV_THREADPOOL_SIZE: '16',
+      // Several gateways run at once on a test machine: each takes a free port for its `/metrics`.
+      METRICS_PORT: '0',
       ...ONE_ADDRESS_FOR_ALL,
       ...extraEnv,
     };
@@ -133,6 +138,7 @@ export class TestStack {
       readyUrl: `http://127.0.0.1:${port}/health/ready`,
     });
     this.processes.set(name, service);
+    this.healthUrls.set(name, `http://127.0.0.1:${port}`);
     return service;
   }
 

@@ -66,7 +66,13 @@ const env: Record<string, string> = {
 await createDatabase(databaseName);
 const gatewayPort = await freePort();
 const baseUrl = `http://127.0.0.1:${gatewayPort}`;
-const gatewayEnv = { ...env, PORT: String(gatewayPort), HOST: '127.0.0.1', PUBLIC_URL: baseUrl };
+const gatewayEnv = {
+  ...env,
+  PORT: String(gatewayPort),
+  HOST: '127.0.0.1',
+  PUBLIC_URL: baseUrl,
+  METRICS_PORT: '0',
+};
 let processes: ServiceProcess[];
 if (allInOne) {
   processes = [

@@ -11,6 +11,7 @@ const OPTIONS: Record<string, RuleOptions> = {
   development: {},
   // Production's Secrets are made by the operator (deploy/README.md).
   production: { externalSecrets: ['nats-credentials', 'flowmesh-secrets'], natsNodes: 3 },
+  monitoring: {},
 };
 
 describe('deploy manifests', () => {
@@ -153,6 +154,39 @@ describe('deploy manifests', () => {
         'ConfigMap nats-config: nats.conf has no cluster route to nats-3',
         'ConfigMap nats-config: nats.conf has no cluster route to nats-4',
         'ConfigMap flowmesh-config: NATS_STREAM_REPLICAS is 1 on 5 NATS nodes',
+      ]),
+    );
+  });
+  it('checks the monitoring component: ServiceMonitors that scrape a named port of a Service, rules promtool takes', () => {
+    const objects = structuredClone(rendered.monitoring!) as KubeObject[];
+    const names = (kind: string) => objects.filter((o) => o.kind === kind).map((o) => o.metadata.name);
+    expect(names('ServiceMonitor').sort()).toEqual([
+      'agent',
+      'catalog',
+      'database',
+      'events',
+      'gateway',
+      'runner',
+      'workflow',
+    ]);
+    expect(find(objects, 'ConfigMap', 'grafana-dashboard-flowmesh').metadata.labels).toMatchObject({
+      grafana_dashboard: '1',
+    });
+    find(objects, 'ServiceMonitor', 'runner').spec.selector.matchLabels = { app: 'nobody' };
+    find(objects, 'ServiceMonitor', 'agent').spec.endpoints[0].port = 'health';
+    const rules = find(objects, 'PrometheusRule', 'flowmesh');
+    rules.spec.groups[0].rules[0].expr = 'sum(rate(flowmesh_runs_finished_total[15m]) >';
+    const late = structuredClone(rules);
+    late.spec.groups[0].rules[1].for = 'soon';
+    expect(schemaProblems([late])).toEqual([
+      'PrometheusRule/flowmesh: data/spec/groups/0/rules/1/for must be a duration',
+    ]);
+    expect(schemaProblems(objects)).toEqual([]);
+    expect(ruleProblems(objects)).toEqual(
+      expect.arrayContaining([
+        'ServiceMonitor/runner: its selector matches no Service',
+        'ServiceMonitor/agent: scrapes port health, which a Service it selects does not name',
+        expect.stringMatching(/^PrometheusRule\/flowmesh: promtool: .*parse error/),
       ]),
     );
   });

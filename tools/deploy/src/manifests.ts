@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { bytesOf } from '#common';
@@ -8,7 +10,7 @@ import { Job } from 'kubernetes-models/batch/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 
 /**
  * The manifests in `deploy/` as a cluster would receive them: each overlay rendered by `kubectl
@@ -29,7 +31,96 @@ export type KubeObject = {
 
 // From tools/deploy/src or dist/tools/deploy/src.
 export const DEPLOY_DIR = join(join(import.meta.dirname, '..', '..', '..').replace(/\/dist$/, ''), 'deploy');
-export const OVERLAYS = ['development', 'production'] as const;
+/** `monitoring` is development with the optional monitoring component (Prometheus Operator CRDs). */
+export const OVERLAYS = ['development', 'production', 'monitoring'] as const;
+
+/** A Prometheus duration: `30s`, `5m`, `1h30m`. */
+const DURATION = /^(\d+(ms|s|m|h|d|w|y))+$/;
+const isStringMap = (value: unknown) =>
+  typeof value === 'object' &&
+  value !== null &&
+  Object.values(value).every((entry) => typeof entry === 'string');
+
+/**
+ * The Prometheus Operator's CRDs are not in kubernetes-models: the fields we use, checked as its CRD
+ * schemas would (monitoring.coreos.com/v1); the rules' expressions are then checked by promtool
+ * (`prometheusRuleProblems`).
+ */
+abstract class CustomResourceModel {
+  protected readonly errors: string[] = [];
+  constructor(protected readonly data: any) {}
+
+  protected expect(condition: boolean, message: string): void {
+    if (!condition) this.errors.push(message);
+  }
+
+  validate(): void {
+    this.expect(typeof this.data.metadata?.name === 'string', 'data/metadata/name must be string');
+    this.check(this.data.spec ?? {});
+    if (this.errors.length > 0) throw new Error(this.errors.join(', '));
+  }
+
+  protected abstract check(spec: any): void;
+}
+
+class ServiceMonitorModel extends CustomResourceModel {
+  protected override check(spec: any): void {
+    this.expect(
+      isStringMap(spec.selector?.matchLabels),
+      'data/spec/selector/matchLabels must be a map of strings',
+    );
+    this.expect(
+      Array.isArray(spec.endpoints) && spec.endpoints.length > 0,
+      'data/spec/endpoints must be a non-empty array',
+    );
+    (Array.isArray(spec.endpoints) ? spec.endpoints : []).forEach((endpoint: any, index: number) => {
+      const where = `data/spec/endpoints/${index}`;
+      this.expect(typeof endpoint.port === 'string', `${where}/port must be string`);
+      this.expect(
+        endpoint.path === undefined || /^\//.test(endpoint.path),
+        `${where}/path must start with /`,
+      );
+      this.expect(
+        endpoint.interval === undefined || DURATION.test(endpoint.interval),
+        `${where}/interval must be a duration`,
+      );
+    });
+  }
+}
+
+class PrometheusRuleModel extends CustomResourceModel {
+  protected override check(spec: any): void {
+    this.expect(
+      Array.isArray(spec.groups) && spec.groups.length > 0,
+      'data/spec/groups must be a non-empty array',
+    );
+    (Array.isArray(spec.groups) ? spec.groups : []).forEach((group: any, index: number) => {
+      const where = `data/spec/groups/${index}`;
+      this.expect(typeof group.name === 'string', `${where}/name must be string`);
+      this.expect(
+        Array.isArray(group.rules) && group.rules.length > 0,
+        `${where}/rules must be a non-empty array`,
+      );
+      (Array.isArray(group.rules) ? group.rules : []).forEach((rule: any, at: number) => {
+        const ruleAt = `${where}/rules/${at}`;
+        this.expect(
+          (typeof rule.alert === 'string') !== (typeof rule.record === 'string'),
+          `${ruleAt} must have one of alert and record`,
+        );
+        this.expect(
+          typeof rule.expr === 'string' && rule.expr.trim() !== '',
+          `${ruleAt}/expr must be a non-empty string`,
+        );
+        this.expect(rule.for === undefined || DURATION.test(rule.for), `${ruleAt}/for must be a duration`);
+        for (const map of ['labels', 'annotations'])
+          this.expect(
+            rule[map] === undefined || isStringMap(rule[map]),
+            `${ruleAt}/${map} must be a map of strings`,
+          );
+      });
+    });
+  }
+}
 
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
@@ -42,6 +133,8 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'v1/Namespace': Namespace,
   'v1/Secret': Secret,
   'v1/Service': Service,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitorModel,
+  'monitoring.coreos.com/v1/PrometheusRule': PrometheusRuleModel,
 };
 
 /** Every app of ours and the workload kind it runs as. */
@@ -243,6 +336,26 @@ export function ruleProblems(objects: readonly KubeObject[], options: RuleOption
       problem(policy, 'its podSelector matches no pods');
   }
 
+  for (const monitor of objects.filter((object) => object.kind === 'ServiceMonitor')) {
+    const services = objects.filter(
+      (object) =>
+        object.kind === 'Service' &&
+        matches(monitor.spec?.selector?.matchLabels, object.metadata.labels ?? {}),
+    );
+    if (services.length === 0) problem(monitor, 'its selector matches no Service');
+    for (const endpoint of monitor.spec?.endpoints ?? []) {
+      if (
+        !services.every((service) =>
+          (service.spec?.ports ?? []).some((port: any) => port.name === endpoint.port),
+        )
+      )
+        problem(monitor, `scrapes port ${endpoint.port}, which a Service it selects does not name`);
+    }
+  }
+  for (const rule of objects.filter((object) => object.kind === 'PrometheusRule')) {
+    problems.push(...prometheusRuleProblems(rule));
+  }
+
   problems.push(...natsProblems(objects, options.natsNodes));
   problems.push(...databaseMemoryProblems(named('StatefulSet', 'database')));
   problems.push(...edgeProblems(named('ConfigMap', 'flowmesh-config')));
@@ -374,4 +487,31 @@ function natsProblems(objects: readonly KubeObject[], wantedNodes: number | unde
       `ConfigMap flowmesh-config: NATS_STREAM_REPLICAS is ${streamReplicas} on ${nodes} NATS nodes`,
     );
   return problems;
+}
+
+/** What `promtool check rules` (Debian's prometheus package, as CI installs it) says of a rule file. */
+export function prometheusRuleProblems(rule: KubeObject): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'flowmesh-rules-'));
+  const file = join(dir, `${rule.metadata.name}.yaml`);
+  try {
+    writeFileSync(file, stringify({ groups: rule.spec?.groups ?? [] }));
+    execFileSync(process.env.PROMTOOL ?? 'promtool', ['check', 'rules', file], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
+    return [];
+  } catch (error) {
+    const failed = error as { code?: string; stdout?: string; stderr?: string };
+    if (failed.code === 'ENOENT')
+      return [`${nameOf(rule)}: promtool is not installed (apt-get install prometheus) to check the rules`];
+    const said = `${failed.stdout ?? ''}${failed.stderr ?? ''}`
+      .split('\n')
+      .map((line) => line.replaceAll(`${file}: `, '').trim())
+      .filter((line) => line !== '' && !/^(Checking |FAILED:)/.test(line));
+    return (said.length > 0 ? said : ['refused the rules']).map(
+      (line) => `${nameOf(rule)}: promtool: ${line}`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inSpan, recordContent, SERVICE_ATTRIBUTE, SpanKind } from '#common';
 import type { Logger } from 'pino';
 
+import { batchFailed, batchSucceeded } from './duckdb.metrics.js';
 import type { BatchLimits, BatchOutcome, BatchStatement, StorageBudget } from './batch-runner.js';
 import { EngineStoppingError } from './engine.errors.js';
 import type { ServiceCall, WorkerSettings } from './worker/engine.messages.js';
@@ -142,10 +143,11 @@ export class DatabaseEngine {
       this.worker.call({ op: 'cancel', batchId, message }, Date.now()).catch(() => undefined);
     };
     signal?.addEventListener('abort', cancel);
+    const began = performance.now();
     try {
       // The batch's span (docs/tracing.md): its statement count, and its SQL only when an operator
       // turns content on, since SQL can hold what the rows hold.
-      return await inSpan(
+      const outcome = await inSpan(
         'sql batch',
         {
           kind: SpanKind.CLIENT,
@@ -165,6 +167,11 @@ export class DatabaseEngine {
             limits.deadline,
           ),
       );
+      batchSucceeded(began, outcome.body);
+      return outcome;
+    } catch (error) {
+      batchFailed(began, error);
+      throw error;
     } finally {
       signal?.removeEventListener('abort', cancel);
       this.budgets.delete(batchId);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { access, constants, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { watchDataDisk } from './duckdb.metrics.js';
 
 const SAFE_SEGMENT = /^[A-Za-z0-9_-]{1,100}$/;
 const DATABASE_FILE = /^([0-9a-f-]{36})\.duckdb(\.incoming)?$/;
@@ -31,6 +32,7 @@ export class DatabaseFiles {
   async prepare(): Promise<void> {
     await mkdir(this.root, { recursive: true });
     await access(this.root, constants.R_OK | constants.W_OK);
+    watchDataDisk(this.root);
   }
 
   /**

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { LOGGER } from '../events.tokens.js';
 import type { AppEventRecord, EventToFanOut } from '../events/app-event.mapper.js';
+import { appEventDecided } from '../events/app-event.metrics.js';
 import { AppEventRepository } from '../events/app-event.repository.js';
 import type { DecidedOutcome, Listener, UndecidedOutcome } from '../events/event-outcome.mapper.js';
 import { EventOutcomeRepository } from '../events/event-outcome.repository.js';
@@ -97,6 +98,7 @@ export class EventDelivery {
       !event.listenersResolved &&
       (await this.outcomes.recordFirstFanOut(event.id, event.organizationId, outcomes));
     if (!firstRecorded) await this.outcomes.recordDecided(event.id, event.organizationId, decided);
+    appEventDecided(decided);
     if (decided.length < outcomes.length) throw new TryAgain('the runner did not answer for every trigger');
   }
 
@@ -148,6 +150,7 @@ export class EventDelivery {
       delivery,
     );
     await this.outcomes.recordDecided(event.id, event.organizationId, [decided]);
+    appEventDecided([decided]);
   }
 
   /** What the event does for one trigger: start its run, or the reason it does not. */

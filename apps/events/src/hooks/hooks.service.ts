@@ -5,6 +5,7 @@ import { Injectable } from '@nestjs/common';
 
 import { ConnectionsService } from '../connections/connections.service.js';
 import { EventJobs } from '../delivery/event-jobs.service.js';
+import { appEventReceived } from '../events/app-event.metrics.js';
 import { AppEventRepository } from '../events/app-event.repository.js';
 import { AppProviders } from '../integrations/app-providers.js';
 
@@ -40,6 +41,7 @@ export class HooksService {
       payload: inbound.payload,
       firedAt: inbound.firedAt,
     });
+    appEventReceived(connection.integrationId, stored);
     // A redelivery was stored (and queued) the first time: nothing new to do.
     if (stored) await this.jobs.publishSoon({ eventId });
     return { received: true };

@@ -16,6 +16,7 @@ import { type ControlMove, RunControlRepository } from '../runs/run-control.repo
 import { toWorkflowRunDto } from '../runs/run-dto.util.js';
 import { RunRepository } from '../runs/run.repository.js';
 import { RunStarter } from '../start/run-starter.service.js';
+import { runCancelled } from '../metrics/run.metrics.js';
 import { rerunPlan } from './rerun-plan.util.js';
 
 /** Who asked, as a cancelled step's message names them. */
@@ -65,6 +66,7 @@ export class RunControlService {
     );
     this.changes.cancelled({ runId, organizationId: principal.organizationId, message });
     this.changes.changed(runId, move.after ?? 'terminated');
+    if (move.after === 'terminated') runCancelled();
     if (move.job) await this.jobs.publishSoon(move.job);
     return this.read(principal, runId);
   }

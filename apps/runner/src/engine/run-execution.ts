@@ -18,6 +18,7 @@ import {
   type StepResult,
   type StepRun,
 } from '../executors/node-executor.js';
+import { isFinal, runFinished, stepExecuted } from '../metrics/run.metrics.js';
 import { StepTemplates } from '../templates/step-templates.js';
 import { type TemplateScope, toText } from '../templates/template.util.js';
 import { CheckpointWriter, type FirstWrite } from './checkpoint-writer.js';
@@ -502,9 +503,12 @@ export class RunExecution {
       await this.checkpoints.flush();
     }
     let result: StepResult;
+    const began = performance.now();
     try {
       result = await prepared.run();
+      stepExecuted(node.data.type, result.status, began);
     } catch (error) {
+      stepExecuted(node.data.type, 'error', began);
       if (this.stop) return;
       await this.stepFailed(step, node, executor, error);
       return;
@@ -708,6 +712,7 @@ export class RunExecution {
       if (error instanceof LeaseLost) return { kind: 'lost' };
       throw error;
     }
+    if (isFinal(settlement.status)) runFinished(settlement.status, this.run.createdAt);
     return { kind: 'settled', settlement };
   }
 

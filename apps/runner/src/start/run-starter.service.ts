@@ -23,6 +23,7 @@ import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { toWorkflowRunDto } from '../runs/run-dto.util.js';
 import { type NewRun, queuedRunOf } from '../runs/new-run.js';
 import { type KeyHolder, RunRepository } from '../runs/run.repository.js';
+import { runStarted } from '../metrics/run.metrics.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { type ResolvedTarget, RunTargets } from './run-targets.service.js';
 import { chooseTrigger } from './trigger-choice.util.js';
@@ -137,6 +138,7 @@ export class RunStarter {
           throw error;
         }
         this.timed(runId, began, targeted, counted, 'inline');
+        runStarted(request.trigger);
         return { run: toWorkflowRunDto(execution.snapshot()), replayed: false };
       }
       switch (await this.runs.insert(run)) {
@@ -151,6 +153,7 @@ export class RunStarter {
       }
       await this.jobs.publishSoon({ runId, dispatch: 0 });
       this.timed(runId, began, targeted, counted, 'queue');
+      runStarted(request.trigger);
       return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
     });
   }
@@ -207,6 +210,7 @@ export class RunStarter {
         details: { workflowId: old.workflowId, newRunId: runId, carriedSteps: plan.carried.length },
       });
       await this.jobs.publishSoon({ runId, dispatch: 0 });
+      runStarted('rerun');
       const queued = queuedRunOf(run);
       return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });
     });

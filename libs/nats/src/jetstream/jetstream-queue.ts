@@ -194,6 +194,15 @@ export class JetStreamQueue {
     return (await manager.streams.info(definition.stream)).state.messages;
   }
 
+  /** What the job's consumer holds back: not yet delivered, delivered and unacknowledged, redelivered. */
+  async consumerBacklog(
+    definition: JobDefinition<unknown>,
+  ): Promise<{ pending: number; ackPending: number; redelivered: number }> {
+    const manager = await this.jsm();
+    const info = await manager.consumers.info(definition.stream, definition.consumer);
+    return { pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
+  }
+
   /** Starts pulling jobs for `handler`; stop the returned worker on shutdown. */
   work<TPayload>(
     definition: JobDefinition<TPayload>,
