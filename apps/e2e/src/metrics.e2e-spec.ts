@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { RunnerSubjects } from '#contracts';
 import {
   chainOf,
+  createAgent,
   createConnection,
   createDatabaseIn,
   createOrganization,
@@ -21,6 +22,7 @@ import {
   RawClient,
   runReaches,
   runToEnd,
+  ScriptedModel,
   type ServiceProcess,
   signedDelivery,
   startRun,
@@ -142,10 +144,13 @@ describe('metrics', () => {
     let org: OrganizationFixture;
     let projectId: string;
     let metricsPort: number;
+    let model: ScriptedModel;
 
     beforeAll(async () => {
       metricsPort = await freePort();
+      model = await ScriptedModel.start();
       stack = await TestStack.start({
+        ...model.gatewayEnv,
         METRICS_PORT: String(metricsPort),
         // The database and JetStream gauges are read this often rather than every 15 s.
         METRICS_POLL_MS: '500',
@@ -160,6 +165,7 @@ describe('metrics', () => {
     afterAll(async () => {
       await prometheus?.stop();
       await stack?.stop();
+      await model?.stop();
     });
 
     it('scrapes every process, each with its own process metrics', async () => {
@@ -309,6 +315,30 @@ describe('metrics', () => {
       );
       await prometheus.valueOf('sum(flowmesh_app_event_outcomes_total{job="events",outcome="started"})');
       await prometheus.valueOf('sum(flowmesh_runs_started_total{job="runner",trigger="event"})');
+    });
+
+    it('counts the model tokens and calls of an Agent step by provider, model and type', async () => {
+      const agent = await createAgent(org.api, { name: 'metered' });
+      model.queue({ text: 'Done.', usage: { prompt: 1_234, completion: 56, reasoning: 7, cached: 300 } });
+      const workflowId = await createWorkflow(
+        org.api,
+        projectId,
+        chainOf(nodes.trigger('start'), nodes.agent('ask', agent.id, 'Do the task.')),
+      );
+      expect((await runToEnd(org.api, workflowId, undefined, { timeoutMs: 30_000 })).status).toBe('complete');
+      const series = (type: string) =>
+        `sum(flowmesh_model_tokens_total{job="agent",provider="gateway",model="scripted-default",type="${type}"})`;
+      await prometheus.valueOf(series('input'), (n) => n === 1_234);
+      await prometheus.valueOf(series('output'), (n) => n === 56);
+      await prometheus.valueOf(series('reasoning'), (n) => n === 7);
+      await prometheus.valueOf(series('cached'), (n) => n === 300);
+      await prometheus.valueOf(
+        'sum(flowmesh_model_calls_total{job="agent",provider="gateway",model="scripted-default",outcome="ok"})',
+        (n) => n === 1,
+      );
+      await prometheus.valueOf(
+        'sum(flowmesh_step_duration_seconds_count{job="runner",node_type="agent",outcome="done"})',
+      );
     });
 
     it('reports waiting runs, the queue, approvals and the job consumers from polled gauges', async () => {

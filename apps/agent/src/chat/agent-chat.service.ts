@@ -28,7 +28,7 @@ import { AgentTools } from '../steps/agent-tools.js';
 import { LanguageModels } from '../steps/language-models.js';
 import { modelTelemetry } from '../steps/model-telemetry.util.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
-import { countModelCall } from '../usage/model-metrics.js';
+import { countModelCall } from '../usage/model.metrics.js';
 import { messagesWithUsage, type StoredMessage, tokenUsageOf } from '../usage/model-usage.util.js';
 import { UsageService } from '../usage/usage.service.js';
 import { chatTitleOf, explainChatFailure, messageOf, timeoutMessage, withoutAskFirst } from './chat.util.js';

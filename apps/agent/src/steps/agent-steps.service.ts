@@ -26,7 +26,7 @@ import { Approvals } from '../approvals/approvals.service.js';
 import type { NewThread } from '../threads/thread.mapper.js';
 import { ThreadRepository } from '../threads/thread.repository.js';
 import { monthOf, type PassedBudget } from '../usage/budget.util.js';
-import { countModelCall } from '../usage/model-metrics.js';
+import { countModelCall } from '../usage/model.metrics.js';
 import {
   messagesWithUsage,
   type StoredMessage,

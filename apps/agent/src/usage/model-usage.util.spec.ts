@@ -1,7 +1,7 @@
 import type { LanguageModelUsage, ModelMessage } from 'ai';
 import { register } from 'prom-client';
 
-import { countModelCall } from './model-metrics.js';
+import { countModelCall } from './model.metrics.js';
 import { messagesWithUsage, stepUsageOf, tokenUsageOf } from './model-usage.util.js';
 
 const call = (model: string, inputTokens: number, outputTokens: number) => ({
