@@ -111,6 +111,18 @@ describe('gateway', () => {
         databaseStorage: 0,
       },
       periodStart: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00.000Z$/),
+      // An extension: this month's model usage (docs/usage.md).
+      modelUsage: {
+        month: expect.stringMatching(/^\d{4}-\d{2}$/),
+        calls: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        reasoningTokens: 0,
+        cachedInputTokens: 0,
+        totalTokens: 0,
+        estimatedCost: 0,
+        monthlyTokenBudget: null,
+      },
     });
     const pro = await (await createOrganization(stack, { plan: 'pro' })).api.GET('/api/v1/billing');
     expect(pro.data).toMatchObject({ plan: 'pro', complimentary: true });

@@ -49,9 +49,10 @@ describe('WebhookSendingSecrets1765100000000', () => {
     ];
     const http = await insert('http', { headers: { authorization: 'Bearer t' } });
 
-    expect(await migrate(eventsDataSource(database.url, cipher))).toEqual([
+    // Later migrations run after it too.
+    expect(await migrate(eventsDataSource(database.url, cipher))).toContain(
       'WebhookSendingSecrets1765100000000',
-    ]);
+    );
 
     const after = await Promise.all(hooks.map(credentialsOf));
     expect(after.map((credentials) => credentials.secret)).toEqual(['whsec_aW5ib3VuZA==', 'whsec_b3RoZXI=']);
