@@ -1,23 +1,18 @@
-import {
-  type CounterSeries,
-  HotCounter,
-  HotHistogram,
-  type HistogramSeries,
-  REQUEST_SECONDS_BUCKETS,
-} from '#common';
+import { REQUEST_SECONDS_BUCKETS } from '#common';
+import { Counter, Histogram } from 'prom-client';
 
 /**
  * The gateway's HTTP requests. `route` is Fastify's route template (`/api/v1/workflows/:id/runs`),
  * never the URL a client sent, and `unmatched` for a request no route took (a 404, the console's
- * client-side pages): its values are the gateway's routes and nothing else. Hot-path metrics
- * (`HotCounter`, `HotHistogram`): every request records into them.
+ * client-side pages): its values are the gateway's routes and nothing else. Every request records
+ * into them, through the label children kept below.
  */
-const requests = new HotCounter({
+const requests = new Counter({
   name: 'flowmesh_http_requests_total',
   help: 'HTTP requests the gateway answered, by route template, method and status code.',
   labelNames: ['route', 'method', 'status'] as const,
 });
-const seconds = new HotHistogram({
+const seconds = new Histogram({
   name: 'flowmesh_http_request_duration_seconds',
   help: 'Time from receiving an HTTP request to the end of its answer, by route template and method.',
   labelNames: ['route', 'method'] as const,
@@ -29,13 +24,17 @@ export function routeLabel(routeUrl: string | undefined, is404: boolean): string
   return is404 || !routeUrl ? 'unmatched' : routeUrl;
 }
 
-interface RouteSeries {
-  seconds: HistogramSeries;
-  byStatus: Map<number, CounterSeries>;
+interface RouteChildren {
+  seconds: Histogram.Internal<'route' | 'method'>;
+  byStatus: Map<number, Counter.Internal>;
 }
 
-/** Series by route, then method, then status: no string is built per request, only map lookups. */
-const series = new Map<string, Map<string, RouteSeries>>();
+/**
+ * prom-client's label children by route, then method, then status: `labels(...)` validates and hashes
+ * its values, so it runs once per route, method and status; a request builds no string and does only
+ * map lookups before its `inc` and `observe`.
+ */
+const children = new Map<string, Map<string, RouteChildren>>();
 
 /** Counts and times one answered request; called from the gateway's `onResponse` hook. */
 export function observeHttpRequest(
@@ -46,8 +45,8 @@ export function observeHttpRequest(
   elapsedMs: number,
 ): void {
   const route = routeLabel(routeUrl, is404);
-  let byMethod = series.get(route);
-  if (!byMethod) series.set(route, (byMethod = new Map()));
+  let byMethod = children.get(route);
+  if (!byMethod) children.set(route, (byMethod = new Map()));
   let forRoute = byMethod.get(method);
   if (!forRoute)
     byMethod.set(method, (forRoute = { seconds: seconds.labels(route, method), byStatus: new Map() }));

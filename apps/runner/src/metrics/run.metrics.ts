@@ -1,30 +1,30 @@
-import { HotCounter, HotHistogram, RUN_SECONDS_BUCKETS, STEP_SECONDS_BUCKETS } from '#common';
+import { RUN_SECONDS_BUCKETS, STEP_SECONDS_BUCKETS } from '#common';
 import type { RunStatus, RunTrigger } from '#contracts';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 
 /**
  * The runs this runner starts, finishes and steps through. Labels are bounded by the contract's own
  * lists: triggers (plus `rerun`), final statuses, node types, step outcomes. A workflow, run or
  * organization id is never a label: per-workflow failures are the API's to answer (runs lists).
  */
-const started = new HotCounter({
+const started = new Counter({
   name: 'flowmesh_runs_started_total',
   help: 'Runs started, by trigger (manual, api, schedule, event, or rerun).',
   labelNames: ['trigger'] as const,
 });
-const finished = new HotCounter({
+const finished = new Counter({
   name: 'flowmesh_runs_finished_total',
   help: 'Runs that reached a final status (complete, errored, terminated) on this runner, by status.',
   labelNames: ['status'] as const,
 });
-const runSeconds = new HotHistogram({
+const runSeconds = new Histogram({
   name: 'flowmesh_run_duration_seconds',
   help: 'Time from a run being created to its final status, waits included, by final status.',
   labelNames: ['status'] as const,
   buckets: RUN_SECONDS_BUCKETS,
 });
-/** Every step attempt records here: a hot-path histogram. */
-const stepSeconds = new HotHistogram({
+/** Every step attempt records here: the hot path, through the children kept below. */
+const stepSeconds = new Histogram({
   name: 'flowmesh_step_duration_seconds',
   help: 'Time one attempt of a step took to execute, by node type and outcome (done, waiting, error).',
   labelNames: ['node_type', 'outcome'] as const,
@@ -45,14 +45,35 @@ export const oldestQueuedRunAge = new Gauge({
 export type StepOutcome = 'done' | 'waiting' | 'error';
 export type FinalStatus = Extract<RunStatus, 'complete' | 'errored' | 'terminated'>;
 
+/**
+ * prom-client's label children, made on a label value's first use and kept: `labels(...)` validates
+ * and hashes its values, which every run and step would otherwise pay for again. The label values are
+ * the bounded lists above, so these maps stay small.
+ */
+const startedByTrigger = new Map<string, Counter.Internal>();
+const finishedByStatus = new Map<FinalStatus, Counter.Internal>();
+const runSecondsByStatus = new Map<FinalStatus, Histogram.Internal<'status'>>();
+/** By node type, then outcome. */
+const stepSecondsByType = new Map<string, Map<StepOutcome, Histogram.Internal<'node_type' | 'outcome'>>>();
+
+function finishedChild(status: FinalStatus): Counter.Internal {
+  let child = finishedByStatus.get(status);
+  if (!child) finishedByStatus.set(status, (child = finished.labels(status)));
+  return child;
+}
+
 export function runStarted(trigger: RunTrigger | 'rerun'): void {
-  started.labels(trigger).inc();
+  let child = startedByTrigger.get(trigger);
+  if (!child) startedByTrigger.set(trigger, (child = started.labels(trigger)));
+  child.inc();
 }
 
 /** A run reached a final status; its duration counts from its creation. */
 export function runFinished(status: FinalStatus, createdAt: Date): void {
-  finished.labels(status).inc();
-  runSeconds.labels(status).observe(Math.max(0, Date.now() - createdAt.getTime()) / 1000);
+  finishedChild(status).inc();
+  let seconds = runSecondsByStatus.get(status);
+  if (!seconds) runSecondsByStatus.set(status, (seconds = runSeconds.labels(status)));
+  seconds.observe(Math.max(0, Date.now() - createdAt.getTime()) / 1000);
 }
 
 /**
@@ -60,11 +81,15 @@ export function runFinished(status: FinalStatus, createdAt: Date): void {
  * duration, which only the runs the engine settles carry.
  */
 export function runCancelled(): void {
-  finished.labels('terminated').inc();
+  finishedChild('terminated').inc();
 }
 
 export function stepExecuted(nodeType: string, outcome: StepOutcome, began: number): void {
-  stepSeconds.labels(nodeType, outcome).observe((performance.now() - began) / 1000);
+  let byOutcome = stepSecondsByType.get(nodeType);
+  if (!byOutcome) stepSecondsByType.set(nodeType, (byOutcome = new Map()));
+  let child = byOutcome.get(outcome);
+  if (!child) byOutcome.set(outcome, (child = stepSeconds.labels(nodeType, outcome)));
+  child.observe((performance.now() - began) / 1000);
 }
 
 export function isFinal(status: RunStatus): status is FinalStatus {

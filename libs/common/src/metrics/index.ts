@@ -1,2 +1,1 @@
 export * from './metrics.js';
-export * from './hot-metrics.js';

@@ -1,67 +1,62 @@
-import {
-  type CounterSeries,
-  DomainException,
-  HotCounter,
-  HotHistogram,
-  type HistogramSeries,
-  isErrorCode,
-  REQUEST_SECONDS_BUCKETS,
-  secondsSince,
-} from '#common';
+import { DomainException, isErrorCode, REQUEST_SECONDS_BUCKETS, secondsSince } from '#common';
 import type { RpcEnvelope } from '#contracts';
+import { Counter, Histogram } from 'prom-client';
 
 /**
  * NATS request/reply, as the caller (`RpcClient`) and as the server (`RpcServer`) sees it. The
  * `subject` label is the catalog entry's subject without the deployment's prefix (`runner.runs.start`):
  * a fixed name per entry, never one carrying an id. `outcome` is `ok` or the contract's error code
  * the request ended with (`not_found`, `service_unavailable` when nobody answered in time, …).
- * Hot-path metrics (`HotCounter`, `HotHistogram`): every request records into them.
+ * Every request records into them, through the label children kept per subject below.
  */
-const clientRequests = new HotCounter({
+const clientRequests = new Counter({
   name: 'flowmesh_nats_client_requests_total',
   help: 'NATS requests this process sent, by catalog subject and outcome (ok or the error code).',
   labelNames: ['subject', 'outcome'] as const,
 });
-const clientSeconds = new HotHistogram({
+const clientSeconds = new Histogram({
   name: 'flowmesh_nats_client_request_duration_seconds',
   help: 'Time from sending a NATS request to its reply (or failure), by catalog subject.',
   labelNames: ['subject'] as const,
   buckets: REQUEST_SECONDS_BUCKETS,
 });
-const handledRequests = new HotCounter({
+const handledRequests = new Counter({
   name: 'flowmesh_nats_handled_requests_total',
   help: 'NATS requests this process handled, by catalog subject and outcome (ok or the error code).',
   labelNames: ['subject', 'outcome'] as const,
 });
-const handledSeconds = new HotHistogram({
+const handledSeconds = new Histogram({
   name: 'flowmesh_nats_handled_request_duration_seconds',
   help: 'Time a handler took to answer a NATS request, by catalog subject.',
   labelNames: ['subject'] as const,
   buckets: REQUEST_SECONDS_BUCKETS,
 });
 
-interface SubjectSeries {
-  ok: CounterSeries;
-  seconds: HistogramSeries;
+interface SubjectChildren {
+  ok: Counter.Internal;
+  seconds: Histogram.Internal<'subject'>;
 }
 
-/** The series of a subject's successes and durations, looked up once per subject. */
-function seriesOf(
-  cache: Map<string, SubjectSeries>,
-  requests: HotCounter<'subject' | 'outcome'>,
-  seconds: HotHistogram<'subject'>,
+/**
+ * prom-client's label children of a subject's successes and durations, made once per subject:
+ * `labels(...)` validates and hashes its values, so the hot path keeps what it returned.
+ */
+function childrenOf(
+  cache: Map<string, SubjectChildren>,
+  requests: Counter<'subject' | 'outcome'>,
+  seconds: Histogram<'subject'>,
   subject: string,
-): SubjectSeries {
-  let series = cache.get(subject);
-  if (!series) {
-    series = { ok: requests.labels(subject, 'ok'), seconds: seconds.labels(subject) };
-    cache.set(subject, series);
+): SubjectChildren {
+  let children = cache.get(subject);
+  if (!children) {
+    children = { ok: requests.labels(subject, 'ok'), seconds: seconds.labels(subject) };
+    cache.set(subject, children);
   }
-  return series;
+  return children;
 }
 
-const clientSeries = new Map<string, SubjectSeries>();
-const handledSeries = new Map<string, SubjectSeries>();
+const clientChildren = new Map<string, SubjectChildren>();
+const handledChildren = new Map<string, SubjectChildren>();
 
 /** The outcome label of a failure: a contract error code, so the label's values stay a known set. */
 export function outcomeOf(code: unknown): string {
@@ -77,15 +72,15 @@ export function observeRequest<T extends RpcEnvelope<unknown>>(
   sent: Promise<T>,
 ): Promise<T> {
   const began = performance.now();
-  const series = seriesOf(clientSeries, clientRequests, clientSeconds, subject);
+  const children = childrenOf(clientChildren, clientRequests, clientSeconds, subject);
   sent.then(
     (envelope) => {
-      series.seconds.observe(secondsSince(began));
-      if (envelope.ok) series.ok.inc();
+      children.seconds.observe(secondsSince(began));
+      if (envelope.ok) children.ok.inc();
       else clientRequests.labels(subject, outcomeOf(envelope.error.code)).inc();
     },
     (error: unknown) => {
-      series.seconds.observe(secondsSince(began));
+      children.seconds.observe(secondsSince(began));
       clientRequests.labels(subject, outcomeOf(error instanceof DomainException ? error.code : null)).inc();
     },
   );
@@ -94,8 +89,8 @@ export function observeRequest<T extends RpcEnvelope<unknown>>(
 
 /** Counts and times a request a handler answered: `ok`, or the code of the failure envelope it sent. */
 export function observeHandled(subject: string, began: number, errorCode?: string): void {
-  const series = seriesOf(handledSeries, handledRequests, handledSeconds, subject);
-  series.seconds.observe(secondsSince(began));
-  if (errorCode === undefined) series.ok.inc();
+  const children = childrenOf(handledChildren, handledRequests, handledSeconds, subject);
+  children.seconds.observe(secondsSince(began));
+  if (errorCode === undefined) children.ok.inc();
   else handledRequests.labels(subject, outcomeOf(errorCode)).inc();
 }
