@@ -102,16 +102,16 @@ export class RunRepository {
     return { run: toRunWithSteps(run), fingerprint };
   }
 
-  /**
-   * Writes the run, `queued`, and its trigger step, `done` (with a rerun's carried-over steps), in
-   * one statement: once it is `recorded` the run exists and its job will be executed (`queuedRunOf`
-   * is what was written).
-   */
   /** Records a change whose own write is not a transaction this repository can join (a rerun). */
   async recordAudit(caller: AuditCaller, event: AuditEvent): Promise<void> {
     await audit.record(this.db, caller, event);
   }
 
+  /**
+   * Writes the run, `queued`, and its trigger step, `done` (with a rerun's carried-over steps), in
+   * one statement: once it is `recorded` the run exists and its job will be executed (`queuedRunOf`
+   * is what was written).
+   */
   insert(run: NewRun, carried: readonly StepRecord[] = []): Promise<RecordOutcome> {
     return this.record(
       'runs.insert',
