@@ -69,13 +69,21 @@ describe('tracing helpers', () => {
 
     beforeEach(() => exporter.reset());
 
-    /** The spans ended so far, once `count` have been exported (the resource's detection is async). */
+    /**
+     * The spans ended so far, once `count` have been exported: an export waits for the resource's
+     * detection, which is asynchronous and slower on a busy machine, so this polls for up to 10 s; the
+     * order of export is not the order of ending, so callers pick spans by name or kind.
+     */
     async function exported(count: number) {
-      for (let tries = 0; exporter.getFinishedSpans().length < count && tries < 1_000; tries += 1) {
-        await new Promise((resolve) => setImmediate(resolve));
+      const deadline = Date.now() + 10_000;
+      while (exporter.getFinishedSpans().length < count && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
       }
       return exporter.getFinishedSpans();
     }
+
+    const named = (spans: Awaited<ReturnType<typeof exported>>, name: string) =>
+      spans.find((span) => span.name === name);
 
     it('carries a span across a message: injected as traceparent, extracted as the parent of the next', async () => {
       const headers: Record<string, string> = {};
@@ -85,7 +93,8 @@ describe('tracing helpers', () => {
       });
       expect(headers.traceparent).toBe(sent);
       await inSpan('handle', { parent: extractTraceContext((key) => headers[key]) }, () => Promise.resolve());
-      const [send, handle] = await exported(2);
+      const spans = await exported(2);
+      const [send, handle] = [named(spans, 'send'), named(spans, 'handle')];
       expect(handle?.spanContext().traceId).toBe(send?.spanContext().traceId);
       expect(handle?.parentSpanContext?.spanId).toBe(send?.spanContext().spanId);
     });
@@ -95,7 +104,8 @@ describe('tracing helpers', () => {
       await inSpan('root', { parent: contextOfTraceParent(TRACE_PARENT), root: true }, () =>
         Promise.resolve(),
       );
-      const [child, root] = await exported(2);
+      const spans = await exported(2);
+      const [child, root] = [named(spans, 'child'), named(spans, 'root')];
       expect(child?.spanContext().traceId).toBe(TRACE_ID);
       expect(child?.parentSpanContext?.spanId).toBe(SPAN_ID);
       expect(root?.spanContext().traceId).not.toBe(TRACE_ID);
@@ -113,7 +123,7 @@ describe('tracing helpers', () => {
 
     it('records a failure on the span and throws it on', async () => {
       await expect(inSpan('fails', {}, () => Promise.reject(new Error('no')))).rejects.toThrow('no');
-      const [failed] = await exported(1);
+      const failed = named(await exported(1), 'fails');
       expect(failed?.status).toEqual({ code: 2, message: 'no' });
       expect(failed?.events.map((event) => event.name)).toEqual(['exception']);
     });
