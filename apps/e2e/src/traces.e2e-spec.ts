@@ -227,10 +227,17 @@ describe('traces', () => {
 
     // What the killed runner had open (the cut-off step's span) was never exported, so its children
     // (the held call's client span in events) are orphans; everything of the new runner is not.
+    // The job's span ends after the steps', so it may come in a later export: waited for too.
+    const jobSpanOfRun = (span: typeof runSpan) =>
+      span.name === 'run process' && span.parentSpanId === runSpan.spanId;
     const spans = await receiver.waitFor((all) => {
       const trace = all.filter((span) => span.traceId === caller.traceId);
-      return stepSpans(trace, 'after').length > 0 && stepSpans(trace, 'slow').length > 0 ? trace : undefined;
-    }, 'the spans of the steps after the restart');
+      return stepSpans(trace, 'after').length > 0 &&
+        stepSpans(trace, 'slow').length > 0 &&
+        trace.some(jobSpanOfRun)
+        ? trace
+        : undefined;
+    }, 'the spans of the steps and the job after the restart');
     // The step the crash cut off ran again, and the next step ran, on the new runner, under the run.
     const later = [...stepSpans(spans, 'slow'), ...stepSpans(spans, 'after')];
     expect(later.map((step) => [step.attributes['flowmesh.node.id'], step.parentSpanId])).toEqual([
@@ -238,9 +245,7 @@ describe('traces', () => {
       ['after', runSpan.spanId],
     ]);
     // The new runner's job handling is a span of the run's trace too.
-    expect(spans.some((span) => span.name === 'run process' && span.parentSpanId === runSpan.spanId)).toBe(
-      true,
-    );
+    expect(spans.some(jobSpanOfRun)).toBe(true);
     // Each step's request to events is its child.
     const steps = new Set(later.map((step) => step.spanId));
     const requests = spans.filter((span) => span.service === 'runner' && steps.has(span.parentSpanId));
