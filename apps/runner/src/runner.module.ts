@@ -6,6 +6,9 @@ import { DiscoveryModule } from '@nestjs/core';
 import type { Logger } from 'pino';
 
 import { RunnerAuditHandler, runnerAuditRetention } from './audit/runner-audit.js';
+import { ChildRunRepository } from './children/child-run.repository.js';
+import { ChildRuns } from './children/child-runs.service.js';
+import { ChildWakes } from './children/child-wakes.service.js';
 import { RunGaugeRepository } from './metrics/run-gauge.repository.js';
 import { RunGauges } from './metrics/run-gauges.service.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
@@ -74,11 +77,12 @@ export class RunnerModule {
         { provide: RUNNER_LOGGER, useValue: logger },
         {
           provide: ENGINE_RESOURCES,
-          inject: [RunRepository, NodeExecutorRegistry, RunChanges, RUNNER_LOGGER],
+          inject: [RunRepository, NodeExecutorRegistry, RunChanges, ChildWakes, RUNNER_LOGGER],
           useFactory: (
             runs: RunRepository,
             executors: NodeExecutorRegistry,
             changes: RunChanges,
+            childWakes: ChildWakes,
             logger: Logger,
           ): EngineResources => ({
             runs,
@@ -90,6 +94,7 @@ export class RunnerModule {
             },
             logger,
             changed: (runId, status) => changes.changed(runId, status),
+            ended: (run) => childWakes.ended(run),
             now: () => new Date(),
           }),
         },
@@ -100,6 +105,9 @@ export class RunnerModule {
         RunListRepository,
         RunControlRepository,
         RunChanges,
+        ChildRunRepository,
+        ChildRuns,
+        ChildWakes,
         RunEngine,
         RunJobs,
         RunJobConsumer,
