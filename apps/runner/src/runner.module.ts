@@ -21,6 +21,7 @@ import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
+import { WorkflowExecutor } from './executors/workflow.executor.js';
 import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
@@ -47,6 +48,7 @@ const NODE_EXECUTORS = [
   DatabaseExecutor,
   ActionExecutor,
   AgentExecutor,
+  WorkflowExecutor,
 ];
 
 @Module({})

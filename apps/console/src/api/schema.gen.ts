@@ -1704,7 +1704,7 @@ export interface components {
                 /** @description Unique among the nodes; steps, templates and edges name the node by it. */
                 id: string;
                 data: {
-                    /** @description trigger, agent, action, condition, database or delay. */
+                    /** @description trigger, agent, action, condition, database, delay or workflow. */
                     type: string;
                     properties: {
                         [key: string]: unknown;
@@ -1898,6 +1898,28 @@ export interface components {
                 backoffSeconds: number;
             };
         } & (unknown | unknown);
+        /**
+         * WorkflowNodeProperties
+         * @description Extension: runs the live (published) version of another workflow of the organization as a child run, counted against the plan like any run. With `wait` (default), the step waits for the child and fails when it fails; without, it goes on at once. Output fields: `runId`, `status`, and `reply` (the child's reply, when waited for).
+         */
+        WorkflowNodeProperties: {
+            /** @description One of the organization's workflows (plain text, not a template); checked at publish. */
+            workflowId: string;
+            /** @description The child run's input, which its `{{trigger}}` reads. Default `{{trigger}}`: this run's own input. */
+            input?: string;
+            /**
+             * @description True: wait for the child to end; its `reply` is this step's, and its failure fails this step. False: record the child's run id and go on.
+             * @default true
+             */
+            wait: boolean;
+            /** @description Retries of a failed step. Without it a failed step fails the run at once. */
+            retry?: {
+                /** @description Further attempts after the first. */
+                attempts: number;
+                /** @description Wait between attempts. */
+                backoffSeconds: number;
+            };
+        };
     };
     responses: never;
     parameters: never;
