@@ -275,6 +275,23 @@ describe('child runs: the workflow node', () => {
     );
   });
 
+  it('fails its step when the called workflow is deleted while its run goes on', async () => {
+    const child = await workflow(chainOf(nodes.trigger('t'), nodes.delay('long', 3_600)), 'Deleted');
+    const parent = await workflow(chainOf(nodes.trigger('t'), nodes.callWorkflow('call', child)));
+
+    const started = await start(parent);
+    const childRunId = (await childOf(started.id, 'call')).id;
+    await runReaches(org.api, childRunId, ['waiting'], SETTLE);
+    const deleted = await org.api.DELETE('/api/v1/workflows/{id}', { params: { path: { id: child } } });
+    expect(deleted.response.status).toBe(200);
+
+    const done = await runReaches(org.api, started.id, FINAL, { ...SETTLE, timeoutMs: 60_000 });
+    expect(done.status).toBe('errored');
+    expect(stepOf(done, 'call')!.error).toBe(
+      `Node "call": the run ${childRunId} of workflow ${child} ended terminated.`,
+    );
+  });
+
   it('pauses and resumes its child with it', async () => {
     const child = await workflow(chainOf(nodes.trigger('t'), nodes.delay('nap', 1)), 'Naps');
     const parent = await workflow(chainOf(nodes.trigger('t'), nodes.callWorkflow('call', child)));

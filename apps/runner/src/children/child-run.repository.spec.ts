@@ -206,6 +206,30 @@ describe('child runs', () => {
     });
   });
 
+  it("terminates the runs a deleted workflow's runs started, of any workflow", async () => {
+    const parent = newRun(undefined, { workflowId: 'wf-deleted' });
+    await runs.insert(parent);
+    const child = newRun(
+      { parentRunId: parent.id, parentNodeId: 'call', childKey: 'call:1', iteration: null },
+      { workflowId: 'wf-kept' },
+    );
+    await runs.insert(child);
+    const terminated = await control.terminateForWorkflows('org-1', ['wf-deleted']);
+    expect(terminated).toEqual([
+      { id: parent.id, parentRunId: null, parentNodeId: null },
+      { id: child.id, parentRunId: null, parentNodeId: null },
+    ]);
+    expect((await runs.find('org-1', child.id))?.run).toMatchObject({
+      status: 'terminated',
+      error: 'The run it was started under was terminated because its workflow was deleted.',
+    });
+    // A run of the kept workflow that nothing started goes on.
+    const unrelated = newRun(undefined, { workflowId: 'wf-kept' });
+    await runs.insert(unrelated);
+    expect(await control.terminateForWorkflows('org-1', ['wf-deleted'])).toEqual([]);
+    expect((await runs.find('org-1', unrelated.id))?.run.status).toBe('queued');
+  });
+
   it('looks at waiting children after 30 s, doubling up to 5 minutes', () => {
     const now = new Date(0);
     expect(childWaitUntil(now, 0).getTime()).toBe(CHILD_WAIT_FALLBACK_MS);

@@ -94,7 +94,7 @@ export class WorkflowExecutor implements NodeExecutor {
       case 'errored':
       case 'terminated':
         throw new StepFailure(
-          `Node "${context.node.id}": the run ${runId} of workflow ${workflowId} ended ${child.status}: ${child.error ?? 'no error was recorded'}`,
+          `Node "${context.node.id}": the run ${runId} of workflow ${workflowId} ended ${child.status}${child.error === null ? '.' : `: ${child.error}`}`,
         );
       case 'queued':
       case 'running':

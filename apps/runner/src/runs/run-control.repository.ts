@@ -55,13 +55,13 @@ export interface TerminatedRun {
  * The ids of the run's descendants: its children, theirs, and so on (at most `RUN_MAX_DEPTH` levels,
  * each through `runs_child_key`'s leading column).
  */
-const descendantsOf = (db: Kysely<DB>, organizationId: string, runId: string) =>
+const descendantsOf = (db: Kysely<DB>, organizationId: string, runIds: readonly string[]) =>
   db
     .withRecursive('tree(id)', (cte) =>
       cte
         .selectFrom('runner.runs')
         .select('id')
-        .where('parent_run_id', '=', runId)
+        .where('parent_run_id', 'in', runIds)
         .where('organization_id', '=', organizationId)
         .unionAll(
           cte.selectFrom('runner.runs as r').innerJoin('tree', 'tree.id', 'r.parent_run_id').select('r.id'),
@@ -306,10 +306,10 @@ export class RunControlRepository {
           .where('status', 'in', ['running', 'waiting'])
           .where('compensation', '=', false)
           .execute();
-        descendants = await this.cancelDescendants(
+        descendants = await this.terminateDescendants(
           trx,
           organizationId,
-          runId,
+          [runId],
           `Run ${runId}, which this run was started under, was cancelled. ${message}`,
         );
         await audit.record(trx, caller, {
@@ -334,15 +334,15 @@ export class RunControlRepository {
   }
 
   /**
-   * A cancelled run's unfinished descendants end `terminated` with it (no rollback of their own: a
-   * descendant already rolling back finishes that), their running and waiting steps `error`, their
-   * tokens moved on so their holders stop. Parent rows are locked before their children's, as every
-   * move down the tree does.
+   * The unfinished descendants of cancelled or terminated runs end `terminated` with them (no
+   * rollback of their own: a descendant already rolling back finishes that), their running and
+   * waiting steps `error`, their tokens moved on so their holders stop. Parent rows are locked before
+   * their children's, as every move down the tree does.
    */
-  private async cancelDescendants(
+  private async terminateDescendants(
     trx: Kysely<DB>,
     organizationId: string,
-    runId: string,
+    runIds: readonly string[],
     message: string,
   ): Promise<MovedDescendant[]> {
     const terminated = await trx
@@ -355,7 +355,7 @@ export class RunControlRepository {
         lease_expires_at: null,
         lease_token: eb('lease_token', '+', 1),
       }))
-      .where('id', 'in', descendantsOf(trx, organizationId, runId))
+      .where('id', 'in', descendantsOf(trx, organizationId, runIds))
       .where(CANCELLABLE)
       .returning(['id', 'status'])
       .execute();
@@ -422,7 +422,7 @@ export class RunControlRepository {
               .else(sql.lit<StoredRunStatus>('paused'))
               .end(),
           }))
-          .where('id', 'in', descendantsOf(trx, organizationId, runId))
+          .where('id', 'in', descendantsOf(trx, organizationId, [runId]))
           .where('status', 'in', ['queued', 'waiting', 'running'])
           .returning(['id as runId', 'status'])
           .execute();
@@ -491,7 +491,7 @@ export class RunControlRepository {
             dispatched_at: now(),
             claims: 0,
           }))
-          .where('id', 'in', descendantsOf(trx, organizationId, runId))
+          .where('id', 'in', descendantsOf(trx, organizationId, [runId]))
           .where('status', '=', 'paused')
           .returning(['id as runId', 'status', 'dispatch'])
           .execute();
@@ -526,7 +526,9 @@ export class RunControlRepository {
    * Deleted workflows' unfinished runs become `terminated`; their token moves on, so a runner in the
    * middle of one is refused at its next checkpoint and stops. Each workflow is remembered as
    * terminated, under its lock taken exclusively, so a run whose start read the workflow before it
-   * was deleted is either terminated here or never recorded (see `RunRepository.record`). Idempotent.
+   * was deleted is either terminated here or never recorded (see `RunRepository.record`). The runs
+   * they started (child runs, of any workflow) are terminated with them and answered after them.
+   * Idempotent.
    */
   terminateForWorkflows(organizationId: string, workflowIds: readonly string[]): Promise<TerminatedRun[]> {
     return this.db.transaction().execute(async (trx) => {
@@ -592,7 +594,18 @@ export class RunControlRepository {
           'terminated.parent_node_id as parentNodeId',
         ])
         .execute();
-      return terminated;
+      if (terminated.length === 0) return [];
+      // Runs they started (a called workflow's, a loop's iterations) stop with them.
+      const descendants = await this.terminateDescendants(
+        trx,
+        organizationId,
+        terminated.map((run) => run.id),
+        'The run it was started under was terminated because its workflow was deleted.',
+      );
+      return [
+        ...terminated,
+        ...descendants.map(({ runId }) => ({ id: runId, parentRunId: null, parentNodeId: null })),
+      ];
     });
   }
 }
