@@ -230,6 +230,42 @@ describe('child runs', () => {
     expect((await runs.find('org-1', unrelated.id))?.run.status).toBe('queued');
   });
 
+  it("wakes a parent's step once its holder let go, and answers a step that ended as nothing to wake", async () => {
+    const parent = newRun();
+    await runs.insert(parent);
+    await runs.claim(parent.id, LEASE_MS);
+    const at = new Date();
+    const step = (nodeId: string, status: 'running' | 'waiting' | 'done', position: number) => ({
+      nodeId,
+      position,
+      status,
+      via: ['e'],
+      input: null,
+      output: null,
+      error: null,
+      ms: null,
+      startedAt: at,
+      attempt: 1,
+      route: null,
+      state: null,
+      wakeAt: status === 'waiting' ? new Date(at.getTime() + 30_000) : null,
+      compensation: false,
+      carriedFrom: null,
+    });
+    await runs.checkpoint(parent.id, 1, LEASE_MS, [step('call', 'running', 1), step('fire', 'done', 2)]);
+    // Held, its step still running: the holder's next write decides, so the wake is asked again.
+    expect(await control.wakeStep('org-1', parent.id, 'call')).toEqual({ woken: false, job: null });
+    // A step that did not wait for its child has nothing to wake, held or not.
+    expect(await control.wakeStep('org-1', parent.id, 'fire')).toEqual({ woken: true, job: null });
+    await runs.checkpoint(parent.id, 1, LEASE_MS, [step('call', 'waiting', 1)], {
+      status: 'waiting',
+      wakeAt: new Date(at.getTime() + 30_000),
+    });
+    const woken = await control.wakeStep('org-1', parent.id, 'call');
+    expect(woken).toEqual({ woken: true, job: { runId: parent.id, dispatch: 1 } });
+    expect((await runs.find('org-1', parent.id))?.run.status).toBe('queued');
+  });
+
   it('looks at waiting children after 30 s, doubling up to 5 minutes', () => {
     const now = new Date(0);
     expect(childWaitUntil(now, 0).getTime()).toBe(CHILD_WAIT_FALLBACK_MS);

@@ -235,13 +235,22 @@ export class RunControlRepository {
       .selectNoFrom((eb) => [
         eb.selectFrom('run').select('run.status').as('runStatus'),
         eb.selectFrom('queued').select('queued.dispatch').as('dispatch'),
+        eb
+          .selectFrom('runner.run_steps')
+          .select('status')
+          .where('run_id', '=', eb.selectFrom('run').select('run.id'))
+          .where('node_id', '=', nodeId)
+          .where('compensation', '=', false)
+          .as('stepStatus'),
       ])
       .executeTakeFirstOrThrow();
     const job = row.dispatch === null ? null : { runId, dispatch: row.dispatch };
     // A held run may write the step again from what its holder knows: ask again once it let go. A
-    // paused run keeps the woken step for its resume.
+    // paused run keeps the woken step for its resume. A step that ended (a child's parent that did
+    // not wait for it) has nothing to wake.
     const held = row.runStatus === 'running' || row.runStatus === 'waitingForPause';
-    return { woken: job !== null || !held, job };
+    const ended = row.stepStatus === 'done' || row.stepStatus === 'error' || row.stepStatus === 'skipped';
+    return { woken: job !== null || !held || ended, job };
   }
 
   /**
