@@ -1705,6 +1705,12 @@ export interface components {
              * @enum {string}
              */
             onError?: "stop" | "rollback";
+            /** @description Notification endpoints (`/api/v1/notification-endpoints`) told when a run ends in one of `statuses`: a signed POST per endpoint and run, retried with backoff (docs/notifications.md). Each endpoint must exist in the organization when the workflow is published. */
+            notifications?: {
+                endpointId: string;
+                /** @description The final run statuses to be told of. */
+                statuses: ("complete" | "errored" | "terminated")[];
+            }[];
         } & {
             [key: string]: unknown;
         };
