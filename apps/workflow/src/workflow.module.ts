@@ -16,6 +16,7 @@ import { PUBLISH_CHECKS, type PublishCheck } from './workflows/publish-check.js'
 import { ActionConnectionsCheck } from './workflows/action-connections.check.js';
 import { AgentNodesCheck } from './workflows/agent-nodes.check.js';
 import { EventTriggerActivation } from './workflows/event-trigger-activation.js';
+import { NotificationEndpointsCheck } from './workflows/notification-endpoints.check.js';
 import { TriggerActivation } from './workflows/trigger-activation.js';
 import { WorkflowDeletion } from './workflows/workflow-deletion.service.js';
 import { WorkflowVersionRepository } from './workflows/workflow-version.repository.js';
@@ -46,14 +47,16 @@ export class WorkflowModule {
         { provide: WorkflowConfig, useValue: config },
         {
           provide: PUBLISH_CHECKS,
-          inject: [ActionConnectionsCheck, AgentNodesCheck],
-          useFactory: (actions: ActionConnectionsCheck, agents: AgentNodesCheck): PublishCheck[] => [
-            actions,
-            agents,
-          ],
+          inject: [ActionConnectionsCheck, AgentNodesCheck, NotificationEndpointsCheck],
+          useFactory: (
+            actions: ActionConnectionsCheck,
+            agents: AgentNodesCheck,
+            notifications: NotificationEndpointsCheck,
+          ): PublishCheck[] => [actions, agents, notifications],
         },
         ActionConnectionsCheck,
         AgentNodesCheck,
+        NotificationEndpointsCheck,
         AgentsClient,
         { provide: TriggerActivation, useClass: EventTriggerActivation },
         CatalogClient,
