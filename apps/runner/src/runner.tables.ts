@@ -77,6 +77,16 @@ export interface RunnerOperationTargets {
   target_id: string;
 }
 
+export interface RunnerRunEndings {
+  attempts: Generated<number>;
+  created_at: Generated<Timestamp>;
+  handled: Generated<string[]>;
+  last_error: string | null;
+  next_attempt_at: Generated<Timestamp>;
+  run_id: string;
+  status: string;
+}
+
 export interface RunnerRuns {
   claims: Generated<number>;
   created_at: Generated<Timestamp>;
@@ -106,6 +116,7 @@ export interface RunnerRuns {
   trigger_node_id: string | null;
   version: number | null;
   wake_at: Timestamp | null;
+  watch_end: Generated<boolean>;
   workflow_id: string;
   workflow_name: string;
 }
@@ -139,6 +150,7 @@ export interface DB {
   'runner.audit_entries': RunnerAuditEntries;
   'runner.operation_targets': RunnerOperationTargets;
   'runner.operations': RunnerOperations;
+  'runner.run_endings': RunnerRunEndings;
   'runner.run_steps': RunnerRunSteps;
   'runner.runs': RunnerRuns;
   'runner.terminated_workflows': RunnerTerminatedWorkflows;
