@@ -38,7 +38,10 @@ export class NotificationEndpointsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List notification endpoints', description: 'Extension beyond the contract. Newest first.' })
+  @ApiOperation({
+    summary: 'List notification endpoints',
+    description: 'Extension beyond the contract. Newest first.',
+  })
   @ApiOkResponse({ type: PageOf(NotificationEndpointDto) })
   @ApiErrors('invalid_request')
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {

@@ -32,6 +32,8 @@ export class EventsClient {
   /** The ids among `ids` (at most DIAGRAM_NOTIFICATIONS_MAX) of the organization's notification endpoints. */
   async notificationEndpoints(principal: Principal, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    return new Set((await this.rpc.request(EventsSubjects.notificationEndpointsExisting, principal, { ids })).ids);
+    return new Set(
+      (await this.rpc.request(EventsSubjects.notificationEndpointsExisting, principal, { ids })).ids,
+    );
   }
 }

@@ -13,7 +13,8 @@ export class NotificationEndpointsCheck implements PublishCheck {
   constructor(private readonly events: EventsClient) {}
 
   async check(principal: Principal, diagram: Diagram): Promise<DiagramIssue[]> {
-    const listed = (diagram.settings as { notifications?: RunNotificationSetting[] } | undefined)?.notifications;
+    const listed = (diagram.settings as { notifications?: RunNotificationSetting[] } | undefined)
+      ?.notifications;
     if (!listed || listed.length === 0) return [];
     const named = listed.map((entry) => entry.endpointId);
     const existing = await this.events.notificationEndpoints(principal, [...new Set(named)]);
@@ -21,10 +22,14 @@ export class NotificationEndpointsCheck implements PublishCheck {
     return named.flatMap((id, index): DiagramIssue[] => {
       const path = `settings.notifications.${index}.endpointId`;
       if (seen.has(id)) {
-        return [{ path, message: `notification endpoint ${id} is named twice; list its statuses in one entry` }];
+        return [
+          { path, message: `notification endpoint ${id} is named twice; list its statuses in one entry` },
+        ];
       }
       seen.add(id);
-      return existing.has(id) ? [] : [{ path, message: `No notification endpoint ${id} in this organization.` }];
+      return existing.has(id)
+        ? []
+        : [{ path, message: `No notification endpoint ${id} in this organization.` }];
     });
   }
 }

@@ -25,7 +25,11 @@ export class NotificationAttemptDto {
   })
   responseStatus!: number | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Why the attempt failed; null when it was delivered.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the attempt failed; null when it was delivered.',
+  })
   error!: string | null;
 
   @ApiProperty({ type: 'integer', description: 'How long the attempt took.' })

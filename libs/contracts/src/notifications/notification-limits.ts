@@ -1,7 +1,11 @@
 import type { RunStatus } from '../runs/run-status.js';
 
 /** The final run statuses a workflow may be notified of (`settings.notifications[].statuses`). */
-export const NOTIFIED_RUN_STATUSES = ['complete', 'errored', 'terminated'] as const satisfies readonly RunStatus[];
+export const NOTIFIED_RUN_STATUSES = [
+  'complete',
+  'errored',
+  'terminated',
+] as const satisfies readonly RunStatus[];
 export type NotifiedRunStatus = (typeof NOTIFIED_RUN_STATUSES)[number];
 
 /** Endpoints one diagram's `settings.notifications` may name. */

@@ -15,19 +15,16 @@ const isNotified = (status: unknown): status is NotifiedRunStatus =>
  * draft run's diagram is not, so anything else is left out rather than trusted (and past
  * DIAGRAM_NOTIFICATIONS_MAX, cut), which keeps a RunEndedRequest built from them valid.
  */
-export function runNotificationsOf(diagram: Pick<Diagram, 'settings'>): RunNotificationSetting[] {
-  const listed = (diagram.settings as { notifications?: unknown } | undefined)?.notifications;
+export function runNotificationsOf(diagram: Diagram): RunNotificationSetting[] {
+  const listed = (diagram.settings as { notifications?: unknown } | null | undefined)?.notifications;
   if (!Array.isArray(listed)) return [];
-  return listed.flatMap((entry: unknown) => {
-    const { endpointId, statuses } = (entry ?? {}) as { endpointId?: unknown; statuses?: unknown };
-    if (typeof endpointId !== 'string' || endpointId.length > MESSAGE_ID_MAX_LENGTH) return [];
-    if (!Array.isArray(statuses)) return [];
-    const notified = [...new Set(statuses.filter(isNotified))];
-    return notified.length > 0 ? [{ endpointId, statuses: notified }] : [];
-  }).slice(0, DIAGRAM_NOTIFICATIONS_MAX);
-}
-
-/** Whether a run of this diagram that ends `status` notifies anyone. */
-export function notifiesOn(diagram: Pick<Diagram, 'settings'>, status: string): boolean {
-  return runNotificationsOf(diagram).some((entry) => (entry.statuses as string[]).includes(status));
+  return listed
+    .flatMap((entry: unknown) => {
+      const { endpointId, statuses } = (entry ?? {}) as { endpointId?: unknown; statuses?: unknown };
+      if (typeof endpointId !== 'string' || endpointId.length > MESSAGE_ID_MAX_LENGTH) return [];
+      if (!Array.isArray(statuses)) return [];
+      const notified = [...new Set(statuses.filter(isNotified))];
+      return notified.length > 0 ? [{ endpointId, statuses: notified }] : [];
+    })
+    .slice(0, DIAGRAM_NOTIFICATIONS_MAX);
 }
