@@ -120,7 +120,7 @@ export class NotificationEndpointRepository {
           .returning(['id', 'name'])
           .executeTakeFirst(),
       (updated) => ({
-        action: 'notification_endpoint.secret_rotated',
+        action: 'notification_endpoint.rotated',
         resource: { type: 'notification_endpoint', id: updated.id, name: updated.name },
       }),
     );
