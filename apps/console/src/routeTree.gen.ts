@@ -19,6 +19,7 @@ import { Route as SignedInBillingRouteImport } from './routes/_signed-in/billing
 import { Route as SignedInConnectionsRouteImport } from './routes/_signed-in/connections';
 import { Route as SignedInKeysRouteImport } from './routes/_signed-in/keys';
 import { Route as SignedInMembersRouteImport } from './routes/_signed-in/members';
+import { Route as SignedInNotificationsRouteImport } from './routes/_signed-in/notifications';
 import { Route as SignedInSkillsRouteImport } from './routes/_signed-in/skills';
 import { Route as InvitationsInvitationIdRouteImport } from './routes/invitations.$invitationId';
 import { Route as SignedInAgentsIndexRouteImport } from './routes/_signed-in/agents/index';
@@ -76,6 +77,11 @@ const SignedInKeysRoute = SignedInKeysRouteImport.update({
 const SignedInMembersRoute = SignedInMembersRouteImport.update({
   id: '/members',
   path: '/members',
+  getParentRoute: () => SignedInRoute,
+} as any);
+const SignedInNotificationsRoute = SignedInNotificationsRouteImport.update({
+  id: '/notifications',
+  path: '/notifications',
   getParentRoute: () => SignedInRoute,
 } as any);
 const SignedInSkillsRoute = SignedInSkillsRouteImport.update({
@@ -136,6 +142,7 @@ export interface FileRoutesByFullPath {
   '/connections': typeof SignedInConnectionsRoute;
   '/keys': typeof SignedInKeysRoute;
   '/members': typeof SignedInMembersRoute;
+  '/notifications': typeof SignedInNotificationsRoute;
   '/skills': typeof SignedInSkillsRoute;
   '/invitations/$invitationId': typeof InvitationsInvitationIdRoute;
   '/agents/$agentId': typeof SignedInAgentsAgentIdRoute;
@@ -155,6 +162,7 @@ export interface FileRoutesByTo {
   '/connections': typeof SignedInConnectionsRoute;
   '/keys': typeof SignedInKeysRoute;
   '/members': typeof SignedInMembersRoute;
+  '/notifications': typeof SignedInNotificationsRoute;
   '/skills': typeof SignedInSkillsRoute;
   '/invitations/$invitationId': typeof InvitationsInvitationIdRoute;
   '/': typeof SignedInIndexRoute;
@@ -177,6 +185,7 @@ export interface FileRoutesById {
   '/_signed-in/connections': typeof SignedInConnectionsRoute;
   '/_signed-in/keys': typeof SignedInKeysRoute;
   '/_signed-in/members': typeof SignedInMembersRoute;
+  '/_signed-in/notifications': typeof SignedInNotificationsRoute;
   '/_signed-in/skills': typeof SignedInSkillsRoute;
   '/invitations/$invitationId': typeof InvitationsInvitationIdRoute;
   '/_signed-in/': typeof SignedInIndexRoute;
@@ -200,6 +209,7 @@ export interface FileRouteTypes {
     | '/connections'
     | '/keys'
     | '/members'
+    | '/notifications'
     | '/skills'
     | '/invitations/$invitationId'
     | '/agents/$agentId'
@@ -219,6 +229,7 @@ export interface FileRouteTypes {
     | '/connections'
     | '/keys'
     | '/members'
+    | '/notifications'
     | '/skills'
     | '/invitations/$invitationId'
     | '/'
@@ -240,6 +251,7 @@ export interface FileRouteTypes {
     | '/_signed-in/connections'
     | '/_signed-in/keys'
     | '/_signed-in/members'
+    | '/_signed-in/notifications'
     | '/_signed-in/skills'
     | '/invitations/$invitationId'
     | '/_signed-in/'
@@ -331,6 +343,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof SignedInMembersRouteImport;
       parentRoute: typeof SignedInRoute;
     };
+    '/_signed-in/notifications': {
+      id: '/_signed-in/notifications';
+      path: '/notifications';
+      fullPath: '/notifications';
+      preLoaderRoute: typeof SignedInNotificationsRouteImport;
+      parentRoute: typeof SignedInRoute;
+    };
     '/_signed-in/skills': {
       id: '/_signed-in/skills';
       path: '/skills';
@@ -404,6 +423,7 @@ interface SignedInRouteChildren {
   SignedInConnectionsRoute: typeof SignedInConnectionsRoute;
   SignedInKeysRoute: typeof SignedInKeysRoute;
   SignedInMembersRoute: typeof SignedInMembersRoute;
+  SignedInNotificationsRoute: typeof SignedInNotificationsRoute;
   SignedInSkillsRoute: typeof SignedInSkillsRoute;
   SignedInIndexRoute: typeof SignedInIndexRoute;
   SignedInAgentsAgentIdRoute: typeof SignedInAgentsAgentIdRoute;
@@ -422,6 +442,7 @@ const SignedInRouteChildren: SignedInRouteChildren = {
   SignedInConnectionsRoute: SignedInConnectionsRoute,
   SignedInKeysRoute: SignedInKeysRoute,
   SignedInMembersRoute: SignedInMembersRoute,
+  SignedInNotificationsRoute: SignedInNotificationsRoute,
   SignedInSkillsRoute: SignedInSkillsRoute,
   SignedInIndexRoute: SignedInIndexRoute,
   SignedInAgentsAgentIdRoute: SignedInAgentsAgentIdRoute,

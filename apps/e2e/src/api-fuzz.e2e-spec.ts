@@ -1,7 +1,8 @@
 import {
-  type ApiClient,
   ContractChecker,
+  createConnection,
   createDatabaseIn,
+  createNotificationEndpoint,
   createOrganization,
   createProject,
   createWorkflow,
@@ -40,7 +41,7 @@ describe('API fuzzing', () => {
   const otherIds: string[] = [];
 
   /** One of each resource, for the fuzzed requests to draw their ids from: `into` keeps them. */
-  async function seed(api: ApiClient, into: string[]): Promise<void> {
+  async function seed({ api, organizationId }: OrganizationFixture, into: string[]): Promise<void> {
     const kept = (id: string) => {
       into.push(id);
       return id;
@@ -86,6 +87,10 @@ describe('API fuzzing', () => {
     const skill = { name: 'fuzzed', description: 'A skill.', instructions: 'Be fuzzed.' };
     kept(expectData(await api.POST('/api/v1/skills', { body: skill }), 201).id);
     kept(expectData(await api.POST('/api/v1/agents', { body: { name: 'fuzzed' } }), 201).id);
+    // A notification endpoint, through a connection whose id fuzzed bodies may name as well.
+    const { connectionId } = await createConnection(stack.description, organizationId, 'webhook');
+    kept(connectionId);
+    kept((await createNotificationEndpoint(api, connectionId, 'https://alerts.example.com/fuzzed')).id);
   }
 
   beforeAll(async () => {
@@ -97,7 +102,7 @@ describe('API fuzzing', () => {
       createOrganization(stack.description),
       createOrganization(stack.description),
     ]);
-    await Promise.all([seed(mine.api, myIds), seed(other.api, otherIds)]);
+    await Promise.all([seed(mine, myIds), seed(other, otherIds)]);
   }, 120_000);
 
   afterAll(async () => {

@@ -179,6 +179,26 @@ describe('audit log (extension beyond the contract)', () => {
       `/app/connections/${ids.connection}/sending-secret`,
     );
     secrets.push(rotated.sendingSecret);
+    // A notification endpoint through it, whose URL's path is a secret of the receiver's.
+    const endpoint = await change<{ id: string; secret: string }>(
+      'notification_endpoint.created',
+      'POST',
+      '/api/v1/notification-endpoints',
+      {
+        name: 'audited alerts',
+        connectionId: ids.connection,
+        url: 'https://alerts.example.com/t0ken-in-path',
+      },
+    );
+    ids.notificationEndpoint = endpoint.id;
+    secrets.push(endpoint.secret, 't0ken-in-path');
+    const newSecret = await change<{ secret: string }>(
+      'notification_endpoint.rotated',
+      'POST',
+      `/api/v1/notification-endpoints/${ids.notificationEndpoint}/secret`,
+    );
+    secrets.push(newSecret.secret);
+    await change('notification_endpoint.deleted', 'DELETE', `/api/v1/notification-endpoints/${endpoint.id}`);
     await change('connection.deleted', 'DELETE', `/app/connections/${ids.connection}`);
 
     // Members: a role changed, a member removed (better-auth's routes, with the Origin it checks).
@@ -246,6 +266,9 @@ describe('audit log (extension beyond the contract)', () => {
       'connection.created': { type: 'connection', id: () => ids.connection! },
       'connection.sending_secret_rotated': { type: 'connection', id: () => ids.connection! },
       'connection.deleted': { type: 'connection', id: () => ids.connection! },
+      'notification_endpoint.created': { type: 'notification_endpoint', id: () => ids.notificationEndpoint! },
+      'notification_endpoint.rotated': { type: 'notification_endpoint', id: () => ids.notificationEndpoint! },
+      'notification_endpoint.deleted': { type: 'notification_endpoint', id: () => ids.notificationEndpoint! },
       'member.role_changed': { type: 'member', id: () => ids.member! },
       'member.removed': { type: 'member', id: () => ids.member! },
       'workflow.deleted': { type: 'workflow', id: () => ids.workflow! },
@@ -273,6 +296,10 @@ describe('audit log (extension beyond the contract)', () => {
       newRunId: ids.rerun,
     });
     expect(entries.find((entry) => entry.action === 'project.created')?.resource.name).toBe('Audited');
+    expect(entries.find((entry) => entry.action === 'notification_endpoint.created')?.details).toEqual({
+      connectionId: ids.connection,
+      origin: 'https://alerts.example.com',
+    });
     expect(entries.find((entry) => entry.action === 'member.role_changed')).toMatchObject({
       resource: { name: leaver.email },
       details: { role: 'admin' },
@@ -311,7 +338,7 @@ describe('audit log (extension beyond the contract)', () => {
 
   it('holds no secret', async () => {
     const everything = JSON.stringify(await allEntries());
-    expect(secrets).toHaveLength(3);
+    expect(secrets).toHaveLength(6);
     // Nor the organization's id, which no answer of the API shows.
     expect(everything).not.toContain(org.organizationId);
     for (const secret of secrets) {

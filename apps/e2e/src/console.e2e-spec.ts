@@ -1,16 +1,24 @@
 import {
   adminCli,
   ApiClient,
+  chainOf,
   ConsoleBrowser,
+  createConnection,
   createMember,
   createOrganization,
+  createProject,
+  createWorkflow,
+  deliveriesOf,
   type ErrorBody,
   expectData,
   getWorkflow,
+  HttpTarget,
   type MemberFixture,
   type OrganizationFixture,
+  nodes,
   PHONE,
   runningStack,
+  runToEnd,
   signIn,
   statusOf,
   waitFor,
@@ -583,5 +591,50 @@ describe('console', () => {
     await phone.getByTestId('node-database').waitFor();
     await check(phone, 'phone-editor');
     await phone.context().close();
+  });
+
+  it("adds a notification endpoint, shows its secret once, and lists a run's delivery to it", async () => {
+    // Its own page and connection, and last, so that its workflow counts in no earlier page.
+    const [receiver, { connectionId }] = await Promise.all([
+      HttpTarget.start(),
+      createConnection(stack, org.organizationId, 'webhook', { name: 'Pager hook' }),
+    ]);
+    const own = await browser.signIn(owner.email, owner.password);
+    try {
+      await own.goto('/notifications');
+      await own.getByText('No notification endpoints yet.').waitFor();
+      await own.getByLabel('Name', { exact: true }).fill('Pager');
+      await own.getByLabel('Connection').selectOption(connectionId);
+      await own.getByLabel('URL').fill(`${receiver.url}/pager`);
+      await own.getByRole('button', { name: 'Add endpoint' }).click();
+      expect(await own.getByTestId('secret-value').textContent()).toMatch(/^whsec_/);
+      await own.getByRole('row', { name: /Pager/ }).waitFor();
+
+      const [endpoint] = await org.api.listAll('/api/v1/notification-endpoints');
+      const projectId = await createProject(org.api, 'Notified');
+      const workflowId = await createWorkflow(org.api, projectId, {
+        ...chainOf(nodes.trigger('t'), nodes.alwaysTrue('c')),
+        settings: { notifications: [{ endpointId: endpoint!.id, statuses: ['complete'] }] },
+      });
+      const run = await runToEnd(org.api, workflowId, { input: '{}' });
+      await waitFor(
+        async () =>
+          (await deliveriesOf(org.api, endpoint!.id))[0]?.status === 'delivered' ? true : undefined,
+        { what: "the run's delivery" },
+      );
+      await own.getByRole('button', { name: 'Deliveries to Pager' }).click();
+      const row = own.getByRole('region', { name: 'Deliveries to Pager' }).getByRole('row', {
+        name: new RegExp(run.id.slice(0, 8)),
+      });
+      await row.getByText('delivered').waitFor();
+      expect(receiver.requestsTo('/pager')).toHaveLength(1);
+      await row.scrollIntoViewIfNeeded();
+      await check(own, 'notifications');
+      await row.getByRole('link').click();
+      await own.waitForURL(`**/runs/${run.id}`);
+    } finally {
+      await own.context().close();
+      await receiver.stop();
+    }
   });
 });

@@ -8,6 +8,9 @@ export default async function globalSetup(): Promise<void> {
       ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
       // Retention runs every second, so the 30-day test need not wait an hour.
       EVENTS_RETENTION_INTERVAL_MS: '1000',
+      // A notification endpoint that was down gets its delivery within seconds of coming back.
+      NOTIFICATIONS_RETRY_BASE_MS: '300',
+      NOTIFICATIONS_RETRY_MAX_DELAY_MS: '1500',
       // Tests read the dashboard to see what a service holds; on a machine busy with every test file
       // at once, the 2 s budget could answer 503 for a part that was merely slow.
       DASHBOARD_TIMEOUT_MS: '8000',

@@ -9,6 +9,7 @@ import {
   createConnection,
   createDatabaseIn,
   createMember,
+  createNotificationEndpoint,
   createOrganization,
   createProject,
   createSkill,
@@ -87,6 +88,10 @@ describe('tenant isolation', () => {
     ids.event = await waitFor(async () => (await eventsOf())[0]?.id, {
       what: 'the event to be stored',
     });
+    // Told of the owner's runs; its URL names the owner's workflow, which no answer may show another.
+    ids.notificationEndpoint = (
+      await createNotificationEndpoint(api, hook.connectionId, `https://alerts.example.com/${ids.workflow}`)
+    ).id;
     ids.database = await createDatabaseIn(api, 'private-db');
     await rowsOf(api, ids.database, [
       { sql: 'CREATE TABLE notes (body TEXT)' },
@@ -154,6 +159,16 @@ describe('tenant isolation', () => {
       agent: await read(
         `/api/v1/agents/${ids.agent}`,
         api.GET('/api/v1/agents/{id}', { params: { path: { id: ids.agent! } } }),
+      ),
+      notificationEndpoint: await read(
+        `/api/v1/notification-endpoints/${ids.notificationEndpoint}`,
+        api.GET('/api/v1/notification-endpoints/{id}', {
+          params: { path: { id: ids.notificationEndpoint! } },
+        }),
+      ),
+      notificationEndpoints: await read(
+        '/api/v1/notification-endpoints',
+        api.GET('/api/v1/notification-endpoints', { params: { query: { limit: 100 } } }),
       ),
       keys: await readRaw('/app/keys'),
       connections: await readRaw('/app/connections'),
@@ -278,6 +293,30 @@ describe('tenant isolation', () => {
       as: 'key',
       codes: ['workflow_not_found', 'event_not_found'],
     },
+    {
+      method: 'GET',
+      route: '/api/v1/notification-endpoints/{id}',
+      as: 'key',
+      codes: ['notification_endpoint_not_found'],
+    },
+    {
+      method: 'DELETE',
+      route: '/api/v1/notification-endpoints/{id}',
+      as: 'key',
+      codes: ['notification_endpoint_not_found'],
+    },
+    {
+      method: 'POST',
+      route: '/api/v1/notification-endpoints/{id}/secret',
+      as: 'member',
+      codes: ['notification_endpoint_not_found'],
+    },
+    {
+      method: 'GET',
+      route: '/api/v1/notification-endpoints/{id}/deliveries',
+      as: 'key',
+      codes: ['notification_endpoint_not_found'],
+    },
     { method: 'GET', route: '/api/v1/databases/{id}', as: 'key', codes: ['database_not_found'] },
     {
       method: 'PATCH',
@@ -354,6 +393,7 @@ describe('tenant isolation', () => {
       if (route.startsWith('/api/v1/workflows/')) return ids.workflow!;
       if (route.startsWith('/api/v1/runs/')) return ids.run!;
       if (route.startsWith('/api/v1/operations/')) return ids.operation!;
+      if (route.startsWith('/api/v1/notification-endpoints/')) return ids.notificationEndpoint!;
       if (route.startsWith('/api/v1/databases/')) return ids.database!;
       if (route.startsWith('/api/v1/skills/')) return ids.skill!;
       if (route.startsWith('/api/v1/agents/') || route.startsWith('/app/agents/')) return ids.agent!;
@@ -419,6 +459,7 @@ describe('tenant isolation', () => {
       seen(intruder.api.GET('/api/v1/databases', page)),
       seen(intruder.api.GET('/api/v1/skills', page)),
       seen(intruder.api.GET('/api/v1/agents', page)),
+      seen(intruder.api.GET('/api/v1/notification-endpoints', page)),
       seen(intruder.api.GET('/api/v1/runs', page)),
       seen(
         intruder.api.GET('/api/v1/runs', { params: { query: { workflowId: ids.workflow!, limit: 100 } } }),

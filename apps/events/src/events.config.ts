@@ -73,6 +73,39 @@ export class EventsConfig extends ServiceConfig {
   @Min(1_000)
   EVENTS_RETENTION_INTERVAL_MS: number = 60 * 60_000;
 
+  /** Attempts of one run notification before it is `failed` (docs/notifications.md). */
+  @IsInt()
+  @Min(1)
+  @Max(30)
+  NOTIFICATIONS_MAX_ATTEMPTS: number = 10;
+
+  /** The wait after a notification's first failed attempt; it doubles after each further one. */
+  @IsInt()
+  @Min(100)
+  NOTIFICATIONS_RETRY_BASE_MS: number = 3 * 60_000;
+
+  /** The longest wait between two attempts of a notification. */
+  @IsInt()
+  @Min(100)
+  NOTIFICATIONS_RETRY_MAX_DELAY_MS: number = 10 * 3_600_000;
+
+  /** How long an endpoint has to answer one attempt. */
+  @IsInt()
+  @Min(1_000)
+  @Max(120_000)
+  NOTIFICATIONS_TIMEOUT_MS: number = 15_000;
+
+  /** Notification attempts this process sends at once. */
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  NOTIFICATIONS_CONCURRENCY: number = 16;
+
+  /** How often each process looks for notifications that are due (a new one is sent at once). */
+  @IsInt()
+  @Min(100)
+  NOTIFICATIONS_POLL_INTERVAL_MS: number = 1_000;
+
   /** How long a request to another service (catalog, runner) may take before it fails. */
   @IsInt()
   @Min(100)

@@ -4,6 +4,7 @@ import type { CredentialCipher } from './connections/credential-cipher.js';
 import { EventsInitial1764500000000 } from './migrations/1764500000000-events-initial.js';
 import { webhookSendingSecrets } from './migrations/1765100000000-webhook-sending-secrets.js';
 import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
+import { RunNotifications1765420000000 } from './migrations/1765420000000-run-notifications.js';
 
 /** `cipher` opens and seals credentials for the migrations that change them. */
 export function eventsDataSource(
@@ -15,7 +16,12 @@ export function eventsDataSource(
     url,
     schema: 'events',
     entities: [],
-    migrations: [EventsInitial1764500000000, webhookSendingSecrets(cipher), AuditEntries1765300000000],
+    migrations: [
+      EventsInitial1764500000000,
+      webhookSendingSecrets(cipher),
+      AuditEntries1765300000000,
+      RunNotifications1765420000000,
+    ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };
 }

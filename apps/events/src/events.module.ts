@@ -24,6 +24,13 @@ import { EventsService } from './events/events.service.js';
 import { HooksHandler } from './hooks/hooks.handler.js';
 import { HooksService } from './hooks/hooks.service.js';
 import { AppProviders } from './integrations/app-providers.js';
+import { NotificationDeliveryRepository } from './notifications/notification-delivery.repository.js';
+import { NotificationDispatcher } from './notifications/notification-dispatcher.service.js';
+import { NotificationEndpointRepository } from './notifications/notification-endpoint.repository.js';
+import { NotificationEndpointsService } from './notifications/notification-endpoints.service.js';
+import { NotificationSender } from './notifications/notification-sender.js';
+import { NotificationsHandler } from './notifications/notifications.handler.js';
+import { RunNotificationsService } from './notifications/run-notifications.service.js';
 import { OutboundHttp } from './outbound/outbound-http.js';
 import { BindingRepository } from './subscriptions/binding.repository.js';
 import { SubscriptionsHandler } from './subscriptions/subscriptions.handler.js';
@@ -61,6 +68,7 @@ export class EventsModule implements OnApplicationShutdown {
         SubscriptionsHandler,
         EventsHandler,
         ActionsHandler,
+        NotificationsHandler,
       ],
       providers: [
         eventsAuditRetention(config.AUDIT_RETENTION_DAYS),
@@ -90,6 +98,16 @@ export class EventsModule implements OnApplicationShutdown {
         HooksService,
         EventsService,
         ActionsService,
+        {
+          provide: NotificationSender,
+          inject: [OutboundHttp],
+          useFactory: (http: OutboundHttp) => new NotificationSender(http, config.NOTIFICATIONS_TIMEOUT_MS),
+        },
+        NotificationEndpointRepository,
+        NotificationDeliveryRepository,
+        NotificationEndpointsService,
+        NotificationDispatcher,
+        RunNotificationsService,
       ],
     };
   }

@@ -14,6 +14,7 @@ import { DashboardService } from './dashboard/dashboard.service.js';
 import { ConnectionsController } from './connections/connections.controller.js';
 import { ConsoleSettingsController } from './console/console-settings.controller.js';
 import { EventsController } from './events/events.controller.js';
+import { NotificationEndpointsController } from './notifications/notification-endpoints.controller.js';
 import { OperationsController } from './operations/operations.controller.js';
 import { HooksController } from './hooks/hooks.controller.js';
 import { DatabaseQueryClient } from './databases/database-query.client.js';
@@ -81,6 +82,7 @@ export class GatewayModule implements OnApplicationShutdown {
         WorkflowRunsController,
         RunsController,
         OperationsController,
+        NotificationEndpointsController,
         ProjectWorkflowsController,
         WorkflowsController,
       ],

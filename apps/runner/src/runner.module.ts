@@ -16,6 +16,8 @@ import { RunControlService } from './control/run-control.service.js';
 import { RunEngine } from './engine/run-engine.service.js';
 import { RunEndingRepository } from './endings/run-ending.repository.js';
 import { RunEndings } from './endings/run-endings.service.js';
+import { RunNotificationsHandler } from './endings/run-notifications.handler.js';
+import { RunTimesRepository } from './endings/run-times.repository.js';
 import { ConditionExecutor } from './executors/condition.executor.js';
 import { ActionExecutor } from './executors/action.executor.js';
 import { AgentExecutor } from './executors/agent.executor.js';
@@ -118,6 +120,8 @@ export class RunnerModule {
         RunSweeper,
         RunEndings,
         RunEndingRepository,
+        RunTimesRepository,
+        RunNotificationsHandler,
         RunStarter,
         RunTargets,
         RunsService,

@@ -17,6 +17,7 @@ import { ActionConnectionsCheck } from './workflows/action-connections.check.js'
 import { AgentNodesCheck } from './workflows/agent-nodes.check.js';
 import { WorkflowNodesCheck } from './workflows/workflow-nodes.check.js';
 import { EventTriggerActivation } from './workflows/event-trigger-activation.js';
+import { NotificationEndpointsCheck } from './workflows/notification-endpoints.check.js';
 import { TriggerActivation } from './workflows/trigger-activation.js';
 import { WorkflowDeletion } from './workflows/workflow-deletion.service.js';
 import { WorkflowVersionRepository } from './workflows/workflow-version.repository.js';
@@ -47,16 +48,18 @@ export class WorkflowModule {
         { provide: WorkflowConfig, useValue: config },
         {
           provide: PUBLISH_CHECKS,
-          inject: [ActionConnectionsCheck, AgentNodesCheck, WorkflowNodesCheck],
+          inject: [ActionConnectionsCheck, AgentNodesCheck, WorkflowNodesCheck, NotificationEndpointsCheck],
           useFactory: (
             actions: ActionConnectionsCheck,
             agents: AgentNodesCheck,
             workflows: WorkflowNodesCheck,
-          ): PublishCheck[] => [actions, agents, workflows],
+            notifications: NotificationEndpointsCheck,
+          ): PublishCheck[] => [actions, agents, workflows, notifications],
         },
         ActionConnectionsCheck,
         AgentNodesCheck,
         WorkflowNodesCheck,
+        NotificationEndpointsCheck,
         AgentsClient,
         { provide: TriggerActivation, useClass: EventTriggerActivation },
         CatalogClient,

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   event_not_found: 404,
   /** Extension: no bulk operation with that id in the organization. */
   operation_not_found: 404,
+  /** Extension: no notification endpoint with that id in the organization. */
+  notification_endpoint_not_found: 404,
   method_not_allowed: 405,
   not_published: 409,
   /** Internal: an app event or schedule reached a paused workflow (becomes the `no_listener` outcome). */

@@ -31,8 +31,14 @@ export type TestEdge = {
 export type TestDiagram = {
   nodes: TestNode[];
   edges: TestEdge[];
-  /** Extension: `onError: "rollback"` undoes a failed run's actions (docs/runs.md, "Run control"). */
-  settings?: { onError?: 'stop' | 'rollback' };
+  /**
+   * Extensions: `onError: "rollback"` undoes a failed run's actions (docs/runs.md, "Run control");
+   * `notifications` tells endpoints when runs end (docs/notifications.md).
+   */
+  settings?: {
+    onError?: 'stop' | 'rollback';
+    notifications?: Array<{ endpointId: string; statuses: Array<'complete' | 'errored' | 'terminated'> }>;
+  };
 };
 
 /** A node of one of the node types, its properties checked against that type's. */

@@ -73,9 +73,13 @@ export class HttpTarget {
     });
   }
 
-  static async start(): Promise<HttpTarget> {
+  /** On `port` when given: a target that comes back where an earlier one was (an app that was down). */
+  static async start(port = 0): Promise<HttpTarget> {
     const target = new HttpTarget();
-    await new Promise<void>((resolve) => target.server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      target.server.once('error', reject);
+      target.server.listen(port, '127.0.0.1', resolve);
+    });
     return target;
   }
 

@@ -8,6 +8,7 @@ export * from './diagrams.js';
 export * from './free-port.js';
 export * from './http-target.js';
 export * from './members.js';
+export * from './notifications.js';
 export * from './organizations.js';
 export * from './runs.js';
 export * from './acting-runner.js';

@@ -82,9 +82,16 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
       'events.event_outcomes.outcome': 'EventOutcome | null',
       'events.trigger_bindings.status': 'SubscriptionStatus',
       'events.trigger_bindings.filter': 'ColumnType<EventFilter, string, string> | null',
+      'events.notification_deliveries.run_status': 'NotifiedRunStatus',
+      'events.notification_deliveries.status': 'Generated<NotificationDeliveryStatus>',
+      'events.notification_deliveries.outcomes':
+        'Generated<ColumnType<NotificationAttemptDto[], string, string>>',
     },
     imports: {
       IntegrationId: '#contracts',
+      NotificationAttemptDto: '#contracts',
+      NotificationDeliveryStatus: '#contracts',
+      NotifiedRunStatus: '#contracts',
       ConnectionHealth: '#contracts',
       EventOutcome: '#contracts',
       SubscriptionStatus: '#contracts',

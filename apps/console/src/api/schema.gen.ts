@@ -593,6 +593,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notification-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List notification endpoints
+         * @description Extension beyond the contract. Newest first.
+         */
+        get: operations["NotificationEndpointsController_list"];
+        put?: never;
+        /**
+         * Create a notification endpoint
+         * @description Extension beyond the contract. An HTTPS URL that runs are reported to when they end (a workflow names it in its diagram's `settings.notifications`), through one of the organization's `http` or `webhook` connections. Answers the endpoint with its `whsec_…` signing secret, shown this once. At most 50 per organization.
+         */
+        post: operations["NotificationEndpointsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a notification endpoint
+         * @description Extension beyond the contract.
+         */
+        get: operations["NotificationEndpointsController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a notification endpoint
+         * @description Extension beyond the contract. Its deliveries go with it, pending ones unsent. A workflow that still names it publishes no more until its settings no longer do; its live version notifies the others.
+         */
+        delete: operations["NotificationEndpointsController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-endpoints/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a notification endpoint's signing secret anew
+         * @description Extension beyond the contract. Answers the new `whsec_…` secret, shown this once; every attempt from now on, retries of earlier deliveries included, is signed with it.
+         */
+        post: operations["NotificationEndpointsController_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a notification endpoint's deliveries
+         * @description Extension beyond the contract. Newest first, kept 30 days: one per run that notified the endpoint, with each attempt's outcome. `runId` finds one run's delivery.
+         */
+        get: operations["NotificationEndpointsController_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{projectId}/workflows": {
         parameters: {
             query?: never;
@@ -1566,6 +1654,101 @@ export interface components {
             /** @description The approved action's outcome: `{status, result}` as the action answered, or `{error}` when it failed; null when denied. */
             result: Record<string, never> | null;
         };
+        CreateNotificationEndpointDto: {
+            name: string;
+            /** @description One of the organization's `http` or `webhook` connections. */
+            connectionId: string;
+            /**
+             * @description An HTTPS URL on a public address.
+             * @example https://alerts.example.com/flowmesh
+             */
+            url: string;
+        };
+        CreatedNotificationEndpointDto: {
+            id: string;
+            name: string;
+            /** @description The `http` or `webhook` connection the deliveries go through. */
+            connectionId: string;
+            /** @description Where deliveries are POSTed: an HTTPS URL. */
+            url: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The `whsec_…` secret every delivery to this endpoint is signed with (Standard Webhooks). Shown this once. */
+            secret: string;
+        };
+        NotificationEndpointDto: {
+            id: string;
+            name: string;
+            /** @description The `http` or `webhook` connection the deliveries go through. */
+            connectionId: string;
+            /** @description Where deliveries are POSTed: an HTTPS URL. */
+            url: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        NotificationEndpointPage: {
+            data: components["schemas"]["NotificationEndpointDto"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            nextCursor: string | null;
+        };
+        NotificationSecretDto: {
+            /** @description The new `whsec_…` secret; the previous one signs nothing from now on. */
+            secret: string;
+        };
+        NotificationAttemptDto: {
+            /** @description 1 for the first attempt. */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When it was sent.
+             */
+            at: string;
+            /** @description The endpoint's HTTP status; null when no answer came (refused, timed out). */
+            responseStatus: number | null;
+            /** @description Why the attempt failed; null when it was delivered. */
+            error: string | null;
+            /** @description How long the attempt took. */
+            durationMs: number;
+        };
+        NotificationDeliveryDto: {
+            /** @description Also the `webhook-id` header of every attempt. */
+            id: string;
+            endpointId: string;
+            runId: string;
+            workflowId: string;
+            /**
+             * @description The status the run ended with.
+             * @enum {string}
+             */
+            runStatus: "complete" | "errored" | "terminated";
+            /**
+             * @description `pending` while attempts remain, `delivered` once the endpoint answered 2xx, `failed` when they ran out.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description Attempts made so far. */
+            attempts: number;
+            /** @description The last attempt's HTTP status. */
+            lastResponseStatus: number | null;
+            /** @description The last attempt's error. */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once delivered or failed.
+             */
+            nextAttemptAt: string | null;
+            /** @description Every attempt, oldest first. */
+            outcomes: components["schemas"]["NotificationAttemptDto"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        NotificationDeliveryPage: {
+            data: components["schemas"]["NotificationDeliveryDto"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            nextCursor: string | null;
+        };
         WorkflowSummaryDto: {
             id: string;
             projectId: string;
@@ -1737,6 +1920,12 @@ export interface components {
              * @enum {string}
              */
             onError?: "stop" | "rollback";
+            /** @description Notification endpoints (`/api/v1/notification-endpoints`) told when a run ends in one of `statuses`: a signed POST per endpoint and run, retried with backoff (docs/notifications.md). Each endpoint must exist in the organization when the workflow is published. */
+            notifications?: {
+                endpointId: string;
+                /** @description The final run statuses to be told of. */
+                statuses: ("complete" | "errored" | "terminated")[];
+            }[];
         } & {
             [key: string]: unknown;
         };
@@ -5714,6 +5903,488 @@ export interface operations {
             };
             /** @description error.code: service_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    NotificationEndpointsController_list: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationEndpointPage"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    NotificationEndpointsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateNotificationEndpointDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedNotificationEndpointDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    NotificationEndpointsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationEndpointDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: notification_endpoint_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    NotificationEndpointsController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: notification_endpoint_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    NotificationEndpointsController_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSecretDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: notification_endpoint_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    NotificationEndpointsController_deliveries: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description Only this run's delivery. */
+                runId?: string;
+                /** @description Only deliveries in this status. */
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveryPage"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: notification_endpoint_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

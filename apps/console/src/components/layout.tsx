@@ -19,6 +19,7 @@ const NAV: NavItem[] = [
   { to: '/approvals', label: 'Approvals' },
   { to: '/agents', label: 'Agents' },
   { to: '/connections', label: 'Connections' },
+  { to: '/notifications', label: 'Notifications' },
   { to: '/databases', label: 'Databases' },
   { to: '/skills', label: 'Skills' },
   { to: '/members', label: 'Members' },

@@ -62,6 +62,7 @@ const TONE: Record<string, string> = {
   approved: 'ok',
   started: 'ok',
   healthy: 'ok',
+  delivered: 'ok',
   running: 'info',
   queued: 'info',
   waiting: 'warn',
@@ -81,6 +82,7 @@ const TONE: Record<string, string> = {
   dead: 'bad',
   terminated: 'bad',
   unhealthy: 'bad',
+  failed: 'bad',
 };
 
 /** A status in words: `limit_reached` and `waitingForPause` read "limit reached", "waiting for pause". */

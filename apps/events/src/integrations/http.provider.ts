@@ -13,13 +13,13 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
  * connections named their origins has none: its headers go nowhere (null) rather than to an origin
  * guessed for it.
  */
-function credentialsOf(credentials: Record<string, unknown>) {
+export function httpCredentialsOf(credentials: Record<string, unknown>) {
   const headers = headersInput(credentials.headers, 'config.headers');
   const origins = Array.isArray(credentials.allowedOrigins) ? (credentials.allowedOrigins as string[]) : null;
   return { headers, origins, held: Object.keys(headers).length > 0 };
 }
 
-const noOriginsYet = () =>
+export const noOriginsYet = () =>
   new DomainException(
     'invalid_request',
     'The connection holds headers but names no origins they may be sent to (it was made before ' +
@@ -50,12 +50,12 @@ export class HttpProvider implements AppProvider {
   }
 
   settings(credentials: Record<string, unknown>): ConnectionSettings {
-    const { held, origins } = credentialsOf(credentials);
+    const { held, origins } = httpCredentialsOf(credentials);
     return held ? { allowedOrigins: origins ?? [] } : {};
   }
 
   configure(credentials: Record<string, unknown>, settings: ConnectionSettings): Record<string, unknown> {
-    if (!credentialsOf(credentials).held) throw withoutHeaders('allowedOrigins');
+    if (!httpCredentialsOf(credentials).held) throw withoutHeaders('allowedOrigins');
     return { ...credentials, allowedOrigins: originsInput(settings.allowedOrigins, 'allowedOrigins') };
   }
 
@@ -71,7 +71,7 @@ export class HttpProvider implements AppProvider {
         { path: 'input.method', message: `method must be one of ${METHODS.join(', ')}` },
       ]);
     }
-    const { headers: credentialHeaders, origins, held } = credentialsOf(connection.credentials);
+    const { headers: credentialHeaders, origins, held } = httpCredentialsOf(connection.credentials);
     if (held && origins === null) throw noOriginsYet();
     const { body, json } = bodyInput(input.body);
     const answer = await this.http.send({

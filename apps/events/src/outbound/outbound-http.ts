@@ -199,6 +199,15 @@ export class OutboundHttp {
     await this.agent.close();
   }
 
+  /**
+   * What `send` checks of a URL before anything leaves, for a URL kept to call later (a notification
+   * endpoint's): absolute, http or https, no credentials, no literal private address. A name's
+   * addresses are checked when it is called, each time.
+   */
+  check(raw: string): URL {
+    return this.checkedUrl(raw);
+  }
+
   private checkedUrl(raw: string): URL {
     let url: URL;
     try {

@@ -28,4 +28,12 @@ export class EventsClient {
   async connections(principal: Principal): Promise<ConnectionSummary[]> {
     return (await this.rpc.request(EventsSubjects.connectionsSummary, principal, {})).connections;
   }
+
+  /** The ids among `ids` (at most DIAGRAM_NOTIFICATIONS_MAX) of the organization's notification endpoints. */
+  async notificationEndpoints(principal: Principal, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    return new Set(
+      (await this.rpc.request(EventsSubjects.notificationEndpointsExisting, principal, { ids })).ids,
+    );
+  }
 }

@@ -27,6 +27,19 @@ import {
   ReplayEventRequest,
 } from './event.messages.js';
 import type { ConnectionSummary } from './integrations.js';
+import type { NotificationDeliveryDto } from '../notifications/notification-delivery.dto.js';
+import {
+  type CreatedNotificationEndpointDto,
+  CreateNotificationEndpointDto,
+  type NotificationEndpointDto,
+  type NotificationSecretDto,
+} from '../notifications/notification-endpoint.dto.js';
+import {
+  ListNotificationDeliveriesRequest,
+  NotificationEndpointIdsRequest,
+  RunEndedRequest,
+  type RunEndedReply,
+} from '../notifications/notification.messages.js';
 import { type ReplayCandidatesReply, ReplayCandidatesRequest } from './replay-candidates.request.js';
 
 export const EventsSubjects = {
@@ -107,6 +120,50 @@ export const EventsSubjects = {
   eventsReplayCandidates: rpc('events.events.replay-candidates', ReplayCandidatesRequest, {
     callers: ['runner'],
     reply: returns<ReplayCandidatesReply>(),
+  }),
+
+  /** Run notifications (docs/notifications.md): the endpoints under /api/v1/notification-endpoints. */
+  notificationEndpointsCreate: rpc('events.notifications.endpoints.create', CreateNotificationEndpointDto, {
+    callers: ['gateway'],
+    reply: returns<CreatedNotificationEndpointDto>(),
+  }),
+  notificationEndpointsList: rpc('events.notifications.endpoints.list', PageQueryDto, {
+    callers: ['gateway'],
+    reply: returns<Page<NotificationEndpointDto>>(),
+  }),
+  notificationEndpointsGet: rpc('events.notifications.endpoints.get', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<NotificationEndpointDto>(),
+  }),
+  /** Its pending deliveries are dropped with it. */
+  notificationEndpointsDelete: rpc('events.notifications.endpoints.delete', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<DeletedDto>(),
+  }),
+  notificationEndpointsRotateSecret: rpc('events.notifications.endpoints.rotate-secret', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<NotificationSecretDto>(),
+  }),
+  /** Which of these endpoints the caller's organization has: a publish check of `settings.notifications`. */
+  notificationEndpointsExisting: rpc(
+    'events.notifications.endpoints.existing',
+    NotificationEndpointIdsRequest,
+    {
+      callers: ['workflow'],
+      reply: returns<{ ids: string[] }>(),
+    },
+  ),
+  notificationDeliveriesList: rpc('events.notifications.deliveries.list', ListNotificationDeliveriesRequest, {
+    callers: ['gateway'],
+    reply: returns<Page<NotificationDeliveryDto>>(),
+  }),
+  /**
+   * A run whose diagram names notification endpoints ended (the runner's run-endings relay): the
+   * deliveries are recorded, once per endpoint and run, before the answer.
+   */
+  notificationsRunEnded: rpc('events.notifications.run-ended', RunEndedRequest, {
+    callers: ['runner'],
+    reply: returns<RunEndedReply>(),
   }),
 
   /**

@@ -1,3 +1,5 @@
+import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+import { DIAGRAM_NOTIFICATIONS_MAX, NOTIFIED_RUN_STATUSES } from '../notifications/notification-limits.js';
 import { DIAGRAM_ID_MAX_LENGTH } from './diagram.js';
 import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import {
@@ -322,6 +324,26 @@ export const DIAGRAM_SETTINGS_SCHEMA: JsonSchema = {
       enum: [...ON_ERROR_POLICIES],
       description:
         '`stop` (default): a failed run ends `errored`. `rollback`: it goes `rollingBack` first and runs the `compensate` of each `done` action, newest first.',
+    },
+    notifications: {
+      type: 'array',
+      maxItems: DIAGRAM_NOTIFICATIONS_MAX,
+      description:
+        'Notification endpoints (`/api/v1/notification-endpoints`) told when a run ends in one of `statuses`: a signed POST per endpoint and run, retried with backoff (docs/notifications.md). Each endpoint must exist in the organization when the workflow is published.',
+      items: {
+        type: 'object',
+        properties: {
+          endpointId: { type: 'string', minLength: 1, maxLength: MESSAGE_ID_MAX_LENGTH },
+          statuses: {
+            type: 'array',
+            minItems: 1,
+            uniqueItems: true,
+            items: { enum: [...NOTIFIED_RUN_STATUSES] },
+            description: 'The final run statuses to be told of.',
+          },
+        },
+        required: ['endpointId', 'statuses'],
+      },
     },
   },
   additionalProperties: true,
