@@ -4,7 +4,7 @@
  * `node-type-schemas.ts`.
  */
 
-export const NODE_TYPES = ['trigger', 'agent', 'action', 'condition', 'database', 'delay'] as const;
+export const NODE_TYPES = ['trigger', 'agent', 'action', 'condition', 'database', 'delay', 'code'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
 export const TRIGGER_KINDS = ['manual', 'api', 'schedule', 'event'] as const;
@@ -32,6 +32,17 @@ export const UNARY_CONDITION_OPERATORS: readonly ConditionOperator[] = ['is_empt
 export const CONDITION_HANDLES = ['true', 'false'] as const;
 
 export const DELAY_MAX_SECONDS = 2_592_000;
+
+export const CODE_LANGUAGES = ['javascript', 'typescript'] as const;
+export type CodeLanguage = (typeof CODE_LANGUAGES)[number];
+
+/** The longest `code` of a code node, in characters. */
+export const CODE_MAX_LENGTH = 65_536;
+/** What a code node's `timeoutMs` may ask for; the runner's `CODE_TIMEOUT_MS` applies when it asks nothing. */
+export const CODE_TIMEOUT_MAX_MS = 30_000;
+/** What a code node's `memoryMb` may ask for; the runner's `CODE_MEMORY_MB` applies when it asks nothing. */
+export const CODE_MEMORY_MIN_MB = 4;
+export const CODE_MEMORY_MAX_MB = 256;
 
 /** Allowed on every node type, inside `data.properties`. Without it a failed step is not retried. */
 export interface RetryPolicy {
@@ -113,6 +124,21 @@ export interface DelayNodeProperties extends CommonProperties {
   until?: string;
 }
 
+/**
+ * A function body run in a WebAssembly sandbox (docs/workflows.md, "Code"): it reads `trigger`,
+ * `nodes` and `loop` and returns a JSON value, the step's `result`.
+ */
+export interface CodeNodeProperties extends CommonProperties {
+  /** Plain text, not a template. */
+  code: string;
+  /** Default `javascript`; `typescript` has its types stripped before it runs. */
+  language?: CodeLanguage;
+  /** The time cap, 1 to CODE_TIMEOUT_MAX_MS. */
+  timeoutMs?: number;
+  /** The memory cap, CODE_MEMORY_MIN_MB to CODE_MEMORY_MAX_MB. */
+  memoryMb?: number;
+}
+
 export interface NodePropertiesByType {
   trigger: TriggerNodeProperties;
   agent: AgentNodeProperties;
@@ -120,6 +146,7 @@ export interface NodePropertiesByType {
   condition: ConditionNodeProperties;
   database: DatabaseNodeProperties;
   delay: DelayNodeProperties;
+  code: CodeNodeProperties;
 }
 
 export function isNodeType(value: unknown): value is NodeType {

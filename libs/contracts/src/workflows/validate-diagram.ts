@@ -178,6 +178,9 @@ function semanticIssues(node: DiagramNode, type: NodeType, path: string): Diagra
     case 'agent':
     case 'action':
     case 'database':
+    case 'code':
+      // A code node's syntax is checked at publish by the workflow service (CodeNodesCheck), with the
+      // sandbox's own compiler.
       return [];
   }
 }
