@@ -14,6 +14,8 @@ import { RunEngine } from './engine/run-engine.service.js';
 import { ConditionExecutor } from './executors/condition.executor.js';
 import { ActionExecutor } from './executors/action.executor.js';
 import { AgentExecutor } from './executors/agent.executor.js';
+import { CodeExecutor } from './executors/code.executor.js';
+import { CodeWorkers } from './executors/code-workers.js';
 import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
@@ -44,6 +46,7 @@ const NODE_EXECUTORS = [
   DatabaseExecutor,
   ActionExecutor,
   AgentExecutor,
+  CodeExecutor,
 ];
 
 @Module({})
@@ -95,6 +98,7 @@ export class RunnerModule {
         },
         { provide: ExecutionSlots, useValue: new ExecutionSlots(config.RUNNER_CONCURRENCY) },
         NodeExecutorRegistry,
+        CodeWorkers,
         ...NODE_EXECUTORS,
         RunRepository,
         RunListRepository,

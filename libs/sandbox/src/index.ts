@@ -1,6 +1,7 @@
 export * from './code-worker-pool.js';
 export {
   codeSyntaxProblem,
+  runInSandbox,
   type SandboxFailure,
   type SandboxFailureKind,
   type SandboxJob,

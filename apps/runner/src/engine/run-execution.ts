@@ -143,6 +143,7 @@ export class RunExecution {
       input: run.input,
       timeZone: run.timeZone,
       triggerNode: run.diagram.nodes.find((node) => node.id === run.triggerNodeId) ?? null,
+      nodeIds: run.diagram.nodes.map((node) => node.id),
     };
   }
 
@@ -679,6 +680,7 @@ export class RunExecution {
       startedAt: step.startedAt,
       signal: this.abort.signal,
       previousText,
+      scope: this.scope,
       render: (template, property) => templates.render(template, property),
       renderDeep: (value, property) => templates.renderDeep(value, property),
       now: this.resources.now,

@@ -1,5 +1,7 @@
 import type { DiagramNode, Principal, RunTrigger } from '#contracts';
 
+import type { TemplateScope } from '../templates/template.util.js';
+
 /** What a step may know about its run. */
 export interface StepRun {
   id: string;
@@ -15,6 +17,8 @@ export interface StepRun {
   timeZone: string;
   /** The Trigger node the run started from (an action may use its app connection). */
   triggerNode: DiagramNode | null;
+  /** The ids of the diagram's nodes: a code step reads the output of each one that is done. */
+  nodeIds: readonly string[];
 }
 
 export interface StepContext {
@@ -43,6 +47,8 @@ export interface StepContext {
   readonly signal: AbortSignal;
   /** The text of the steps whose edges fired into this one, joined with a blank line. */
   readonly previousText: string;
+  /** What the step's templates read: the run's input and the outputs of the steps done so far. */
+  readonly scope: TemplateScope;
   /**
    * Renders one property's templates within the step's limits; past one the step fails with a
    * StepFailure naming the node and `property` (`conditions[0].left`, `until`).

@@ -36,6 +36,9 @@ export const DELAY_MAX_SECONDS = 2_592_000;
 export const CODE_LANGUAGES = ['javascript', 'typescript'] as const;
 export type CodeLanguage = (typeof CODE_LANGUAGES)[number];
 
+/** The names a code node's body reads its arguments by, in order. */
+export const CODE_PARAMETERS = ['trigger', 'nodes', 'loop'] as const;
+
 /** The longest `code` of a code node, in characters. */
 export const CODE_MAX_LENGTH = 65_536;
 /** What a code node's `timeoutMs` may ask for; the runner's `CODE_TIMEOUT_MS` applies when it asks nothing. */
