@@ -908,6 +908,7 @@ describe('workflows', () => {
       ConditionNodeProperties: NODE_TYPE_SCHEMAS.condition,
       DatabaseNodeProperties: NODE_TYPE_SCHEMAS.database,
       DelayNodeProperties: NODE_TYPE_SCHEMAS.delay,
+      CodeNodeProperties: NODE_TYPE_SCHEMAS.code,
     });
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining([

@@ -1,5 +1,6 @@
 import type {
   ActionNodeProperties,
+  CodeNodeProperties,
   Condition,
   ConditionNodeProperties,
   DatabaseNodeProperties,
@@ -111,6 +112,9 @@ export const nodes = {
   /** An Agent step running one of the organization's agents. */
   agent: (id: string, agentId: string, task?: string) =>
     node(id, 'agent', { agentId, ...(task === undefined ? {} : { task }) }),
+  /** A code step: a function body run in the sandbox, with its language and caps when given. */
+  code: (id: string, code: string, extra: Omit<CodeNodeProperties, 'code'> = {}) =>
+    node(id, 'code', { code, ...extra }),
 };
 
 /** An edge; out of a condition it leaves by `sourceHandle` `true` or `false`. */

@@ -5,7 +5,7 @@ import type { Schemas } from '../api/client';
 export type Diagram = Schemas['Diagram'];
 export type DiagramNode = Diagram['nodes'][number];
 
-export const NODE_TYPES = ['trigger', 'condition', 'action', 'database', 'agent', 'delay'] as const;
+export const NODE_TYPES = ['trigger', 'condition', 'action', 'database', 'agent', 'delay', 'code'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
 /** What the editor keeps on a React Flow node: the diagram node's `data`, and its problems. */
@@ -36,6 +36,8 @@ export function defaultProperties(type: string): Record<string, unknown> {
       return { agentId: '', task: '' };
     case 'delay':
       return { seconds: 60 };
+    case 'code':
+      return { language: 'javascript', code: 'return trigger;' };
     default:
       return {};
   }
@@ -139,6 +141,14 @@ export function summary(data: FlowData): string {
       return text(p.task).slice(0, 60) || 'agent';
     case 'delay':
       return p.seconds !== undefined ? `${String(p.seconds)} s` : text(p.until);
+    case 'code':
+      return (
+        text(p.code)
+          .split('\n')
+          .find((line) => line.trim() !== '') ?? ''
+      )
+        .trim()
+        .slice(0, 60);
     default:
       return '';
   }
