@@ -71,6 +71,20 @@ describe('code steps', () => {
     expect(stepOf(run, 'anyone')?.output).toEqual({ result: 'true' });
   });
 
+  it('runs the example of docs/workflows.md ("Code")', async () => {
+    const totals = [
+      'type Line = { sku: string; qty: number; price: number };',
+      'const lines: Line[] = trigger.lines;',
+      'const total = lines.reduce((sum, line) => sum + line.qty * line.price, 0);',
+      'return { total, skus: lines.map((line) => line.sku) };',
+    ].join('\n');
+    const run = await runOf(
+      nodes.code('totals', totals, { language: 'typescript' }),
+      '{"lines": [{"sku": "A-1", "qty": 2, "price": 15}, {"sku": "B-7", "qty": 1, "price": 4}]}',
+    );
+    expect(run).toMatchObject({ status: 'complete', reply: '{"total":34,"skus":["A-1","B-7"]}' });
+  });
+
   it('refuses to publish code that does not compile, naming the node and the line', async () => {
     const workflow = await createDraft(org.api, projectId, {
       diagram: chainOf(nodes.trigger('start'), nodes.code('broken', 'const a = 1;\nreturn a +;')),
