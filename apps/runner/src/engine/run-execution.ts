@@ -498,8 +498,9 @@ export class RunExecution {
     step.input = prepared.input;
     step.error = null;
     this.keep(step.nodeId, keptBytes(step, null));
-    if (!executor.pure) {
-      // Effects elsewhere: the step is durably `running` before it acts.
+    if (!executor.pure || (executor.mayTakeLong && !this.checkpoints.onRecord)) {
+      // Effects elsewhere: the step is durably `running` before it acts. A long pure step: the run
+      // is recorded before it, so that its start is answered without waiting for the step.
       this.checkpoints.stage(step);
       await this.checkpoints.flush();
     }

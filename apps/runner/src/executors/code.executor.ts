@@ -99,13 +99,15 @@ export function codeFailure(
  * Runs a JavaScript or TypeScript function body in the WebAssembly sandbox of `#sandbox`, in one of
  * the runner's code workers (docs/workflows.md, "Code"): it reads `trigger`, `nodes` and `loop` and
  * its JSON result is the step's `result`. It has no effect outside the run, so after a crash it is
- * simply run again.
+ * simply run again; it may take up to its time cap and a wait for a worker, so a run not on record
+ * yet is recorded before it starts.
  */
 @Injectable()
 @NodeExecutorProvider()
 export class CodeExecutor implements NodeExecutor {
   readonly type = 'code';
   readonly pure = true;
+  readonly mayTakeLong = true;
   readonly textField = 'result';
 
   constructor(

@@ -87,6 +87,13 @@ export interface NodeExecutor {
    * of making a round trip before it. Steps with effects elsewhere are recorded `running` first.
    */
   readonly pure: boolean;
+  /**
+   * True when a pure step may take long (a code step: up to its time cap, after a wait for a free
+   * worker). A run not on record yet (its runner started executing it at once) is then recorded,
+   * with the step `running`, before the step starts: otherwise its first checkpoint, and so the
+   * answer to its start, would wait for the step to end.
+   */
+  readonly mayTakeLong?: boolean;
   /** The output field that is the node's text (for `reply` and the next step), or null for none. */
   readonly textField: string | null;
   /** Renders the node's templates; throws StepFailure when the properties cannot be used. */
