@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  * Tags (see each project.json):
  *   type:app       services and the gateway      type:contracts  DTOs, subjects, message types
  *   type:transport libs/nats                     type:persistence data sources, pagination, ids
- *   type:util      libs/common                   type:testing    libs/testing (tests only)
+ *   type:util      libs/common, libs/sandbox     type:testing    libs/testing (tests only)
  *   type:tool      tools/*                       type:e2e        the end-to-end tests
  *   type:launcher  apps/all-in-one: runs several apps in one process, loading each one's
  *                  `<app>.app.js` by path at run time, never importing an app's code

@@ -17,7 +17,7 @@ const shared = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
-    '^#(common|contracts|nats|persistence|testing)$': '<rootDir>/libs/$1/src/index.ts',
+    '^#(common|contracts|nats|persistence|sandbox|testing)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
 };

@@ -189,6 +189,13 @@ describe('console', () => {
     await page.getByRole('button', { name: 'Add delay' }).click();
     await page.getByRole('button', { name: 'Delete node delay' }).click();
     expect(await page.getByTestId('node-delay').count()).toBe(0);
+    // A code node's body is edited in a code box (its schema's `contentMediaType`), then it goes too.
+    await page.getByRole('button', { name: 'Add code' }).click();
+    const body = page.getByLabel('Code (required)');
+    expect(await body.inputValue()).toBe('return trigger;');
+    expect(await body.getAttribute('class')).toBe('code');
+    await page.getByRole('button', { name: 'Delete node code' }).click();
+    expect(await page.getByTestId('node-code').count()).toBe(0);
 
     // The database node is unfinished: publishing names its problems on the node.
     await page.getByRole('button', { name: 'Publish' }).click();

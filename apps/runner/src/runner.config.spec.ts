@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 import { loadConfig } from '#common';
 
 import { RunnerConfig } from './runner.config.js';
@@ -26,5 +28,14 @@ describe('RunnerConfig', () => {
     expect(() => loadConfig(RunnerConfig, { RUN_DATA_MAX_BYTES: '1000' })).toThrow(
       'RUN_DATA_MAX_BYTES must not be less than 1048576',
     );
+  });
+
+  it("caps code steps at 1 s and 32 MiB by default, on half the cores, within the node types' maxima", () => {
+    const config = loadConfig(RunnerConfig, {});
+    expect(config).toMatchObject({ CODE_TIMEOUT_MS: 1_000, CODE_MEMORY_MB: 32 });
+    expect(config.CODE_WORKERS).toBe(Math.max(1, Math.floor(availableParallelism() / 2)));
+    expect(loadConfig(RunnerConfig, { CODE_WORKERS: '3' }).CODE_WORKERS).toBe(3);
+    expect(() => loadConfig(RunnerConfig, { CODE_TIMEOUT_MS: '30001' })).toThrow('CODE_TIMEOUT_MS');
+    expect(() => loadConfig(RunnerConfig, { CODE_MEMORY_MB: '257' })).toThrow('CODE_MEMORY_MB');
   });
 });

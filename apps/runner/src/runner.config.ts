@@ -1,5 +1,8 @@
+import { availableParallelism } from 'node:os';
+
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { ServiceConfig } from '#common';
+import { CODE_MEMORY_MAX_MB, CODE_MEMORY_MIN_MB, CODE_TIMEOUT_MAX_MS } from '#contracts';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min, ValidateBy } from 'class-validator';
 
 import type { RunLimits } from './engine/run-limits.util.js';
@@ -169,6 +172,27 @@ export class RunnerConfig extends ServiceConfig {
   @Min(MIB)
   @Max(64 * MIB)
   RUN_DATA_MAX_BYTES: number = 5 * MIB;
+
+  /**
+   * Worker threads that run code steps, each one step at a time (docs/workflows.md, "Code"). Half the
+   * cores by default: code that spins until its time cap then holds at most half the machine.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  CODE_WORKERS: number = Math.max(1, Math.floor(availableParallelism() / 2));
+
+  /** A code step's time cap when its node sets no `timeoutMs`. */
+  @IsInt()
+  @Min(1)
+  @Max(CODE_TIMEOUT_MAX_MS)
+  CODE_TIMEOUT_MS: number = 1_000;
+
+  /** A code step's memory cap, in MiB, when its node sets no `memoryMb`. */
+  @IsInt()
+  @Min(CODE_MEMORY_MIN_MB)
+  @Max(CODE_MEMORY_MAX_MB)
+  CODE_MEMORY_MB: number = 32;
 
   get runLimits(): RunLimits {
     return {

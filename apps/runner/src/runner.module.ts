@@ -21,6 +21,8 @@ import { RunTimesRepository } from './endings/run-times.repository.js';
 import { ConditionExecutor } from './executors/condition.executor.js';
 import { ActionExecutor } from './executors/action.executor.js';
 import { AgentExecutor } from './executors/agent.executor.js';
+import { CodeExecutor } from './executors/code.executor.js';
+import { CodeWorkers } from './executors/code-workers.js';
 import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
@@ -53,6 +55,7 @@ const NODE_EXECUTORS = [
   ActionExecutor,
   AgentExecutor,
   WorkflowExecutor,
+  CodeExecutor,
 ];
 
 @Module({})
@@ -106,6 +109,7 @@ export class RunnerModule {
         },
         { provide: ExecutionSlots, useValue: new ExecutionSlots(config.RUNNER_CONCURRENCY) },
         NodeExecutorRegistry,
+        CodeWorkers,
         ...NODE_EXECUTORS,
         RunRepository,
         RunListRepository,

@@ -16,6 +16,7 @@ import { PUBLISH_CHECKS, type PublishCheck } from './workflows/publish-check.js'
 import { ActionConnectionsCheck } from './workflows/action-connections.check.js';
 import { AgentNodesCheck } from './workflows/agent-nodes.check.js';
 import { WorkflowNodesCheck } from './workflows/workflow-nodes.check.js';
+import { CodeNodesCheck } from './workflows/code-nodes.check.js';
 import { EventTriggerActivation } from './workflows/event-trigger-activation.js';
 import { NotificationEndpointsCheck } from './workflows/notification-endpoints.check.js';
 import { TriggerActivation } from './workflows/trigger-activation.js';
@@ -48,18 +49,26 @@ export class WorkflowModule {
         { provide: WorkflowConfig, useValue: config },
         {
           provide: PUBLISH_CHECKS,
-          inject: [ActionConnectionsCheck, AgentNodesCheck, WorkflowNodesCheck, NotificationEndpointsCheck],
+          inject: [
+            ActionConnectionsCheck,
+            AgentNodesCheck,
+            WorkflowNodesCheck,
+            NotificationEndpointsCheck,
+            CodeNodesCheck,
+          ],
           useFactory: (
             actions: ActionConnectionsCheck,
             agents: AgentNodesCheck,
             workflows: WorkflowNodesCheck,
             notifications: NotificationEndpointsCheck,
-          ): PublishCheck[] => [actions, agents, workflows, notifications],
+            code: CodeNodesCheck,
+          ): PublishCheck[] => [actions, agents, workflows, notifications, code],
         },
         ActionConnectionsCheck,
         AgentNodesCheck,
         WorkflowNodesCheck,
         NotificationEndpointsCheck,
+        CodeNodesCheck,
         AgentsClient,
         { provide: TriggerActivation, useClass: EventTriggerActivation },
         CatalogClient,

@@ -1,5 +1,6 @@
 import type {
   ActionNodeProperties,
+  CodeNodeProperties,
   Condition,
   ConditionNodeProperties,
   DatabaseNodeProperties,
@@ -121,6 +122,9 @@ export const nodes = {
   /** Runs another workflow of the organization as a child run (`input`, `wait` as given). */
   callWorkflow: (id: string, workflowId: string, extra: Omit<WorkflowNodeProperties, 'workflowId'> = {}) =>
     node(id, 'workflow', { workflowId, ...extra }),
+  /** A code step: a function body run in the sandbox, with its language and caps when given. */
+  code: (id: string, code: string, extra: Omit<CodeNodeProperties, 'code'> = {}) =>
+    node(id, 'code', { code, ...extra }),
 };
 
 /** An edge; out of a condition it leaves by `sourceHandle` `true` or `false`. */

@@ -1887,7 +1887,7 @@ export interface components {
                 /** @description Unique among the nodes; steps, templates and edges name the node by it. */
                 id: string;
                 data: {
-                    /** @description trigger, agent, action, condition, database, delay or workflow. */
+                    /** @description trigger, agent, action, condition, database, delay, workflow or code. */
                     type: string;
                     properties: {
                         [key: string]: unknown;
@@ -2101,6 +2101,34 @@ export interface components {
              * @default true
              */
             wait: boolean;
+            /** @description Retries of a failed step. Without it a failed step fails the run at once. */
+            retry?: {
+                /** @description Further attempts after the first. */
+                attempts: number;
+                /** @description Wait between attempts. */
+                backoffSeconds: number;
+            };
+        };
+        /**
+         * CodeNodeProperties
+         * @description Runs a JavaScript or TypeScript function body in a WebAssembly sandbox, with no file, network or process access: it reads `trigger`, `nodes` and `loop` and `return`s a JSON value. Output field: `result` (JSON text).
+         */
+        CodeNodeProperties: {
+            /**
+             * @description The body of an async function, plain text (not a template): `return` its result; `await` works. Reads `trigger` (the input, parsed when it is JSON), `nodes.<id>.<field>` (output fields, parsed when they are JSON) and `loop` (`{item, index}` inside a loop).
+             * @example return nodes.query.rows.map((row) => row.email);
+             */
+            code: string;
+            /**
+             * @description `typescript`: types are stripped before the code runs; nothing is type-checked.
+             * @default javascript
+             * @enum {unknown}
+             */
+            language: "javascript" | "typescript";
+            /** @description The time cap, in milliseconds; absent, the runner's `CODE_TIMEOUT_MS` (1000). */
+            timeoutMs?: number;
+            /** @description The memory cap, in MiB, input included; absent, the runner's `CODE_MEMORY_MB` (32). */
+            memoryMb?: number;
             /** @description Retries of a failed step. Without it a failed step fails the run at once. */
             retry?: {
                 /** @description Further attempts after the first. */

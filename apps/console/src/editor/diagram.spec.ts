@@ -65,5 +65,8 @@ describe('the editor diagram', () => {
       }),
     ).toBe('{{trigger.amount}} greater_than 100');
     expect(summary({ type: 'delay', properties: { seconds: 30 } })).toBe('30 s');
+    expect(
+      summary({ type: 'code', properties: { code: '\n  const rows = nodes.q.rows;\nreturn rows;' } }),
+    ).toBe('const rows = nodes.q.rows;');
   });
 });

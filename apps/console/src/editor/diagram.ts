@@ -13,6 +13,7 @@ export const NODE_TYPES = [
   'agent',
   'delay',
   'workflow',
+  'code',
 ] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
@@ -46,6 +47,8 @@ export function defaultProperties(type: string): Record<string, unknown> {
       return { seconds: 60 };
     case 'workflow':
       return { workflowId: '', input: '{{trigger}}', wait: true };
+    case 'code':
+      return { language: 'javascript', code: 'return trigger;' };
     default:
       return {};
   }
@@ -149,6 +152,14 @@ export function summary(data: FlowData): string {
       return text(p.task).slice(0, 60) || 'agent';
     case 'delay':
       return p.seconds !== undefined ? `${String(p.seconds)} s` : text(p.until);
+    case 'code':
+      return (
+        text(p.code)
+          .split('\n')
+          .find((line) => line.trim() !== '') ?? ''
+      )
+        .trim()
+        .slice(0, 60);
     default:
       return '';
   }

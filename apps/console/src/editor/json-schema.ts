@@ -14,6 +14,8 @@ export interface JsonSchema {
   minimum?: number;
   maximum?: number;
   maxLength?: number;
+  /** A string of code: `text/javascript` is drawn as a code editor. */
+  contentMediaType?: string;
   examples?: unknown[];
 }
 

@@ -11,6 +11,7 @@ const SCHEMA_NAMES: Record<string, string> = {
   database: 'DatabaseNodeProperties',
   delay: 'DelayNodeProperties',
   workflow: 'WorkflowNodeProperties',
+  code: 'CodeNodeProperties',
 };
 
 /**

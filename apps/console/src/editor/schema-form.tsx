@@ -80,13 +80,16 @@ function SchemaField({
   }
   if (types.includes('string') && types.length === 1) {
     const long = name === 'sql' || name === 'task' || (schema.maxLength ?? 0) > 1000;
+    const code = name === 'sql' || schema.contentMediaType === 'text/javascript';
     return (
       <div className="field">
         <label htmlFor={id}>{label}</label>
         {long ? (
           <textarea
             id={id}
-            className={name === 'sql' ? 'code' : undefined}
+            className={code ? 'code' : undefined}
+            spellCheck={code ? false : undefined}
+            rows={code ? 12 : undefined}
             value={typeof value === 'string' ? value : ''}
             onChange={(e) => onChange(e.target.value)}
           />

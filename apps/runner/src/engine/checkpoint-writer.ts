@@ -64,6 +64,11 @@ export class CheckpointWriter {
     }
   }
 
+  /** True once the run is on record: its first checkpoint was written, or it was claimed from the queue. */
+  get onRecord(): boolean {
+    return this.written;
+  }
+
   /** Where the run stands once this runner let go of it (complete, errored, waiting), when written. */
   get settlement(): RunSettlement | undefined {
     return this.writtenSettlement;

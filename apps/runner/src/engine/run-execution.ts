@@ -150,6 +150,7 @@ export class RunExecution {
       parentRunId: run.parentRunId,
       parentNodeId: run.parentNodeId,
       iteration: run.iteration,
+      nodeIds: run.diagram.nodes.map((node) => node.id),
     };
   }
 
@@ -504,8 +505,9 @@ export class RunExecution {
     step.input = prepared.input;
     step.error = null;
     this.keep(step.nodeId, keptBytes(step, null));
-    if (!executor.pure) {
-      // Effects elsewhere: the step is durably `running` before it acts.
+    if (!executor.pure || (executor.mayTakeLong && !this.checkpoints.onRecord)) {
+      // Effects elsewhere: the step is durably `running` before it acts. A long pure step: the run
+      // is recorded before it, so that its start is answered without waiting for the step.
       this.checkpoints.stage(step);
       await this.checkpoints.flush();
     }
@@ -686,6 +688,7 @@ export class RunExecution {
       startedAt: step.startedAt,
       signal: this.abort.signal,
       previousText,
+      scope: this.scope,
       render: (template, property) => templates.render(template, property),
       renderDeep: (value, property) => templates.renderDeep(value, property),
       now: this.resources.now,

@@ -1,5 +1,7 @@
 import type { Diagram, DiagramNode, Principal, RunTrigger } from '#contracts';
 
+import type { TemplateScope } from '../templates/template.util.js';
+
 /** What a step may know about its run. */
 export interface StepRun {
   id: string;
@@ -26,6 +28,8 @@ export interface StepRun {
   parentRunId: string | null;
   parentNodeId: string | null;
   iteration: number | null;
+  /** The ids of the diagram's nodes: a code step reads the output of each one that is done. */
+  nodeIds: readonly string[];
 }
 
 export interface StepContext {
@@ -54,6 +58,8 @@ export interface StepContext {
   readonly signal: AbortSignal;
   /** The text of the steps whose edges fired into this one, joined with a blank line. */
   readonly previousText: string;
+  /** What the step's templates read: the run's input and the outputs of the steps done so far. */
+  readonly scope: TemplateScope;
   /**
    * Renders one property's templates within the step's limits; past one the step fails with a
    * StepFailure naming the node and `property` (`conditions[0].left`, `until`).
@@ -92,6 +98,13 @@ export interface NodeExecutor {
    * of making a round trip before it. Steps with effects elsewhere are recorded `running` first.
    */
   readonly pure: boolean;
+  /**
+   * True when a pure step may take long (a code step: up to its time cap, after a wait for a free
+   * worker). A run not on record yet (its runner started executing it at once) is then recorded,
+   * with the step `running`, before the step starts: otherwise its first checkpoint, and so the
+   * answer to its start, would wait for the step to end.
+   */
+  readonly mayTakeLong?: boolean;
   /** The output field that is the node's text (for `reply` and the next step), or null for none. */
   readonly textField: string | null;
   /** Renders the node's templates; throws StepFailure when the properties cannot be used. */

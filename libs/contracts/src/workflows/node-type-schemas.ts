@@ -3,6 +3,11 @@ import { DIAGRAM_NOTIFICATIONS_MAX, NOTIFIED_RUN_STATUSES } from '../notificatio
 import { DIAGRAM_ID_MAX_LENGTH } from './diagram.js';
 import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import {
+  CODE_LANGUAGES,
+  CODE_MAX_LENGTH,
+  CODE_MEMORY_MAX_MB,
+  CODE_MEMORY_MIN_MB,
+  CODE_TIMEOUT_MAX_MS,
   CONDITION_OPERATORS,
   DELAY_MAX_SECONDS,
   type NodeType,
@@ -239,6 +244,43 @@ const workflow: JsonSchema = {
   required: ['workflowId'],
 };
 
+const code: JsonSchema = {
+  title: 'CodeNodeProperties',
+  description:
+    'Runs a JavaScript or TypeScript function body in a WebAssembly sandbox, with no file, network or process access: it reads `trigger`, `nodes` and `loop` and `return`s a JSON value. Output field: `result` (JSON text).',
+  type: 'object',
+  properties: {
+    code: {
+      type: 'string',
+      minLength: 1,
+      maxLength: CODE_MAX_LENGTH,
+      contentMediaType: 'text/javascript',
+      description:
+        'The body of an async function, plain text (not a template): `return` its result; `await` works. Reads `trigger` (the input, parsed when it is JSON), `nodes.<id>.<field>` (output fields, parsed when they are JSON) and `loop` (`{item, index}` inside a loop).',
+      examples: ['return nodes.query.rows.map((row) => row.email);'],
+    },
+    language: {
+      enum: [...CODE_LANGUAGES],
+      default: 'javascript',
+      description: '`typescript`: types are stripped before the code runs; nothing is type-checked.',
+    },
+    timeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      maximum: CODE_TIMEOUT_MAX_MS,
+      description: "The time cap, in milliseconds; absent, the runner's `CODE_TIMEOUT_MS` (1000).",
+    },
+    memoryMb: {
+      type: 'integer',
+      minimum: CODE_MEMORY_MIN_MB,
+      maximum: CODE_MEMORY_MAX_MB,
+      description: "The memory cap, in MiB, input included; absent, the runner's `CODE_MEMORY_MB` (32).",
+    },
+    retry,
+  },
+  required: ['code'],
+};
+
 export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
   trigger,
   agent,
@@ -247,6 +289,7 @@ export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
   database,
   delay,
   workflow,
+  code,
 };
 
 const diagramId = (description: string): JsonSchema => ({
@@ -274,7 +317,7 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
             properties: {
               type: {
                 type: 'string',
-                description: 'trigger, agent, action, condition, database, delay or workflow.',
+                description: 'trigger, agent, action, condition, database, delay, workflow or code.',
               },
               properties: { type: 'object', additionalProperties: true },
             },
@@ -357,6 +400,7 @@ const NODE_SCHEMA_NAMES: Record<NodeType, string> = {
   database: 'DatabaseNodeProperties',
   delay: 'DelayNodeProperties',
   workflow: 'WorkflowNodeProperties',
+  code: 'CodeNodeProperties',
 };
 
 /** The schemas as named OpenAPI components: `Diagram` and one `<Type>NodeProperties` per node type. */

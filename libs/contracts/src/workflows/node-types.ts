@@ -12,6 +12,7 @@ export const NODE_TYPES = [
   'database',
   'delay',
   'workflow',
+  'code',
 ] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
@@ -40,6 +41,20 @@ export const UNARY_CONDITION_OPERATORS: readonly ConditionOperator[] = ['is_empt
 export const CONDITION_HANDLES = ['true', 'false'] as const;
 
 export const DELAY_MAX_SECONDS = 2_592_000;
+
+export const CODE_LANGUAGES = ['javascript', 'typescript'] as const;
+export type CodeLanguage = (typeof CODE_LANGUAGES)[number];
+
+/** The names a code node's body reads its arguments by, in order. */
+export const CODE_PARAMETERS = ['trigger', 'nodes', 'loop'] as const;
+
+/** The longest `code` of a code node, in characters. */
+export const CODE_MAX_LENGTH = 65_536;
+/** What a code node's `timeoutMs` may ask for; the runner's `CODE_TIMEOUT_MS` applies when it asks nothing. */
+export const CODE_TIMEOUT_MAX_MS = 30_000;
+/** What a code node's `memoryMb` may ask for; the runner's `CODE_MEMORY_MB` applies when it asks nothing. */
+export const CODE_MEMORY_MIN_MB = 4;
+export const CODE_MEMORY_MAX_MB = 256;
 
 /** Allowed on every node type, inside `data.properties`. Without it a failed step is not retried. */
 export interface RetryPolicy {
@@ -134,6 +149,21 @@ export interface WorkflowNodeProperties extends CommonProperties {
 /** A `workflow` node's `input` when it has none: the calling run's input is passed on as it is. */
 export const WORKFLOW_NODE_DEFAULT_INPUT = '{{trigger}}';
 
+/**
+ * A function body run in a WebAssembly sandbox (docs/workflows.md, "Code"): it reads `trigger`,
+ * `nodes` and `loop` and returns a JSON value, the step's `result`.
+ */
+export interface CodeNodeProperties extends CommonProperties {
+  /** Plain text, not a template. */
+  code: string;
+  /** Default `javascript`; `typescript` has its types stripped before it runs. */
+  language?: CodeLanguage;
+  /** The time cap, 1 to CODE_TIMEOUT_MAX_MS. */
+  timeoutMs?: number;
+  /** The memory cap, CODE_MEMORY_MIN_MB to CODE_MEMORY_MAX_MB. */
+  memoryMb?: number;
+}
+
 export interface NodePropertiesByType {
   trigger: TriggerNodeProperties;
   agent: AgentNodeProperties;
@@ -142,6 +172,7 @@ export interface NodePropertiesByType {
   database: DatabaseNodeProperties;
   delay: DelayNodeProperties;
   workflow: WorkflowNodeProperties;
+  code: CodeNodeProperties;
 }
 
 export function isNodeType(value: unknown): value is NodeType {

@@ -7,6 +7,7 @@ import {
   type DiagramNode,
 } from './diagram.js';
 import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
+import { CODE_MAX_LENGTH, CODE_MEMORY_MAX_MB, CODE_TIMEOUT_MAX_MS } from './node-types.js';
 import { diagramShapeIssues, validateDiagram } from './validate-diagram.js';
 
 const node = (id: string, type: string, properties: Record<string, unknown> = {}): DiagramNode => ({
@@ -45,6 +46,7 @@ describe('validateDiagram', () => {
         node('u', 'delay', { until: '{{trigger.at}}' }),
         node('f', 'workflow', { workflowId: 'wf', input: '{{nodes.a.response}}', wait: false }),
         node('g', 'workflow', { workflowId: 'wf' }),
+        node('k', 'code', { code: 'return 1;', language: 'typescript', timeoutMs: 500, memoryMb: 16 }),
       ],
       [
         edge('1', 't', 'a'),
@@ -56,6 +58,7 @@ describe('validateDiagram', () => {
         edge('7', 'x', 'u', 'out'),
         edge('8', 'u', 'f'),
         edge('9', 'f', 'g'),
+        edge('10', 'g', 'k'),
       ],
     );
     expect(validateDiagram(valid)).toEqual([]);
@@ -172,6 +175,31 @@ describe('validateDiagram', () => {
     ['database without sql', node('n', 'database', { databaseId: 'd' }), 'properties.sql', 'is required'],
     ['delay with both', node('n', 'delay', { seconds: 1, until: 'x' }), 'properties', 'exactly one of'],
     ['delay too long', node('n', 'delay', { seconds: 2_592_001 }), 'properties.seconds', '<= 2592000'],
+    ['code without code', node('n', 'code', { language: 'javascript' }), 'properties.code', 'is required'],
+    [
+      'code longer than CODE_MAX_LENGTH',
+      node('n', 'code', { code: 'x'.repeat(CODE_MAX_LENGTH + 1) }),
+      'properties.code',
+      `must be at most ${CODE_MAX_LENGTH} characters`,
+    ],
+    [
+      'code in another language',
+      node('n', 'code', { code: '1', language: 'python' }),
+      'properties.language',
+      'must be one of',
+    ],
+    [
+      'a code time cap past the most',
+      node('n', 'code', { code: '1', timeoutMs: CODE_TIMEOUT_MAX_MS + 1 }),
+      'properties.timeoutMs',
+      `<= ${CODE_TIMEOUT_MAX_MS}`,
+    ],
+    [
+      'a code memory cap past the most',
+      node('n', 'code', { code: '1', memoryMb: CODE_MEMORY_MAX_MB + 1 }),
+      'properties.memoryMb',
+      `<= ${CODE_MEMORY_MAX_MB}`,
+    ],
     [
       'workflow without workflowId',
       node('n', 'workflow', { input: 'x' }),

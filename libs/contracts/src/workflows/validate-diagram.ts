@@ -179,6 +179,9 @@ function semanticIssues(node: DiagramNode, type: NodeType, path: string): Diagra
     case 'action':
     case 'database':
     case 'workflow':
+    case 'code':
+      // A code node's syntax is checked at publish by the workflow service (CodeNodesCheck), with the
+      // sandbox's own compiler.
       return [];
   }
 }
