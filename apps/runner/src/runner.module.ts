@@ -33,6 +33,8 @@ import { RunWaits } from './runs/run-waits.service.js';
 import { RunsHandler } from './runs/runs.handler.js';
 import { RunsService } from './runs/runs.service.js';
 import { RunStarter } from './start/run-starter.service.js';
+import { ErrorWorkflowRepository } from './error-workflows/error-workflow.repository.js';
+import { ErrorWorkflows } from './error-workflows/error-workflows.service.js';
 import { RunTargets } from './start/run-targets.service.js';
 import { RunSweeper } from './sweeper/run-sweeper.service.js';
 
@@ -106,6 +108,8 @@ export class RunnerModule {
         RunSweeper,
         RunStarter,
         RunTargets,
+        ErrorWorkflowRepository,
+        ErrorWorkflows,
         RunsService,
         RunControlService,
         RunWaits,

@@ -31,6 +31,8 @@ export const RUN_RECORD_COLUMNS = [
   'r.rerun_of as rerunOf',
   'r.rollback_end as rollbackEnd',
   'r.trace_parent as traceParent',
+  'r.error_of_run_id as errorOfRunId',
+  'r.error_workflow as errorWorkflow',
 ] as const;
 
 /**
@@ -57,6 +59,7 @@ export function newRunRow(run: NewRun): Omit<Insertable<RunnerRuns>, 'status'> {
     created_at: run.createdAt,
     rerun_of: run.rerunOf,
     trace_parent: run.traceParent,
+    error_of_run_id: run.errorOfRunId,
   };
 }
 
