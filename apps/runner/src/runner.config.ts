@@ -60,6 +60,16 @@ export class RunnerConfig extends ServiceConfig {
   @Min(1)
   RUNNER_MAX_CLAIMS: number = 10;
 
+  /** How often ended runs are looked for whose end something must follow (docs/runs.md, "Reacting to a run's end"). */
+  @IsInt()
+  @Min(50)
+  RUNNER_ENDINGS_INTERVAL_MS: number = 500;
+
+  /** How many times what follows a run's end is tried before it is given up (doubling waits from 2 s). */
+  @IsInt()
+  @Min(1)
+  RUNNER_ENDINGS_MAX_ATTEMPTS: number = 10;
+
   /** How often due delays and retries are woken and lost jobs republished. */
   @IsInt()
   @Min(50)

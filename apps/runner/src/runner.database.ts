@@ -10,6 +10,7 @@ import { Operations1765100100000 } from './migrations/1765100100000-operations.j
 import { RunTraceParent1765200300000 } from './migrations/1765200300000-run-trace-parent.js';
 import { PausedRunsIndex1765250000000 } from './migrations/1765250000000-paused-runs-index.js';
 import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
+import { RunEndings1765390000000 } from './migrations/1765390000000-run-endings.js';
 import { ErrorWorkflows1765430000000 } from './migrations/1765430000000-error-workflows.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
@@ -28,6 +29,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       RunTraceParent1765200300000,
       PausedRunsIndex1765250000000,
       AuditEntries1765300000000,
+      RunEndings1765390000000,
       ErrorWorkflows1765430000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),

@@ -11,6 +11,8 @@ import { RunGauges } from './metrics/run-gauges.service.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
 import { RunControlService } from './control/run-control.service.js';
 import { RunEngine } from './engine/run-engine.service.js';
+import { RunEndingRepository } from './endings/run-ending.repository.js';
+import { RunEndings } from './endings/run-endings.service.js';
 import { ConditionExecutor } from './executors/condition.executor.js';
 import { ActionExecutor } from './executors/action.executor.js';
 import { AgentExecutor } from './executors/agent.executor.js';
@@ -106,6 +108,8 @@ export class RunnerModule {
         RunJobs,
         RunJobConsumer,
         RunSweeper,
+        RunEndings,
+        RunEndingRepository,
         RunStarter,
         RunTargets,
         ErrorWorkflowRepository,

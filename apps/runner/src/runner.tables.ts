@@ -78,6 +78,16 @@ export interface RunnerOperationTargets {
   target_id: string;
 }
 
+export interface RunnerRunEndings {
+  attempts: Generated<number>;
+  created_at: Generated<Timestamp>;
+  handled: Generated<string[]>;
+  last_error: string | null;
+  next_attempt_at: Generated<Timestamp>;
+  run_id: string;
+  status: string;
+}
+
 export interface RunnerRuns {
   claims: Generated<number>;
   created_at: Generated<Timestamp>;
@@ -109,6 +119,7 @@ export interface RunnerRuns {
   trigger_node_id: string | null;
   version: number | null;
   wake_at: Timestamp | null;
+  watch_end: Generated<boolean>;
   workflow_id: string;
   workflow_name: string;
 }
@@ -142,6 +153,7 @@ export interface DB {
   'runner.audit_entries': RunnerAuditEntries;
   'runner.operation_targets': RunnerOperationTargets;
   'runner.operations': RunnerOperations;
+  'runner.run_endings': RunnerRunEndings;
   'runner.run_steps': RunnerRunSteps;
   'runner.runs': RunnerRuns;
   'runner.terminated_workflows': RunnerTerminatedWorkflows;

@@ -3,18 +3,13 @@ import { errorWorkflowIdOf, type ErrorWorkflowOutcome, servicePrincipal } from '
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 
+import { type RunEnding, type RunEndingHandler, RunEndingHandlerProvider } from '../endings/run-ending.js';
 import { ERROR_WORKFLOW_MESSAGE_MAX_LENGTH } from '../engine/run-limits.util.js';
+import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { RunStarter } from '../start/run-starter.service.js';
 import { errorWorkflowInput } from './error-workflow-input.util.js';
 import { ErrorWorkflowRepository } from './error-workflow.repository.js';
-
-/**
- * How long a failure whose error workflow cannot be started because a service is unreachable is
- * tried again: well within the 24 hours an idempotency key holds its run, so a start that went
- * through but whose outcome was not recorded is never made twice.
- */
-export const ERROR_WORKFLOW_RETRY_FOR_MS = 60 * 60 * 1000;
 
 /** Errors that say nothing about the error workflow itself: the start is tried again later. */
 const PASSING_CODES: ReadonlySet<string> = new Set(['internal', 'service_unavailable']);
@@ -29,27 +24,30 @@ export const errorWorkflowKey = (runId: string) => `error-workflow:${runId}`;
  * `error-workflow:<runId>`, so a start sent again after a crash answers the run the first one made.
  * What came of it is written on the failed run (`errorWorkflow`). A run that was itself started as an
  * error workflow (`errorOfRunId`) starts none, so error workflows never start each other in a loop.
+ * Called from the run endings outbox (docs/runs.md, "Reacting to a run's end").
  */
 @Injectable()
-export class ErrorWorkflows {
+@RunEndingHandlerProvider()
+export class ErrorWorkflows implements RunEndingHandler {
+  readonly name = 'error-workflow';
+
   constructor(
     private readonly runs: ErrorWorkflowRepository,
     private readonly starter: RunStarter,
+    private readonly config: RunnerConfig,
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
   ) {}
 
   /**
-   * Handles the end of a run: nothing unless it is a failed run of a published version whose diagram
-   * names an error workflow and whose failure was not handled yet. Throws only when it should be
-   * tried again: the start could not be made for a reason that may pass (a service unreachable, the
-   * database), for up to ERROR_WORKFLOW_RETRY_FOR_MS after the run ended.
+   * Nothing unless the run is a failed run of a published version whose diagram names an error
+   * workflow and whose failure was not handled yet. Throws only to be called again: the start could
+   * not be made for a reason that may pass (a service unreachable, the database), until the outbox's
+   * last attempt, which records that reason instead.
    */
-  async handleEnding(runId: string): Promise<void> {
-    const ended = await this.runs.find(runId);
-    if (!ended) return;
+  async handle({ status, run: ended, attempt }: RunEnding): Promise<void> {
     const { run } = ended;
     const workflowId = errorWorkflowIdOf(run.diagram);
-    if (run.status !== 'errored' || workflowId === null || run.version === null) return;
+    if (status !== 'errored' || workflowId === null || run.version === null) return;
     if (run.errorWorkflow !== null) return;
     if (run.errorOfRunId !== null) {
       await this.record(run.id, workflowId, null, {
@@ -72,7 +70,7 @@ export class ErrorWorkflows {
       );
       await this.record(run.id, workflowId, started.id, null);
     } catch (error) {
-      const refusal = refusalOf(error, ended.finishedAt ?? run.createdAt, new Date());
+      const refusal = refusalOf(error, attempt >= this.config.RUNNER_ENDINGS_MAX_ATTEMPTS);
       if (!refusal) throw error;
       this.logger.warn(
         { runId: run.id, errorWorkflowId: workflowId, code: refusal.code, reason: refusal.message },
@@ -98,17 +96,17 @@ export class ErrorWorkflows {
 }
 
 /**
- * Why a start failed for good, as recorded on the failed run; null when it is to be tried again
- * (a service unreachable, the database) and the run ended less than ERROR_WORKFLOW_RETRY_FOR_MS ago.
+ * Why a start failed for good, as recorded on the failed run; null when it is to be tried again (a
+ * service unreachable, the database) and this was not the last attempt.
  */
-export function refusalOf(error: unknown, endedAt: Date, now: Date): ErrorWorkflowOutcome['error'] {
+export function refusalOf(error: unknown, lastAttempt: boolean): ErrorWorkflowOutcome['error'] {
   const passing = !(error instanceof DomainException) || PASSING_CODES.has(error.code);
   if (!passing) return { code: error.code, message: error.message };
-  if (now.getTime() - endedAt.getTime() < ERROR_WORKFLOW_RETRY_FOR_MS) return null;
+  if (!lastAttempt) return null;
   const reason = error instanceof Error ? error.message : String(error);
   return {
     code: error instanceof DomainException ? error.code : 'internal',
-    message: `The error workflow could not be started within an hour of the failure: ${reason}`,
+    message: `The error workflow could not be started, however often it was tried: ${reason}`,
   };
 }
 

@@ -1,6 +1,7 @@
 import { type Expression, type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 
 import type { RunRecord, RunSettlement, RunWithSteps, StepRecord } from '../engine/run-state.js';
+import { watchesEnd } from '../endings/watches-end.js';
 import type { RunnerRuns, RunnerRunSteps } from '../runner.tables.js';
 import type { NewRun } from './new-run.js';
 
@@ -60,6 +61,7 @@ export function newRunRow(run: NewRun): Omit<Insertable<RunnerRuns>, 'status'> {
     rerun_of: run.rerunOf,
     trace_parent: run.traceParent,
     error_of_run_id: run.errorOfRunId,
+    watch_end: watchesEnd(run.diagram),
   };
 }
 
