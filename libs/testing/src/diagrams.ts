@@ -30,8 +30,11 @@ export type TestEdge = {
 export type TestDiagram = {
   nodes: TestNode[];
   edges: TestEdge[];
-  /** Extension: `onError: "rollback"` undoes a failed run's actions (docs/runs.md, "Run control"). */
-  settings?: { onError?: 'stop' | 'rollback' };
+  /**
+   * Extension: `onError: "rollback"` undoes a failed run's actions (docs/runs.md, "Run control");
+   * `errorWorkflowId` starts that workflow when a run fails (docs/workflows.md, "Error workflows").
+   */
+  settings?: { onError?: 'stop' | 'rollback'; errorWorkflowId?: string | null };
 };
 
 /** A node of one of the node types, its properties checked against that type's. */
