@@ -224,6 +224,45 @@ describe('error workflows (settings.errorWorkflowId)', () => {
     expect(await runIdsOf(b)).toEqual([errorRun.id]);
   });
 
+  it('starts nothing for a failure inside an error workflow run, even a workflow it calls that names it', async () => {
+    // A fails and names B; B calls A as a child run (which fails too). Without the mark carried to
+    // the child, each child's failure would start B again, and B call A again, without end.
+    const a = await createDraft(org.api, projectId, {
+      name: 'A',
+      diagram: chainOf(nodes.trigger('t'), failing('f')),
+    });
+    const b = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.trigger('t', { kind: 'manual' }), nodes.callWorkflow('call', a.id)),
+      { name: 'B', publish: false },
+    );
+    await org.api.PATCH('/api/v1/workflows/{id}', {
+      params: { path: { id: a.id } },
+      body: { diagram: withErrorWorkflow(chainOf(nodes.trigger('t'), failing('f')), b) },
+    });
+    await publishWorkflow(org.api, a.id);
+    await publishWorkflow(org.api, b);
+
+    const failed = await runToFinal(a.id, FAILING_INPUT);
+    const { errorWorkflow } = await handled(failed.id);
+    const errorRun = await finished(org.api, errorWorkflow!.runId!, { timeoutMs: 30_000 });
+    expect(errorRun).toMatchObject({ status: 'errored', errorOfRunId: failed.id });
+
+    const children = await runIdsOf(a.id);
+    expect(children).toHaveLength(2);
+    const child = await read(children.find((id) => id !== failed.id)!);
+    expect(child).toMatchObject({ status: 'errored', parentRunId: errorRun.id, errorOfRunId: failed.id });
+    for (const run of [child, errorRun]) {
+      expect((await handled(run.id)).errorWorkflow).toMatchObject({
+        runId: null,
+        error: { code: 'error_workflow_run' },
+      });
+    }
+    expect(await runIdsOf(a.id)).toHaveLength(2);
+    expect(await runIdsOf(b)).toEqual([errorRun.id]);
+  });
+
   it('records on the failed run why its error workflow could not start, and starts nothing', async () => {
     const unpublished = await createDraft(org.api, projectId, { name: 'Never published' });
     const paused = await handler('Paused');

@@ -6,6 +6,9 @@ import { DiscoveryModule } from '@nestjs/core';
 import type { Logger } from 'pino';
 
 import { RunnerAuditHandler, runnerAuditRetention } from './audit/runner-audit.js';
+import { ChildRunRepository } from './children/child-run.repository.js';
+import { ChildRuns } from './children/child-runs.service.js';
+import { ChildWakes } from './children/child-wakes.service.js';
 import { RunGaugeRepository } from './metrics/run-gauge.repository.js';
 import { RunGauges } from './metrics/run-gauges.service.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
@@ -20,6 +23,7 @@ import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
+import { WorkflowExecutor } from './executors/workflow.executor.js';
 import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
@@ -48,6 +52,7 @@ const NODE_EXECUTORS = [
   DatabaseExecutor,
   ActionExecutor,
   AgentExecutor,
+  WorkflowExecutor,
 ];
 
 @Module({})
@@ -78,11 +83,12 @@ export class RunnerModule {
         { provide: RUNNER_LOGGER, useValue: logger },
         {
           provide: ENGINE_RESOURCES,
-          inject: [RunRepository, NodeExecutorRegistry, RunChanges, RUNNER_LOGGER],
+          inject: [RunRepository, NodeExecutorRegistry, RunChanges, ChildWakes, RUNNER_LOGGER],
           useFactory: (
             runs: RunRepository,
             executors: NodeExecutorRegistry,
             changes: RunChanges,
+            childWakes: ChildWakes,
             logger: Logger,
           ): EngineResources => ({
             runs,
@@ -94,6 +100,7 @@ export class RunnerModule {
             },
             logger,
             changed: (runId, status) => changes.changed(runId, status),
+            ended: (run) => childWakes.ended(run),
             now: () => new Date(),
           }),
         },
@@ -104,6 +111,9 @@ export class RunnerModule {
         RunListRepository,
         RunControlRepository,
         RunChanges,
+        ChildRunRepository,
+        ChildRuns,
+        ChildWakes,
         RunEngine,
         RunJobs,
         RunJobConsumer,

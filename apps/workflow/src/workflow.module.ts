@@ -16,6 +16,7 @@ import { PUBLISH_CHECKS, type PublishCheck } from './workflows/publish-check.js'
 import { ActionConnectionsCheck } from './workflows/action-connections.check.js';
 import { AgentNodesCheck } from './workflows/agent-nodes.check.js';
 import { ErrorWorkflowCheck } from './workflows/error-workflow.check.js';
+import { WorkflowNodesCheck } from './workflows/workflow-nodes.check.js';
 import { EventTriggerActivation } from './workflows/event-trigger-activation.js';
 import { TriggerActivation } from './workflows/trigger-activation.js';
 import { WorkflowDeletion } from './workflows/workflow-deletion.service.js';
@@ -47,15 +48,17 @@ export class WorkflowModule {
         { provide: WorkflowConfig, useValue: config },
         {
           provide: PUBLISH_CHECKS,
-          inject: [ActionConnectionsCheck, AgentNodesCheck, ErrorWorkflowCheck],
+          inject: [ActionConnectionsCheck, AgentNodesCheck, WorkflowNodesCheck, ErrorWorkflowCheck],
           useFactory: (
             actions: ActionConnectionsCheck,
             agents: AgentNodesCheck,
+            workflows: WorkflowNodesCheck,
             errorWorkflow: ErrorWorkflowCheck,
-          ): PublishCheck[] => [actions, agents, errorWorkflow],
+          ): PublishCheck[] => [actions, agents, workflows, errorWorkflow],
         },
         ActionConnectionsCheck,
         AgentNodesCheck,
+        WorkflowNodesCheck,
         ErrorWorkflowCheck,
         AgentsClient,
         { provide: TriggerActivation, useClass: EventTriggerActivation },

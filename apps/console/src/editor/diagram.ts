@@ -5,7 +5,15 @@ import type { Schemas } from '../api/client';
 export type Diagram = Schemas['Diagram'];
 export type DiagramNode = Diagram['nodes'][number];
 
-export const NODE_TYPES = ['trigger', 'condition', 'action', 'database', 'agent', 'delay'] as const;
+export const NODE_TYPES = [
+  'trigger',
+  'condition',
+  'action',
+  'database',
+  'agent',
+  'delay',
+  'workflow',
+] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
 /** What the editor keeps on a React Flow node: the diagram node's `data`, and its problems. */
@@ -36,6 +44,8 @@ export function defaultProperties(type: string): Record<string, unknown> {
       return { agentId: '', task: '' };
     case 'delay':
       return { seconds: 60 };
+    case 'workflow':
+      return { workflowId: '', input: '{{trigger}}', wait: true };
     default:
       return {};
   }

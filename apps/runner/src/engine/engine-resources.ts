@@ -4,8 +4,12 @@ import type { Logger } from 'pino';
 import type { NodeExecutorRegistry } from '../executors/node-executor.registry.js';
 import type { RunRepository } from '../runs/run.repository.js';
 import type { RunLimits } from './run-limits.util.js';
+import type { RunRecord } from './run-state.js';
 
 export const ENGINE_RESOURCES = Symbol('ENGINE_RESOURCES');
+
+/** A run that reached a final status, as the hook that wakes its parent needs it. */
+export type EndedRun = Pick<RunRecord, 'id' | 'organizationId' | 'parentRunId' | 'parentNodeId'>;
 
 /** The engine's settings, read once from the runner's configuration. */
 export interface EngineSettings {
@@ -25,5 +29,7 @@ export interface EngineResources {
   readonly logger: Logger;
   /** Tells listeners that a committed write changed the run or its steps; never fails the run. */
   readonly changed: (runId: string, status: RunStatus) => void;
+  /** The run's final status is committed: a child run's parent step is woken (`ChildWakes`). */
+  readonly ended: (run: EndedRun) => void;
   readonly now: () => Date;
 }

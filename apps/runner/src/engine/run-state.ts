@@ -43,6 +43,13 @@ export interface RunRecord {
   errorOfRunId: string | null;
   /** Failed, with an error workflow: what starting it came to; null until then, and on other runs. */
   errorWorkflow: ErrorWorkflowOutcome | null;
+  /** A child run's parent run, whose step `parentNodeId` started it; null for any other run. */
+  parentRunId: string | null;
+  parentNodeId: string | null;
+  /** A loop iteration's index; null for any other run. */
+  iteration: number | null;
+  /** 0 for a run nothing started; a child's is its parent's plus one (at most `RUN_MAX_DEPTH`). */
+  depth: number;
 }
 
 export interface StepRecord {

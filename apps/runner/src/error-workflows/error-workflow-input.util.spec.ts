@@ -38,6 +38,10 @@ function failedRun(overrides: Partial<RunRecord> = {}): RunRecord {
     traceParent: null,
     errorOfRunId: null,
     errorWorkflow: null,
+    parentRunId: null,
+    parentNodeId: null,
+    iteration: null,
+    depth: 0,
     ...overrides,
   };
 }

@@ -47,12 +47,13 @@ export class ErrorWorkflows implements RunEndingHandler {
   async handle({ status, run: ended, attempt }: RunEnding): Promise<void> {
     const { run } = ended;
     const workflowId = errorWorkflowIdOf(run.diagram);
-    if (status !== 'errored' || workflowId === null || run.version === null) return;
+    // A loop iteration's failure is its loop step's, which fails (or not) the run that has the error workflow.
+    if (status !== 'errored' || workflowId === null || run.version === null || run.iteration !== null) return;
     if (run.errorWorkflow !== null) return;
     if (run.errorOfRunId !== null) {
       await this.record(run.id, workflowId, null, {
         code: 'error_workflow_run',
-        message: `This run was started as the error workflow of run ${run.errorOfRunId}; its own failure starts no error workflow.`,
+        message: `This run handles the failure of run ${run.errorOfRunId} (as its error workflow, or started by a run that does); its own failure starts no error workflow.`,
       });
       return;
     }

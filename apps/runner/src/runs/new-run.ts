@@ -30,6 +30,20 @@ export interface NewRun {
   traceParent: string | null;
   /** The failed run this one handles, when started as an error workflow (or a rerun of one). */
   errorOfRunId: string | null;
+  /** Where a child run stands under its parent; absent for any other run. */
+  child?: ChildPlace;
+}
+
+/** A child run's parent, the step that started it, and its claim among that run's children. */
+export interface ChildPlace {
+  parentRunId: string;
+  parentNodeId: string;
+  /** Unique among the parent's children: `<nodeId>:<attempt>` for a called workflow, `<nodeId>#<index>` for a loop's iteration. */
+  childKey: string;
+  /** A loop iteration's index; null for a called workflow. */
+  iteration: number | null;
+  /** The parent's depth plus one. */
+  depth: number;
 }
 
 /** A run just written `queued` by `RunRepository.insert`, with its trigger step. */
@@ -64,6 +78,10 @@ export function runRecordOf(run: NewRun, status: RunRecord['status'], leaseToken
     traceParent: run.traceParent,
     errorOfRunId: run.errorOfRunId,
     errorWorkflow: null,
+    parentRunId: run.child?.parentRunId ?? null,
+    parentNodeId: run.child?.parentNodeId ?? null,
+    iteration: run.child?.iteration ?? null,
+    depth: run.child?.depth ?? 0,
   };
 }
 

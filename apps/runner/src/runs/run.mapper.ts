@@ -34,6 +34,10 @@ export const RUN_RECORD_COLUMNS = [
   'r.trace_parent as traceParent',
   'r.error_of_run_id as errorOfRunId',
   'r.error_workflow as errorWorkflow',
+  'r.parent_run_id as parentRunId',
+  'r.parent_node_id as parentNodeId',
+  'r.iteration',
+  'r.depth',
 ] as const;
 
 /**
@@ -61,7 +65,13 @@ export function newRunRow(run: NewRun): Omit<Insertable<RunnerRuns>, 'status'> {
     rerun_of: run.rerunOf,
     trace_parent: run.traceParent,
     error_of_run_id: run.errorOfRunId,
-    watch_end: watchesEnd(run.diagram),
+    // A loop iteration runs a part of its parent's diagram: its end is its parent's step's business.
+    watch_end: (run.child?.iteration ?? null) === null && watchesEnd(run.diagram),
+    parent_run_id: run.child?.parentRunId ?? null,
+    parent_node_id: run.child?.parentNodeId ?? null,
+    child_key: run.child?.childKey ?? null,
+    iteration: run.child?.iteration ?? null,
+    depth: run.child?.depth ?? 0,
   };
 }
 

@@ -211,6 +211,32 @@ const delay: JsonSchema = {
   oneOf: [{ required: ['seconds'] }, { required: ['until'] }],
 };
 
+const workflow: JsonSchema = {
+  title: 'WorkflowNodeProperties',
+  description:
+    "Extension: runs the live (published) version of another workflow of the organization as a child run, counted against the plan like any run. With `wait` (default), the step waits for the child and fails when it fails; without, it goes on at once. Output fields: `runId`, `status`, and `reply` (the child's reply, when waited for).",
+  type: 'object',
+  properties: {
+    workflowId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: DIAGRAM_ID_MAX_LENGTH,
+      description: "One of the organization's workflows (plain text, not a template); checked at publish.",
+    },
+    input: template(
+      "The child run's input, which its `{{trigger}}` reads. Default `{{trigger}}`: this run's own input.",
+    ),
+    wait: {
+      type: 'boolean',
+      default: true,
+      description:
+        "True: wait for the child to end; its `reply` is this step's, and its failure fails this step. False: record the child's run id and go on.",
+    },
+    retry,
+  },
+  required: ['workflowId'],
+};
+
 export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
   trigger,
   agent,
@@ -218,6 +244,7 @@ export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
   condition,
   database,
   delay,
+  workflow,
 };
 
 const diagramId = (description: string): JsonSchema => ({
@@ -243,7 +270,10 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
           data: {
             type: 'object',
             properties: {
-              type: { type: 'string', description: 'trigger, agent, action, condition, database or delay.' },
+              type: {
+                type: 'string',
+                description: 'trigger, agent, action, condition, database, delay or workflow.',
+              },
               properties: { type: 'object', additionalProperties: true },
             },
             required: ['type', 'properties'],
@@ -319,6 +349,7 @@ const NODE_SCHEMA_NAMES: Record<NodeType, string> = {
   condition: 'ConditionNodeProperties',
   database: 'DatabaseNodeProperties',
   delay: 'DelayNodeProperties',
+  workflow: 'WorkflowNodeProperties',
 };
 
 /** The schemas as named OpenAPI components: `Diagram` and one `<Type>NodeProperties` per node type. */

@@ -178,6 +178,7 @@ function semanticIssues(node: DiagramNode, type: NodeType, path: string): Diagra
     case 'agent':
     case 'action':
     case 'database':
+    case 'workflow':
       return [];
   }
 }
