@@ -133,6 +133,7 @@ async function ceilingLevel(
         createdAt: now,
         rerunOf: null,
         traceParent: null,
+        errorOfRunId: null,
       };
       await workflows.findRunTarget(run.organizationId, run.workflowId, false, run.version);
       await usage.consumeRun(run.organizationId, copy.id, limits, now);

@@ -12,6 +12,7 @@ import { PausedRunsIndex1765250000000 } from './migrations/1765250000000-paused-
 import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
 import { RunEndings1765390000000 } from './migrations/1765390000000-run-endings.js';
 import { ChildRuns1765400000000 } from './migrations/1765400000000-child-runs.js';
+import { ErrorWorkflows1765430000000 } from './migrations/1765430000000-error-workflows.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
@@ -31,6 +32,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       AuditEntries1765300000000,
       RunEndings1765390000000,
       ChildRuns1765400000000,
+      ErrorWorkflows1765430000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

@@ -43,6 +43,8 @@ import { RunWaits } from './runs/run-waits.service.js';
 import { RunsHandler } from './runs/runs.handler.js';
 import { RunsService } from './runs/runs.service.js';
 import { RunStarter } from './start/run-starter.service.js';
+import { ErrorWorkflowRepository } from './error-workflows/error-workflow.repository.js';
+import { ErrorWorkflows } from './error-workflows/error-workflows.service.js';
 import { RunTargets } from './start/run-targets.service.js';
 import { RunSweeper } from './sweeper/run-sweeper.service.js';
 
@@ -128,6 +130,8 @@ export class RunnerModule {
         RunNotificationsHandler,
         RunStarter,
         RunTargets,
+        ErrorWorkflowRepository,
+        ErrorWorkflows,
         RunsService,
         RunControlService,
         RunWaits,

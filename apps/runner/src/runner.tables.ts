@@ -4,6 +4,7 @@ import type { StoredRunStatus } from './engine/run-state.js';
 import type { OperationParams, TargetState } from './operations/operation.record.js';
 import type {
   Diagram,
+  ErrorWorkflowOutcome,
   OperationAction,
   OperationStatus,
   Principal,
@@ -97,6 +98,8 @@ export interface RunnerRuns {
   dispatch: Generated<number>;
   dispatched_at: Timestamp | null;
   error: string | null;
+  error_of_run_id: string | null;
+  error_workflow: ColumnType<ErrorWorkflowOutcome, string, string> | null;
   finished_at: Timestamp | null;
   id: string;
   idempotency_fingerprint: string | null;

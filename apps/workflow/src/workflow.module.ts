@@ -15,6 +15,7 @@ import { workflowDataSource } from './workflow.database.js';
 import { PUBLISH_CHECKS, type PublishCheck } from './workflows/publish-check.js';
 import { ActionConnectionsCheck } from './workflows/action-connections.check.js';
 import { AgentNodesCheck } from './workflows/agent-nodes.check.js';
+import { ErrorWorkflowCheck } from './workflows/error-workflow.check.js';
 import { WorkflowNodesCheck } from './workflows/workflow-nodes.check.js';
 import { CodeNodesCheck } from './workflows/code-nodes.check.js';
 import { EventTriggerActivation } from './workflows/event-trigger-activation.js';
@@ -55,6 +56,7 @@ export class WorkflowModule {
             WorkflowNodesCheck,
             NotificationEndpointsCheck,
             CodeNodesCheck,
+            ErrorWorkflowCheck,
           ],
           useFactory: (
             actions: ActionConnectionsCheck,
@@ -62,13 +64,15 @@ export class WorkflowModule {
             workflows: WorkflowNodesCheck,
             notifications: NotificationEndpointsCheck,
             code: CodeNodesCheck,
-          ): PublishCheck[] => [actions, agents, workflows, notifications, code],
+            errorWorkflow: ErrorWorkflowCheck,
+          ): PublishCheck[] => [actions, agents, workflows, notifications, code, errorWorkflow],
         },
         ActionConnectionsCheck,
         AgentNodesCheck,
         WorkflowNodesCheck,
         NotificationEndpointsCheck,
         CodeNodesCheck,
+        ErrorWorkflowCheck,
         AgentsClient,
         { provide: TriggerActivation, useClass: EventTriggerActivation },
         CatalogClient,

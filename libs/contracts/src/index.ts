@@ -71,6 +71,7 @@ export * from './runs/run-step.dto.js';
 export * from './runs/start-run.dto.js';
 export * from './runs/workflow-run-summary.dto.js';
 export * from './runs/workflow-run.dto.js';
+export * from './runs/error-workflow.dto.js';
 export * from './runs/run-control.dto.js';
 export * from './runs/run-filter.dto.js';
 export * from './runs/child-runs.dto.js';

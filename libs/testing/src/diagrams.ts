@@ -34,10 +34,12 @@ export type TestDiagram = {
   edges: TestEdge[];
   /**
    * Extensions: `onError: "rollback"` undoes a failed run's actions (docs/runs.md, "Run control");
+   * `errorWorkflowId` starts that workflow when a run fails (docs/workflows.md, "Error workflows");
    * `notifications` tells endpoints when runs end (docs/notifications.md).
    */
   settings?: {
     onError?: 'stop' | 'rollback';
+    errorWorkflowId?: string | null;
     notifications?: Array<{ endpointId: string; statuses: Array<'complete' | 'errored' | 'terminated'> }>;
   };
 };

@@ -1510,6 +1510,24 @@ export interface components {
             /** @description Extension: on a rerun, the run this step was carried over from, `done` with its output and not executed again. Absent on every step the run executed. */
             carriedFrom?: string;
         };
+        ErrorWorkflowRefusalDto: {
+            /** @description The error code the start answered (`not_published`, `workflow_not_found`, `workflow_paused`, `plan_limit_reached`, `invalid_workflow`, `trigger_required`, …). */
+            code: string;
+            message: string;
+        };
+        ErrorWorkflowOutcomeDto: {
+            /** @description The error workflow the failed run's diagram named. */
+            workflowId: string;
+            /** @description The error workflow run it started (its `errorOfRunId` names this run); null when none could start. */
+            runId: string | null;
+            /** @description Why no error workflow run could start; null when one started. */
+            error: components["schemas"]["ErrorWorkflowRefusalDto"] | null;
+            /**
+             * Format: date-time
+             * @description When the runner handled the failure.
+             */
+            at: string;
+        };
         WorkflowRunDto: {
             id: string;
             workflowId: string;
@@ -1549,6 +1567,10 @@ export interface components {
             diagram: components["schemas"]["Diagram"];
             /** @description Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run. */
             rerunOf?: string;
+            /** @description Extension: on a run started as its workflow's error workflow, the failed run it handles (docs/workflows.md, "Error workflows"). Such a run starts no error workflow when it fails itself. Absent on every other run. */
+            errorOfRunId?: string;
+            /** @description Extension: on an `errored` run of a published version whose diagram names `settings.errorWorkflowId`, what starting that error workflow came to: the run it started, or why none could start. Absent on every other run, and until the runner has handled the failure (usually within a second of it). */
+            errorWorkflow?: components["schemas"]["ErrorWorkflowOutcomeDto"];
             /** @description Extension: the id of the run's OpenTelemetry trace (32 hex digits), in which every step's span lies (docs/tracing.md). Absent when the run has no trace (tracing was off when it started). */
             traceId?: string;
         };
@@ -1926,6 +1948,8 @@ export interface components {
                 /** @description The final run statuses to be told of. */
                 statuses: ("complete" | "errored" | "terminated")[];
             }[];
+            /** @description Another workflow of the organization whose live version starts, once, when a run of a published version of this one ends `errored` (after its retries and any rollback), with a JSON input describing the failed run (docs/workflows.md, "Error workflows"). Null or absent: none. A run started this way starts no error workflow when it fails itself. */
+            errorWorkflowId?: string | null;
         } & {
             [key: string]: unknown;
         };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { fromFlow, nextNodeId, summary, toFlow } from './diagram';
+import { fromFlow, nextNodeId, restOf, summary, toFlow } from './diagram';
 
 describe('the editor diagram', () => {
   const diagram = {
@@ -31,6 +31,15 @@ describe('the editor diagram', () => {
       },
     ]);
     expect(back.edges).toEqual([{ id: 'e1', source: 'start', target: 'check' }]);
+  });
+
+  it("keeps the diagram's own properties, its settings among them", () => {
+    const withSettings = { ...diagram, settings: { onError: 'rollback', errorWorkflowId: 'w-2' }, zoom: 2 };
+    const flow = toFlow(withSettings);
+    expect(fromFlow(flow.nodes, flow.edges, restOf(withSettings))).toMatchObject({
+      settings: { onError: 'rollback', errorWorkflowId: 'w-2' },
+      zoom: 2,
+    });
   });
 
   it('leaves what it shows on a node (problems, a step status) out of the saved diagram', () => {

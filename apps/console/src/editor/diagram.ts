@@ -96,9 +96,21 @@ export function toFlow(diagram: Diagram): { nodes: FlowNode[]; edges: Edge[] } {
   return { nodes, edges };
 }
 
-/** Back to the API's diagram, with each node's position kept as a layout property. */
-export function fromFlow(nodes: FlowNode[], edges: Edge[]): Diagram {
+/** A diagram's own properties besides its nodes and edges: its `settings`, a builder's state. */
+export type DiagramRest = Omit<Diagram, 'nodes' | 'edges'>;
+
+/** What `diagram` has besides its nodes and edges, to be saved again with them. */
+export function restOf(diagram: Diagram): DiagramRest {
+  return Object.fromEntries(Object.entries(diagram).filter(([key]) => key !== 'nodes' && key !== 'edges'));
+}
+
+/**
+ * Back to the API's diagram, with each node's position kept as a layout property, and the diagram's
+ * own properties (`rest`: its settings) as they were.
+ */
+export function fromFlow(nodes: FlowNode[], edges: Edge[], rest: DiagramRest = {}): Diagram {
   return {
+    ...rest,
     nodes: nodes.map((node) => {
       // What the editor shows on a node (its problems, a run's status) is not saved with it.
       const rest = Object.fromEntries(

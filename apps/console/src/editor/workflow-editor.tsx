@@ -19,7 +19,17 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 
 import { api, type Schemas, unwrap } from '../api/client';
 import { ErrorNotice } from '../components/ui';
-import { defaultProperties, type FlowNode, fromFlow, NODE_TYPES, nextNodeId, toFlow } from './diagram';
+import {
+  defaultProperties,
+  type DiagramRest,
+  type FlowNode,
+  fromFlow,
+  NODE_TYPES,
+  nextNodeId,
+  restOf,
+  toFlow,
+} from './diagram';
+import { DiagramSettingsPanel } from './diagram-settings';
 import { nodeTypes } from './flow-node';
 import { NodePanel } from './node-panel';
 import { useNodeTypeSchemas } from './node-type-schemas';
@@ -48,6 +58,8 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
   const initial = useMemo(() => toFlow(workflow.diagram), [workflow.diagram]);
   const [nodes, setNodes, onNodesChange] = useNodesState<FlowNode>(initial.nodes);
   const [edges, setEdges, onEdgesChange] = useEdgesState<Edge>(initial.edges);
+  // The diagram's own properties (its settings) are saved with the nodes and edges, as they were.
+  const [rest, setRest] = useState<DiagramRest>(() => restOf(workflow.diagram));
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [dirty, setDirty] = useState(false);
   const [problemError, setProblemError] = useState<unknown>(null);
@@ -71,7 +83,7 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
       unwrap(
         api.PATCH('/api/v1/workflows/{id}', {
           params: { path: { id: workflow.id } },
-          body: { diagram: fromFlow(nodes, edges) },
+          body: { diagram: fromFlow(nodes, edges, rest) },
         }),
       ),
     onSuccess: (saved) => {
@@ -177,6 +189,15 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
           Published version {publish.data.number} ({publish.data.timeZone}).
         </div>
       ) : null}
+      <DiagramSettingsPanel
+        workflowId={workflow.id}
+        projectId={workflow.projectId}
+        settings={rest.settings as Schemas['DiagramSettings'] | undefined}
+        onChange={(settings) => {
+          setRest((current) => ({ ...current, settings }));
+          changed();
+        }}
+      />
       <ErrorNotice error={save.error} title="Could not save the draft." />
       <ProblemsNotice error={problemError} problems={problems} onSelect={setSelectedId} />
       {runOpen ? (

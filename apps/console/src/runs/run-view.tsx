@@ -49,6 +49,15 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
             </Link>
           </>
         ) : null}
+        {run.errorOfRunId ? (
+          <>
+            {' '}
+            · error workflow of{' '}
+            <Link to="/runs/$runId" params={{ runId: run.errorOfRunId }}>
+              failed run {run.errorOfRunId.slice(-8)}
+            </Link>
+          </>
+        ) : null}
         {run.parentRunId ? (
           <>
             {' '}
@@ -76,6 +85,7 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
           {run.error}
         </div>
       ) : null}
+      {run.errorWorkflow ? <ErrorWorkflowNotice outcome={run.errorWorkflow} /> : null}
       {run.reply ? (
         <section aria-labelledby="reply-title">
           <h2 id="reply-title">Reply</h2>
@@ -98,5 +108,29 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
         </section>
       ) : null}
     </>
+  );
+}
+
+/** What the failed run's error workflow came to: a link to the run it started, or why none started. */
+function ErrorWorkflowNotice({ outcome }: { outcome: Schemas['ErrorWorkflowOutcomeDto'] }) {
+  if (outcome.runId) {
+    return (
+      <p className="muted">
+        Its error workflow started{' '}
+        <Link to="/runs/$runId" params={{ runId: outcome.runId }}>
+          run {outcome.runId.slice(-8)}
+        </Link>
+        .
+      </p>
+    );
+  }
+  return (
+    <div className="notice warn" role="status">
+      Its error workflow (
+      <Link to="/workflows/$workflowId" params={{ workflowId: outcome.workflowId }}>
+        {outcome.workflowId.slice(-8)}
+      </Link>
+      ) did not start: {outcome.error?.message ?? 'no reason was recorded.'}
+    </div>
   );
 }

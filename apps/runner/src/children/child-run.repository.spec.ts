@@ -39,6 +39,7 @@ function newRun(child?: Omit<ChildPlace, 'depth'>, overrides: Partial<NewRun> = 
     createdAt: new Date(),
     rerunOf: null,
     traceParent: null,
+    errorOfRunId: null,
     ...(child === undefined ? {} : { child: { ...child, depth: 1 } }),
     ...overrides,
   };

@@ -114,6 +114,7 @@ export class ChildRuns {
         createdAt: new Date(),
         rerunOf: null,
         traceParent: parent.traceParent,
+        errorOfRunId: parent.errorOfRunId,
         child: {
           parentRunId: parent.id,
           parentNodeId: context.node.id,

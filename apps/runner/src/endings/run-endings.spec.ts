@@ -46,6 +46,7 @@ function newRun(settings?: Record<string, unknown>): NewRun {
     createdAt: new Date(),
     rerunOf: null,
     traceParent: null,
+    errorOfRunId: null,
   };
 }
 

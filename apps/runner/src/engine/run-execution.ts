@@ -151,6 +151,7 @@ export class RunExecution {
       parentNodeId: run.parentNodeId,
       iteration: run.iteration,
       nodeIds: run.diagram.nodes.map((node) => node.id),
+      errorOfRunId: run.errorOfRunId,
     };
   }
 

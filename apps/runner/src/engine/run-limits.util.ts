@@ -1,4 +1,9 @@
-import { DIAGRAM_MAX_BYTES, DIAGRAM_MAX_NODES, RUN_INPUT_MAX_LENGTH } from '#contracts';
+import {
+  DIAGRAM_ID_MAX_LENGTH,
+  DIAGRAM_MAX_BYTES,
+  DIAGRAM_MAX_NODES,
+  RUN_INPUT_MAX_LENGTH,
+} from '#contracts';
 
 import type { StepRecord } from './run-state.js';
 
@@ -104,11 +109,31 @@ const STEP_FIELDS_BYTES =
 /** The run's own short fields (ids, status, times, version) and the reply envelope, generously. */
 const RUN_FIELDS_BYTES = 8 * KIB;
 
+/** The most characters of the message kept in a failed run's `errorWorkflow` (why none started). */
+export const ERROR_WORKFLOW_MESSAGE_MAX_LENGTH = 500;
+
+/**
+ * A failed run's `errorWorkflow` at its longest: the workflow id as long as a diagram id may be, an
+ * error code (a few dozen characters, 64 counted) and the message, every character at six bytes.
+ */
+const ERROR_WORKFLOW_BYTES =
+  JSON.stringify({
+    errorWorkflow: {
+      workflowId: 'x'.repeat(JSON_BYTES_PER_CHARACTER * DIAGRAM_ID_MAX_LENGTH),
+      runId: '00000000-0000-0000-0000-000000000000',
+      error: {
+        code: 'x'.repeat(64),
+        message: 'x'.repeat(JSON_BYTES_PER_CHARACTER * ERROR_WORKFLOW_MESSAGE_MAX_LENGTH),
+      },
+      at: new Date(0).toISOString(),
+    },
+  }).length + 1;
+
 /**
  * The largest answer of `runner.runs.get` (and of a start) that a run recorded under `limits` can
  * have, in bytes: its input at its longest, its diagram, whose ids its steps repeat, each step's
- * own fields, what the run keeps of its steps and reply, and its error. With the defaults this is
- * 8,109,228 bytes, within an 8 MiB NATS message.
+ * own fields, what the run keeps of its steps and reply, its error, and its `errorWorkflow`. With the
+ * defaults this is 8,113,640 bytes, within an 8 MiB NATS message.
  */
 export function runAnswerBoundBytes(limits: Pick<RunLimits, 'runDataMaxBytes'>): number {
   return (
@@ -117,6 +142,7 @@ export function runAnswerBoundBytes(limits: Pick<RunLimits, 'runDataMaxBytes'>):
     2 * DIAGRAM_MAX_BYTES +
     DIAGRAM_MAX_NODES * STEP_FIELDS_BYTES +
     limits.runDataMaxBytes +
-    (JSON_BYTES_PER_CHARACTER * STEP_ERROR_MAX_LENGTH + 2)
+    (JSON_BYTES_PER_CHARACTER * STEP_ERROR_MAX_LENGTH + 2) +
+    ERROR_WORKFLOW_BYTES
   );
 }

@@ -1,4 +1,4 @@
-import type { Diagram, Principal, RunTrigger, StepStatus } from '#contracts';
+import type { Diagram, ErrorWorkflowOutcome, Principal, RunTrigger, StepStatus } from '#contracts';
 
 /** The stored status: a subset of the contract's, since `unknown` is computed when read. */
 export type StoredRunStatus =
@@ -39,6 +39,10 @@ export interface RunRecord {
   rollbackEnd: 'errored' | 'terminated' | null;
   /** The span the run's steps are children of (W3C `traceparent`); null without tracing. */
   traceParent: string | null;
+  /** Started as its workflow's error workflow: the failed run it handles. Null for any other run. */
+  errorOfRunId: string | null;
+  /** Failed, with an error workflow: what starting it came to; null until then, and on other runs. */
+  errorWorkflow: ErrorWorkflowOutcome | null;
   /** A child run's parent run, whose step `parentNodeId` started it; null for any other run. */
   parentRunId: string | null;
   parentNodeId: string | null;

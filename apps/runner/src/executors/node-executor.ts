@@ -30,6 +30,11 @@ export interface StepRun {
   iteration: number | null;
   /** The ids of the diagram's nodes: a code step reads the output of each one that is done. */
   nodeIds: readonly string[];
+  /**
+   * The failed run this run handles as an error workflow, or as part of one (a run such a run
+   * started): the runs it starts carry it on, so none of their failures starts an error workflow.
+   */
+  errorOfRunId: string | null;
 }
 
 export interface StepContext {

@@ -28,6 +28,8 @@ export interface NewRun {
   rerunOf: string | null;
   /** The run's span (W3C `traceparent`), its steps' parent; null without tracing. */
   traceParent: string | null;
+  /** The failed run this one handles, when started as an error workflow (or a rerun of one). */
+  errorOfRunId: string | null;
   /** Where a child run stands under its parent; absent for any other run. */
   child?: ChildPlace;
 }
@@ -74,6 +76,8 @@ export function runRecordOf(run: NewRun, status: RunRecord['status'], leaseToken
     rerunOf: run.rerunOf,
     rollbackEnd: null,
     traceParent: run.traceParent,
+    errorOfRunId: run.errorOfRunId,
+    errorWorkflow: null,
     parentRunId: run.child?.parentRunId ?? null,
     parentNodeId: run.child?.parentNodeId ?? null,
     iteration: run.child?.iteration ?? null,

@@ -1,4 +1,5 @@
 import {
+  DIAGRAM_ID_MAX_LENGTH,
   DIAGRAM_MAX_BYTES,
   DIAGRAM_MAX_NODES,
   type Diagram,
@@ -7,7 +8,12 @@ import {
   type WorkflowRunDto,
 } from '#contracts';
 
-import { keptBytes, runAnswerBoundBytes, STEP_ERROR_MAX_LENGTH } from '../engine/run-limits.util.js';
+import {
+  ERROR_WORKFLOW_MESSAGE_MAX_LENGTH,
+  keptBytes,
+  runAnswerBoundBytes,
+  STEP_ERROR_MAX_LENGTH,
+} from '../engine/run-limits.util.js';
 import { RunnerConfig } from '../runner.config.js';
 import { ANSWER_HEADROOM_BYTES, fitRunAnswer, jsonPrefix } from './run-answer.util.js';
 
@@ -141,6 +147,12 @@ describe('runAnswerBoundBytes', () => {
       error: heavy(STEP_ERROR_MAX_LENGTH),
       steps,
       diagram,
+      errorWorkflow: {
+        workflowId: heavy(DIAGRAM_ID_MAX_LENGTH),
+        runId: null,
+        error: { code: 'service_unavailable', message: heavy(ERROR_WORKFLOW_MESSAGE_MAX_LENGTH) },
+        at: new Date().toISOString(),
+      },
     });
     const answer = jsonBytes({ ok: true, data: largest });
     expect(answer).toBeGreaterThan(7_000_000);

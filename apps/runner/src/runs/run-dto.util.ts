@@ -47,6 +47,8 @@ export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date())
     steps: [...steps].sort((a, b) => a.position - b.position).map(toRunStepDto),
     diagram: run.diagram,
     ...(run.rerunOf === null ? {} : { rerunOf: run.rerunOf }),
+    ...(run.errorOfRunId === null ? {} : { errorOfRunId: run.errorOfRunId }),
+    ...(run.errorWorkflow === null ? {} : { errorWorkflow: run.errorWorkflow }),
     // Only on a traced run, like `rerunOf`: with tracing off, no answer of a run changes.
     ...(traceId === null ? {} : { traceId }),
   };

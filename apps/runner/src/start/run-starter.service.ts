@@ -28,7 +28,7 @@ import { type KeyHolder, RunRepository } from '../runs/run.repository.js';
 import { runStarted } from '../metrics/run.metrics.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { type ResolvedTarget, RunTargets } from './run-targets.service.js';
-import { chooseTrigger } from './trigger-choice.util.js';
+import { chooseTrigger, errorWorkflowTrigger } from './trigger-choice.util.js';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
@@ -61,7 +61,11 @@ export class RunStarter {
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
   ) {}
 
-  async start(principal: Principal, request: StartRunRequest): Promise<StartRunReply<WorkflowRunDto>> {
+  async start(
+    principal: Principal,
+    request: StartRunRequest,
+    options: StartOptions = {},
+  ): Promise<StartRunReply<WorkflowRunDto>> {
     const { organizationId } = principal;
     const key: IdempotentStart | null =
       request.idempotencyKey === undefined
@@ -99,7 +103,10 @@ export class RunStarter {
           issues: target.issues,
         });
       }
-      trigger = chooseTrigger(target.diagram, request.triggerNodeId);
+      trigger =
+        options.errorOfRunId === undefined
+          ? chooseTrigger(target.diagram, request.triggerNodeId)
+          : errorWorkflowTrigger(target.diagram);
     } catch (error) {
       await this.refund(principal, runId, counting);
       throw error;
@@ -130,6 +137,7 @@ export class RunStarter {
         createdAt: new Date(),
         rerunOf: null,
         traceParent: traceParentOf(span),
+        errorOfRunId: options.errorOfRunId ?? null,
       };
       if (this.config.RUNNER_START_MODE === 'inline' && this.engine.acceptsInline && this.slots.tryTake()) {
         const execution = this.engine.startNew(run, this.slots);
@@ -224,6 +232,8 @@ export class RunStarter {
         createdAt: new Date(),
         rerunOf: null,
         traceParent: traceParentOf(span),
+        // A workflow called while handling a failure is part of that handling (docs/workflows.md).
+        errorOfRunId: parent.errorOfRunId,
         child,
       };
       switch (await this.runs.insert(run)) {
@@ -281,6 +291,8 @@ export class RunStarter {
       createdAt: new Date(),
       rerunOf: old.id,
       traceParent: null,
+      // A rerun of an error workflow's run still handles that failure, and starts no error workflow.
+      errorOfRunId: old.errorOfRunId,
     };
     // A rerun is asked for by a request: its run continues that request's trace.
     return inSpan('run', runSpanOptions('manual', runId, old.workflowId), async (span) => {
@@ -370,6 +382,15 @@ function runSpanOptions(trigger: RunTrigger, runId: string, workflowId: string):
       'flowmesh.run.trigger': trigger,
     },
   };
+}
+
+/** What a start the runner makes on its own adds to the request. */
+export interface StartOptions {
+  /**
+   * The run is its workflow's error workflow handling this failed run (docs/workflows.md, "Error
+   * workflows"): it is marked so, and starts from `errorWorkflowTrigger`'s choice.
+   */
+  errorOfRunId?: string;
 }
 
 /** A start with an idempotency key: the key, and the request it stands for. */

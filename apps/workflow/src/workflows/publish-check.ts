@@ -7,7 +7,12 @@ import type { Diagram, DiagramIssue, Principal } from '#contracts';
  * invalid_workflow answer; each is listed in `PUBLISH_CHECKS` in `workflow.module.ts`.
  */
 export interface PublishCheck {
-  check(principal: Principal, diagram: Diagram): Promise<DiagramIssue[]>;
+  check(principal: Principal, diagram: Diagram, published: PublishedWorkflow): Promise<DiagramIssue[]>;
+}
+
+/** The workflow whose draft is being published. */
+export interface PublishedWorkflow {
+  id: string;
 }
 
 export const PUBLISH_CHECKS = Symbol('PUBLISH_CHECKS');

@@ -27,7 +27,7 @@ import { audit } from '../audit/workflow-audit.js';
 import { CatalogClient } from '../peers/catalog.client.js';
 import { SchedulesService } from '../schedules/schedules.service.js';
 import type { Transaction } from '../transaction.js';
-import { PUBLISH_CHECKS, type PublishCheck } from './publish-check.js';
+import { PUBLISH_CHECKS, type PublishCheck, type PublishedWorkflow } from './publish-check.js';
 import { TriggerActivation } from './trigger-activation.js';
 import { WorkflowDeletion } from './workflow-deletion.service.js';
 import {
@@ -157,7 +157,7 @@ export class WorkflowsService {
     const workflow = await this.findOwned(principal, id);
     // The draft read here is the one validated and the one frozen, even if a PATCH lands meanwhile.
     const diagram = workflow.diagram;
-    await this.assertPublishable(principal, diagram);
+    await this.assertPublishable(principal, diagram, { id });
     if (workflow.pausedAt === null) await this.triggers.activate(principal, { workflowId: id, diagram });
     const version = await this.workflows.transaction(async (trx) => {
       const locked = await this.lockOwned(principal, id, trx);
@@ -279,12 +279,18 @@ export class WorkflowsService {
     return toRunTarget(workflow, request.draft === true);
   }
 
-  private async assertPublishable(principal: Principal, diagram: Diagram): Promise<void> {
+  private async assertPublishable(
+    principal: Principal,
+    diagram: Diagram,
+    published: PublishedWorkflow,
+  ): Promise<void> {
     const issues = validateDiagram(diagram);
     // Checks against other services read nodes as their schema says; a malformed diagram is answered
     // with its own issues first, rather than also with what follows from them.
     if (issues.length === 0) {
-      const checked = await Promise.all(this.publishChecks.map((rule) => rule.check(principal, diagram)));
+      const checked = await Promise.all(
+        this.publishChecks.map((rule) => rule.check(principal, diagram, published)),
+      );
       issues.push(...checked.flat());
     }
     if (issues.length > 0) {

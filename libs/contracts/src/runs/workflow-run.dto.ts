@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 import type { Diagram } from '../workflows/diagram.js';
 import { DiagramProperty } from '../workflows/diagram-field.decorator.js';
+import { ErrorWorkflowOutcomeDto } from './error-workflow.dto.js';
 import { RunStepDto } from './run-step.dto.js';
 import { WorkflowRunSummaryDto } from './workflow-run-summary.dto.js';
 
@@ -31,6 +32,20 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
       'Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run.',
   })
   rerunOf?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    description:
+      'Extension: on a run started as its workflow\'s error workflow, the failed run it handles (docs/workflows.md, "Error workflows"). Such a run starts no error workflow when it fails itself. Absent on every other run.',
+  })
+  errorOfRunId?: string;
+
+  @ApiPropertyOptional({
+    type: ErrorWorkflowOutcomeDto,
+    description:
+      'Extension: on an `errored` run of a published version whose diagram names `settings.errorWorkflowId`, what starting that error workflow came to: the run it started, or why none could start. Absent on every other run, and until the runner has handled the failure (usually within a second of it).',
+  })
+  errorWorkflow?: ErrorWorkflowOutcomeDto;
 
   @ApiPropertyOptional({
     type: String,

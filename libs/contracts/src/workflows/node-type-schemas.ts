@@ -1,6 +1,6 @@
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import { DIAGRAM_NOTIFICATIONS_MAX, NOTIFIED_RUN_STATUSES } from '../notifications/notification-limits.js';
-import { DIAGRAM_ID_MAX_LENGTH } from './diagram.js';
+import { DIAGRAM_ID_MAX_LENGTH, type Diagram } from './diagram.js';
 import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import {
   CODE_LANGUAGES,
@@ -357,6 +357,8 @@ export type OnErrorPolicy = (typeof ON_ERROR_POLICIES)[number];
 /**
  * Extension: a diagram's `settings`, checked when it is published or run (a draft saves with any).
  * `onError: "rollback"`: a run that fails undoes its `done` actions through their `compensate`.
+ * `errorWorkflowId`: the workflow a failed run starts (docs/workflows.md, "Error workflows"); that
+ * it is another workflow of the organization is checked at publish, by the workflow service.
  */
 export const DIAGRAM_SETTINGS_SCHEMA: JsonSchema = {
   title: 'DiagramSettings',
@@ -388,9 +390,22 @@ export const DIAGRAM_SETTINGS_SCHEMA: JsonSchema = {
         required: ['endpointId', 'statuses'],
       },
     },
+    errorWorkflowId: {
+      type: ['string', 'null'],
+      minLength: 1,
+      maxLength: DIAGRAM_ID_MAX_LENGTH,
+      description:
+        'Another workflow of the organization whose live version starts, once, when a run of a published version of this one ends `errored` (after its retries and any rollback), with a JSON input describing the failed run (docs/workflows.md, "Error workflows"). Null or absent: none. A run started this way starts no error workflow when it fails itself.',
+    },
   },
   additionalProperties: true,
 };
+
+/** The error workflow a diagram's settings name, if any (the settings as validated at publish). */
+export function errorWorkflowIdOf(diagram: Diagram): string | null {
+  const id = (diagram.settings as { errorWorkflowId?: unknown } | null | undefined)?.errorWorkflowId;
+  return typeof id === 'string' && id !== '' ? id : null;
+}
 
 const NODE_SCHEMA_NAMES: Record<NodeType, string> = {
   trigger: 'TriggerNodeProperties',

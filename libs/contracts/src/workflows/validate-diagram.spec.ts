@@ -8,6 +8,7 @@ import {
 } from './diagram.js';
 import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import { CODE_MAX_LENGTH, CODE_MEMORY_MAX_MB, CODE_TIMEOUT_MAX_MS } from './node-types.js';
+import { errorWorkflowIdOf } from './node-type-schemas.js';
 import { diagramShapeIssues, validateDiagram } from './validate-diagram.js';
 
 const node = (id: string, type: string, properties: Record<string, unknown> = {}): DiagramNode => ({
@@ -332,6 +333,29 @@ describe('validateDiagram', () => {
       ]);
     },
   );
+
+  it('takes settings.errorWorkflowId as an id or null, and names anything else', () => {
+    const withSettings = (settings: Record<string, unknown>): Diagram => ({ ...diagram([manual]), settings });
+    expect(
+      validateDiagram(withSettings({ errorWorkflowId: '0199d5e4-0000-7000-8000-000000000001' })),
+    ).toEqual([]);
+    expect(validateDiagram(withSettings({ errorWorkflowId: null, onError: 'rollback' }))).toEqual([]);
+    expect(errorWorkflowIdOf(withSettings({ errorWorkflowId: 'w-2' }))).toBe('w-2');
+    expect(errorWorkflowIdOf(withSettings({ errorWorkflowId: null }))).toBeNull();
+    expect(errorWorkflowIdOf(diagram([manual]))).toBeNull();
+    for (const [value, message] of [
+      [42, 'diagram.errorWorkflowId must be string or null'],
+      ['', 'diagram.errorWorkflowId must NOT have fewer than 1 characters'],
+      [
+        'w'.repeat(DIAGRAM_ID_MAX_LENGTH + 1),
+        `diagram.errorWorkflowId must be at most ${DIAGRAM_ID_MAX_LENGTH} characters`,
+      ],
+    ] as const) {
+      expect(validateDiagram(withSettings({ errorWorkflowId: value }))).toEqual([
+        { path: 'settings.errorWorkflowId', message },
+      ]);
+    }
+  });
 });
 
 describe('diagramShapeIssues', () => {
