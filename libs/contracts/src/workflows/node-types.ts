@@ -4,7 +4,7 @@
  * `node-type-schemas.ts`.
  */
 
-export const NODE_TYPES = ['trigger', 'agent', 'action', 'condition', 'database', 'delay'] as const;
+export const NODE_TYPES = ['trigger', 'agent', 'action', 'condition', 'database', 'delay', 'loop'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
 export const TRIGGER_KINDS = ['manual', 'api', 'schedule', 'event'] as const;
@@ -113,6 +113,19 @@ export interface DelayNodeProperties extends CommonProperties {
   until?: string;
 }
 
+/**
+ * Runs its body (the nodes its `body` edges reach) once per item, each iteration a child run
+ * (`docs/workflows.md`, "Loops").
+ */
+export interface LoopNodeProperties extends CommonProperties {
+  /** A template giving a JSON array of at most `LOOP_MAX_ITEMS` items. */
+  items: string;
+  /** Iterations unfinished at once, 1 to `LOOP_MAX_CONCURRENCY`; default 1. */
+  concurrency?: number;
+  /** Default false: a failed iteration fails the loop. True: its error is its entry in `results`. */
+  continueOnError?: boolean;
+}
+
 export interface NodePropertiesByType {
   trigger: TriggerNodeProperties;
   agent: AgentNodeProperties;
@@ -120,6 +133,7 @@ export interface NodePropertiesByType {
   condition: ConditionNodeProperties;
   database: DatabaseNodeProperties;
   delay: DelayNodeProperties;
+  loop: LoopNodeProperties;
 }
 
 export function isNodeType(value: unknown): value is NodeType {
