@@ -19,7 +19,16 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 
 import { api, type Schemas, unwrap } from '../api/client';
 import { ErrorNotice } from '../components/ui';
-import { defaultProperties, type FlowNode, fromFlow, NODE_TYPES, nextNodeId, toFlow } from './diagram';
+import {
+  defaultProperties,
+  edgeLook,
+  type FlowNode,
+  fromFlow,
+  NODE_TYPES,
+  nextNodeId,
+  toFlow,
+  withLoops,
+} from './diagram';
 import { nodeTypes } from './flow-node';
 import { NodePanel } from './node-panel';
 import { useNodeTypeSchemas } from './node-type-schemas';
@@ -34,7 +43,7 @@ const ZONES = (() => {
 })();
 
 const edgeId = (connection: Connection) =>
-  `${connection.source}-${connection.sourceHandle ? `${connection.sourceHandle}-` : ''}${connection.target}`;
+  `${connection.source}-${connection.sourceHandle ? `${connection.sourceHandle}-` : ''}${connection.target}${connection.targetHandle ? `-${connection.targetHandle}` : ''}`;
 
 /**
  * The diagram editor: add, move, connect and delete nodes; a node's properties in a form generated
@@ -57,13 +66,13 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
   const problems = useMemo(() => problemsOf(problemError), [problemError]);
   const shownNodes = useMemo(
     () =>
-      nodes.map((node) => {
+      withLoops(nodes, edges).map((node) => {
         const list = problems.byNode.get(node.id);
         return list || node.data.problems ? { ...node, data: { ...node.data, problems: list } } : node;
       }),
-    [nodes, problems],
+    [nodes, edges, problems],
   );
-  const selected = nodes.find((node) => node.id === selectedId) ?? null;
+  const selected = shownNodes.find((node) => node.id === selectedId) ?? null;
   const changed = () => setDirty(true);
 
   const save = useMutation({
@@ -100,14 +109,7 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
   const onConnect = useCallback(
     (connection: Connection) => {
       setEdges((current) =>
-        addEdge(
-          {
-            ...connection,
-            id: edgeId(connection),
-            ...(connection.sourceHandle ? { label: connection.sourceHandle } : {}),
-          },
-          current,
-        ),
+        addEdge({ ...connection, id: edgeId(connection), ...edgeLook(connection) }, current),
       );
       setDirty(true);
     },
