@@ -94,10 +94,20 @@ describe('validateDiagram on loops', () => {
     const issues = validateDiagram({
       nodes: [
         trigger,
-        node('l', 'loop', { concurrency: LOOP_MAX_CONCURRENCY + 1, continueOnError: 'yes' }),
+        node('l', 'loop', {
+          concurrency: LOOP_MAX_CONCURRENCY + 1,
+          continueOnError: 'yes',
+        }),
+        node('m', 'loop', { items: '[1]', retry: { attempts: 1, backoffSeconds: 1 } }),
         step('b'),
+        step('c'),
       ],
-      edges: [edge('1', 't', 'l'), edge('2', 'l', 'b', 'body')],
+      edges: [
+        edge('1', 't', 'l'),
+        edge('2', 'l', 'b', 'body'),
+        edge('3', 't', 'm'),
+        edge('4', 'm', 'c', 'body'),
+      ],
     });
     expect(issues.map((issue) => [issue.path, issue.nodeId, issue.message])).toEqual([
       ['nodes.1.data.properties.items', 'l', 'node "l": properties.items is required'],
@@ -110,6 +120,11 @@ describe('validateDiagram on loops', () => {
         'nodes.1.data.properties.continueOnError',
         'l',
         'node "l": properties.continueOnError must be boolean',
+      ],
+      [
+        'nodes.2.data.properties.retry',
+        'm',
+        'node "m": a loop is not retried; give retry to the steps of its body instead',
       ],
     ]);
     expect(LOOP_MAX_ITEMS).toBe(10_000);

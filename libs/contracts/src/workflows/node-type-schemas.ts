@@ -236,7 +236,6 @@ const loop: JsonSchema = {
       description:
         "False: a failed iteration fails the loop and the iterations still running are cancelled. True: the loop goes on and the failed iteration's entry in `results` is `{error, runId}`.",
     },
-    retry,
   },
   required: ['items'],
 };

@@ -117,7 +117,7 @@ export interface DelayNodeProperties extends CommonProperties {
  * Runs its body (the nodes its `body` edges reach) once per item, each iteration a child run
  * (`docs/workflows.md`, "Loops").
  */
-export interface LoopNodeProperties extends CommonProperties {
+export interface LoopNodeProperties {
   /** A template giving a JSON array of at most `LOOP_MAX_ITEMS` items. */
   items: string;
   /** Iterations unfinished at once, 1 to `LOOP_MAX_CONCURRENCY`; default 1. */

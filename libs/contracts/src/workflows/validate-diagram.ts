@@ -190,10 +190,15 @@ function semanticIssues(node: DiagramNode, type: NodeType, path: string): Diagra
       if (typeof until !== 'string' || until.includes('{{') || !Number.isNaN(Date.parse(until))) return [];
       return [issue('until', 'until must be an ISO 8601 time or a template that gives one')];
     }
+    case 'loop':
+      // Its iterations are runs claimed by index: a second attempt would find the first's. A step of
+      // the body is retried instead, within its iteration.
+      return properties.retry === undefined
+        ? []
+        : [issue('retry', 'a loop is not retried; give retry to the steps of its body instead')];
     case 'agent':
     case 'action':
     case 'database':
-    case 'loop':
       return [];
   }
 }
