@@ -160,6 +160,15 @@ export class RunnerConfig extends ServiceConfig {
   @Max(64 * MIB)
   RUN_DATA_MAX_BYTES: number = 5 * MIB;
 
+  /**
+   * What one runner keeps of the steps loop iterations inherit (the steps before each loop, read once
+   * per loop rather than once per iteration), in characters of their output fields; the least
+   * recently used go first. An iteration whose loop's steps are not kept reads them again.
+   */
+  @IsInt()
+  @Min(0)
+  LOOP_SCOPE_CACHE_BYTES: number = 64 * MIB;
+
   get runLimits(): RunLimits {
     return {
       propertyMaxBytes: this.TEMPLATE_PROPERTY_MAX_BYTES,

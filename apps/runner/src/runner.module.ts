@@ -18,6 +18,7 @@ import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
+import { InheritedScopes } from './loops/inherited-scopes.service.js';
 import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
@@ -74,11 +75,12 @@ export class RunnerModule {
         { provide: RUNNER_LOGGER, useValue: logger },
         {
           provide: ENGINE_RESOURCES,
-          inject: [RunRepository, NodeExecutorRegistry, RunChanges, RUNNER_LOGGER],
+          inject: [RunRepository, NodeExecutorRegistry, RunChanges, InheritedScopes, RUNNER_LOGGER],
           useFactory: (
             runs: RunRepository,
             executors: NodeExecutorRegistry,
             changes: RunChanges,
+            scopes: InheritedScopes,
             logger: Logger,
           ): EngineResources => ({
             runs,
@@ -90,6 +92,7 @@ export class RunnerModule {
             },
             logger,
             changed: (runId, status) => changes.changed(runId, status),
+            inheritedScope: (run) => scopes.of(run),
             now: () => new Date(),
           }),
         },
@@ -97,6 +100,7 @@ export class RunnerModule {
         NodeExecutorRegistry,
         ...NODE_EXECUTORS,
         RunRepository,
+        InheritedScopes,
         RunListRepository,
         RunControlRepository,
         RunChanges,

@@ -2,8 +2,10 @@ import type { RunStatus } from '#contracts';
 import type { Logger } from 'pino';
 
 import type { NodeExecutorRegistry } from '../executors/node-executor.registry.js';
+import type { InheritedScope } from '../loops/inherited-scopes.service.js';
 import type { RunRepository } from '../runs/run.repository.js';
 import type { RunLimits } from './run-limits.util.js';
+import type { RunRecord } from './run-state.js';
 
 export const ENGINE_RESOURCES = Symbol('ENGINE_RESOURCES');
 
@@ -25,5 +27,7 @@ export interface EngineResources {
   readonly logger: Logger;
   /** Tells listeners that a committed write changed the run or its steps; never fails the run. */
   readonly changed: (runId: string, status: RunStatus) => void;
+  /** What a loop iteration's templates read beyond its own steps; null for any other run. */
+  readonly inheritedScope: (run: RunRecord) => Promise<InheritedScope | null>;
   readonly now: () => Date;
 }

@@ -20,7 +20,7 @@ import {
 } from '../executors/node-executor.js';
 import { isFinal, runFinished, stepExecuted } from '../metrics/run.metrics.js';
 import { StepTemplates } from '../templates/step-templates.js';
-import { type TemplateScope, toText } from '../templates/template.util.js';
+import { layeredOutputs, type TemplateScope, toText } from '../templates/template.util.js';
 import { CheckpointWriter, type FirstWrite } from './checkpoint-writer.js';
 import type { EngineResources } from './engine-resources.js';
 import { replyText } from './reply.util.js';
@@ -73,7 +73,7 @@ export class RunExecution {
   private readonly graph: RunGraph | null;
   private readonly steps = new Map<string, StepRecord>();
   private readonly outputs = new Map<string, Record<string, string>>();
-  private readonly scope: TemplateScope;
+  private scope: TemplateScope;
   private readonly inflight = new Map<string, Promise<void>>();
   /** Steps this execution started: any other step found `running` was cut off by a crash. */
   private readonly started = new Set<string>();
@@ -157,6 +157,7 @@ export class RunExecution {
         error: `The run was interrupted ${this.run.claims - 1} times before it could finish; it was stopped.`,
       });
     }
+    await this.inherit();
     if (this.run.status === 'rollingBack') return this.rollBack(this.graph);
     for (;;) {
       if (this.stop) break;
@@ -170,6 +171,22 @@ export class RunExecution {
     if (this.stop) return this.stopped(this.stop);
     if (this.failure && rollsBackOnError(this.run.diagram)) return this.rollBackFailure(this.graph);
     return this.settle(this.settlementOf(this.graph));
+  }
+
+  /**
+   * A loop iteration's templates read its own steps, then the steps of the runs around it and their
+   * input (`InheritedScopes`); `{{loop.…}}` is its start node's step, the item.
+   */
+  private async inherit(): Promise<void> {
+    if (this.run.iteration === null || this.run.triggerNodeId === null) return;
+    const inherited = await this.resources.inheritedScope(this.run);
+    if (!inherited) return;
+    this.scope = {
+      input: inherited.input,
+      outputs: layeredOutputs(this.outputs, inherited.outputs),
+      loopNodeId: this.run.triggerNodeId,
+    };
+    this.stepRun.input = inherited.input;
   }
 
   /** The run is rolling back: its compensations run, whatever is asked of it. */
