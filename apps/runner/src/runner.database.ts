@@ -10,6 +10,7 @@ import { Operations1765100100000 } from './migrations/1765100100000-operations.j
 import { RunTraceParent1765200300000 } from './migrations/1765200300000-run-trace-parent.js';
 import { PausedRunsIndex1765250000000 } from './migrations/1765250000000-paused-runs-index.js';
 import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
+import { ChildRuns1765400000000 } from './migrations/1765400000000-child-runs.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
@@ -27,6 +28,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       RunTraceParent1765200300000,
       PausedRunsIndex1765250000000,
       AuditEntries1765300000000,
+      ChildRuns1765400000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

@@ -6,6 +6,9 @@ import { DiscoveryModule } from '@nestjs/core';
 import type { Logger } from 'pino';
 
 import { RunnerAuditHandler, runnerAuditRetention } from './audit/runner-audit.js';
+import { ChildRunRepository } from './children/child-run.repository.js';
+import { ChildRuns } from './children/child-runs.service.js';
+import { ChildWakes } from './children/child-wakes.service.js';
 import { RunGaugeRepository } from './metrics/run-gauge.repository.js';
 import { RunGauges } from './metrics/run-gauges.service.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine/engine-resources.js';
@@ -16,9 +19,11 @@ import { ActionExecutor } from './executors/action.executor.js';
 import { AgentExecutor } from './executors/agent.executor.js';
 import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
+import { LoopExecutor } from './executors/loop.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
 import { InheritedScopes } from './loops/inherited-scopes.service.js';
+import { LoopIterations } from './loops/loop-iterations.repository.js';
 import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
@@ -45,6 +50,7 @@ const NODE_EXECUTORS = [
   DatabaseExecutor,
   ActionExecutor,
   AgentExecutor,
+  LoopExecutor,
 ];
 
 @Module({})
@@ -75,11 +81,19 @@ export class RunnerModule {
         { provide: RUNNER_LOGGER, useValue: logger },
         {
           provide: ENGINE_RESOURCES,
-          inject: [RunRepository, NodeExecutorRegistry, RunChanges, InheritedScopes, RUNNER_LOGGER],
+          inject: [
+            RunRepository,
+            NodeExecutorRegistry,
+            RunChanges,
+            ChildWakes,
+            InheritedScopes,
+            RUNNER_LOGGER,
+          ],
           useFactory: (
             runs: RunRepository,
             executors: NodeExecutorRegistry,
             changes: RunChanges,
+            childWakes: ChildWakes,
             scopes: InheritedScopes,
             logger: Logger,
           ): EngineResources => ({
@@ -92,6 +106,7 @@ export class RunnerModule {
             },
             logger,
             changed: (runId, status) => changes.changed(runId, status),
+            ended: (run) => childWakes.ended(run),
             inheritedScope: (run) => scopes.of(run),
             now: () => new Date(),
           }),
@@ -101,9 +116,13 @@ export class RunnerModule {
         ...NODE_EXECUTORS,
         RunRepository,
         InheritedScopes,
+        LoopIterations,
         RunListRepository,
         RunControlRepository,
         RunChanges,
+        ChildRunRepository,
+        ChildRuns,
+        ChildWakes,
         RunEngine,
         RunJobs,
         RunJobConsumer,

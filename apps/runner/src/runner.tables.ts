@@ -78,9 +78,11 @@ export interface RunnerOperationTargets {
 }
 
 export interface RunnerRuns {
+  child_key: string | null;
   claims: Generated<number>;
   created_at: Generated<Timestamp>;
   created_by: string | null;
+  depth: Generated<number>;
   diagram: ColumnType<Diagram, string, string>;
   dispatch: Generated<number>;
   dispatched_at: Timestamp | null;
@@ -90,9 +92,12 @@ export interface RunnerRuns {
   idempotency_fingerprint: string | null;
   idempotency_key: string | null;
   input: string;
+  iteration: number | null;
   lease_expires_at: Timestamp | null;
   lease_token: Generated<number>;
   organization_id: string;
+  parent_node_id: string | null;
+  parent_run_id: string | null;
   principal: ColumnType<Principal, string, string>;
   project_id: string;
   reply: string | null;

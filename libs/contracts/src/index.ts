@@ -68,6 +68,7 @@ export * from './runs/workflow-run-summary.dto.js';
 export * from './runs/workflow-run.dto.js';
 export * from './runs/run-control.dto.js';
 export * from './runs/run-filter.dto.js';
+export * from './runs/child-runs.dto.js';
 export * from './operations/operation-status.js';
 export * from './operations/bulk-runs.dto.js';
 export * from './operations/replay-events.dto.js';

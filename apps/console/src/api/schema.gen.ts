@@ -433,6 +433,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/children": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a run's child runs
+         * @description Extension beyond the contract. The runs a step of this run started: the runs of the workflows its `workflow` nodes called and the iterations of its `loop` nodes, oldest first (iterations by index), in pages like the other run lists (the cursor is the last child's id). `nodeId` keeps the children of one step; `status` (repeatable) those in any of these statuses. Each child shows `parentRunId` and `parentNodeId`, an iteration its `iteration`; `GET /api/v1/runs/{childId}` reads one with its steps. Loop iterations are listed only here, never among the organization's or a workflow's runs (docs/runs.md, "Child runs").
+         */
+        get: operations["RunsController_children"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}/stream": {
         parameters: {
             query?: never;
@@ -1423,6 +1443,12 @@ export interface components {
             createdBy: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description Extension: on a child run (a called workflow or a loop iteration), the run whose step started it. Absent on every other run (docs/runs.md, "Child runs"). */
+            parentRunId?: string;
+            /** @description Extension: on a child run, the node of the parent step that started it. Absent otherwise. */
+            parentNodeId?: string;
+            /** @description Extension: on a loop iteration, its index in the loop's items (from 0). Absent on every other run. */
+            iteration?: number;
             /** @description The trigger payload. */
             input: string;
             /** @description The text of the nodes the run ended on, joined with a blank line; set when complete. */
@@ -1459,6 +1485,12 @@ export interface components {
             createdBy: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description Extension: on a child run (a called workflow or a loop iteration), the run whose step started it. Absent on every other run (docs/runs.md, "Child runs"). */
+            parentRunId?: string;
+            /** @description Extension: on a child run, the node of the parent step that started it. Absent otherwise. */
+            parentNodeId?: string;
+            /** @description Extension: on a loop iteration, its index in the loop's items (from 0). Absent on every other run. */
+            iteration?: number;
         };
         WorkflowRunSummaryPage: {
             data: components["schemas"]["WorkflowRunSummaryDto"][];
@@ -4772,6 +4804,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowRunDto"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: no_active_organization, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: run_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description error.code: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    RunsController_children: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description Runs in any of these statuses; repeat the parameter (`status=errored&status=terminated`). A run older than 30 days reads `unknown`: `unknown` selects those runs whatever their stored status, and every other status selects only runs of the last 30 days. */
+                status?: ("queued" | "running" | "paused" | "errored" | "terminated" | "complete" | "waiting" | "waitingForPause" | "rollingBack" | "unknown")[];
+                /** @description Only the children the step of this node started (a `workflow` or `loop` node). */
+                nodeId?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunSummaryPage"];
                 };
             };
             /** @description error.code: invalid_request */

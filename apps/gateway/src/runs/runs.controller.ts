@@ -7,6 +7,7 @@ import {
   ApprovalDecisionDto,
   BulkRunsDto,
   CancelRunDto,
+  ChildRunsQueryDto,
   DecideApprovalDto,
   OPERATION_ACCEPT_TIMEOUT_MS,
   OperationDto,
@@ -96,6 +97,22 @@ export class RunsController {
     } finally {
       release();
     }
+  }
+
+  @Get(':id/children')
+  @ApiOperation({
+    summary: "List a run's child runs",
+    description:
+      "Extension beyond the contract. The runs a step of this run started: the runs of the workflows its `workflow` nodes called and the iterations of its `loop` nodes, oldest first (iterations by index), in pages like the other run lists (the cursor is the last child's id). `nodeId` keeps the children of one step; `status` (repeatable) those in any of these statuses. Each child shows `parentRunId` and `parentNodeId`, an iteration its `iteration`; `GET /api/v1/runs/{childId}` reads one with its steps. Loop iterations are listed only here, never among the organization's or a workflow's runs (docs/runs.md, \"Child runs\").",
+  })
+  @ApiOkResponse({ type: PageOf(WorkflowRunSummaryDto) })
+  @ApiErrors('invalid_request', 'run_not_found', 'service_unavailable')
+  children(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: ChildRunsQueryDto,
+  ) {
+    return this.rpc.request(RunnerSubjects.runsChildren, principal, { id, query });
   }
 
   @Get(':id/stream')

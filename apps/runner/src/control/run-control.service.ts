@@ -9,6 +9,7 @@ import {
 import { isId } from '#persistence';
 import { Injectable } from '@nestjs/common';
 
+import { ChildWakes } from '../children/child-wakes.service.js';
 import type { StoredRunStatus } from '../engine/run-state.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunChanges } from '../runs/run-changes.service.js';
@@ -45,6 +46,7 @@ export class RunControlService {
     private readonly changes: RunChanges,
     private readonly jobs: RunJobs,
     private readonly starter: RunStarter,
+    private readonly childWakes: ChildWakes,
   ) {}
 
   async cancel(principal: Principal, id: string, body: CancelRunDto): Promise<WorkflowRunDto> {
@@ -66,7 +68,23 @@ export class RunControlService {
     );
     this.changes.cancelled({ runId, organizationId: principal.organizationId, message });
     this.changes.changed(runId, move.after ?? 'terminated');
-    if (move.after === 'terminated') runCancelled();
+    for (const descendant of move.descendants) {
+      this.changes.cancelled({ runId: descendant.runId, organizationId: principal.organizationId, message });
+      this.changes.changed(descendant.runId, descendant.status);
+      runCancelled();
+    }
+    if (move.after === 'terminated') {
+      runCancelled();
+      // A child cancelled on its own fails its parent's step (the parent is not cancelled).
+      if (move.parent) {
+        this.childWakes.ended({
+          id: runId,
+          organizationId: principal.organizationId,
+          parentRunId: move.parent.runId,
+          parentNodeId: move.parent.nodeId,
+        });
+      }
+    }
     if (move.job) await this.jobs.publishSoon(move.job);
     return this.read(principal, runId);
   }
@@ -89,6 +107,10 @@ export class RunControlService {
     );
     if (move.after === 'waitingForPause') this.changes.pauseRequested(runId);
     this.changes.changed(runId, move.after ?? 'paused');
+    for (const descendant of move.descendants) {
+      if (descendant.status === 'waitingForPause') this.changes.pauseRequested(descendant.runId);
+      this.changes.changed(descendant.runId, descendant.status);
+    }
     return this.read(principal, runId);
   }
 
@@ -97,7 +119,12 @@ export class RunControlService {
     const move = await this.control.resume(principal.organizationId, runId, principal);
     await this.refuseUnless(move, runId, 'run_not_paused', (status) => `The run is ${status}, not paused.`);
     this.changes.changed(runId, 'queued');
-    if (move.job) await this.jobs.publishSoon(move.job);
+    for (const descendant of move.descendants) this.changes.changed(descendant.runId, descendant.status);
+    await Promise.all(
+      [move.job, ...move.descendants.map((descendant) => descendant.job)]
+        .filter((job) => job !== null)
+        .map((job) => this.jobs.publishSoon(job)),
+    );
     return this.read(principal, runId);
   }
 

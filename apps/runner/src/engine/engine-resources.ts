@@ -9,6 +9,9 @@ import type { RunRecord } from './run-state.js';
 
 export const ENGINE_RESOURCES = Symbol('ENGINE_RESOURCES');
 
+/** A run that reached a final status, as the hook that wakes its parent needs it. */
+export type EndedRun = Pick<RunRecord, 'id' | 'organizationId' | 'parentRunId' | 'parentNodeId'>;
+
 /** The engine's settings, read once from the runner's configuration. */
 export interface EngineSettings {
   leaseMs: number;
@@ -27,6 +30,8 @@ export interface EngineResources {
   readonly logger: Logger;
   /** Tells listeners that a committed write changed the run or its steps; never fails the run. */
   readonly changed: (runId: string, status: RunStatus) => void;
+  /** The run's final status is committed: a child run's parent step is woken (`ChildWakes`). */
+  readonly ended: (run: EndedRun) => void;
   /** What a loop iteration's templates read beyond its own steps; null for any other run. */
   readonly inheritedScope: (run: RunRecord) => Promise<InheritedScope | null>;
   readonly now: () => Date;

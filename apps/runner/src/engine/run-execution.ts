@@ -143,6 +143,13 @@ export class RunExecution {
       input: run.input,
       timeZone: run.timeZone,
       triggerNode: run.diagram.nodes.find((node) => node.id === run.triggerNodeId) ?? null,
+      diagram: run.diagram,
+      createdBy: run.createdBy,
+      traceParent: run.traceParent,
+      depth: run.depth,
+      parentRunId: run.parentRunId,
+      parentNodeId: run.parentNodeId,
+      iteration: run.iteration,
     };
   }
 
@@ -729,7 +736,10 @@ export class RunExecution {
       if (error instanceof LeaseLost) return { kind: 'lost' };
       throw error;
     }
-    if (isFinal(settlement.status)) runFinished(settlement.status, this.run.createdAt);
+    if (isFinal(settlement.status)) {
+      runFinished(settlement.status, this.run.createdAt);
+      this.resources.ended(this.run);
+    }
     return { kind: 'settled', settlement };
   }
 

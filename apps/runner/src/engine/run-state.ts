@@ -39,6 +39,13 @@ export interface RunRecord {
   rollbackEnd: 'errored' | 'terminated' | null;
   /** The span the run's steps are children of (W3C `traceparent`); null without tracing. */
   traceParent: string | null;
+  /** A child run's parent run, whose step `parentNodeId` started it; null for any other run. */
+  parentRunId: string | null;
+  parentNodeId: string | null;
+  /** A loop iteration's index; null for any other run. */
+  iteration: number | null;
+  /** 0 for a run nothing started; a child's is its parent's plus one (at most `RUN_MAX_DEPTH`). */
+  depth: number;
 }
 
 export interface StepRecord {

@@ -1,4 +1,4 @@
-import type { DiagramNode, Principal, RunTrigger } from '#contracts';
+import type { Diagram, DiagramNode, Principal, RunTrigger } from '#contracts';
 
 /** What a step may know about its run. */
 export interface StepRun {
@@ -15,6 +15,17 @@ export interface StepRun {
   timeZone: string;
   /** The Trigger node the run started from (an action may use its app connection). */
   triggerNode: DiagramNode | null;
+  /** The diagram as it runs (a loop's iterations run a part of it). */
+  diagram: Diagram;
+  createdBy: string | null;
+  /** The run's span (W3C `traceparent`); null without tracing. */
+  traceParent: string | null;
+  /** 0 for a run nothing started; a child's is its parent's plus one (see `RUN_MAX_DEPTH`). */
+  depth: number;
+  /** On a child run: its parent run, the node that started it, and a loop iteration's index. */
+  parentRunId: string | null;
+  parentNodeId: string | null;
+  iteration: number | null;
 }
 
 export interface StepContext {

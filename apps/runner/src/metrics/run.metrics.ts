@@ -9,7 +9,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
  */
 const started = new Counter({
   name: 'flowmesh_runs_started_total',
-  help: 'Runs started, by trigger (manual, api, schedule, event, or rerun).',
+  help: 'Runs started, by trigger (manual, api, schedule, event, rerun, or iteration).',
   labelNames: ['trigger'] as const,
 });
 const finished = new Counter({
@@ -62,7 +62,7 @@ function finishedChild(status: FinalStatus): Counter.Internal {
   return child;
 }
 
-export function runStarted(trigger: RunTrigger | 'rerun'): void {
+export function runStarted(trigger: RunTrigger | 'rerun' | 'iteration'): void {
   let child = startedByTrigger.get(trigger);
   if (!child) startedByTrigger.set(trigger, (child = started.labels(trigger)));
   child.inc();

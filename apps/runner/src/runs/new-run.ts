@@ -28,6 +28,20 @@ export interface NewRun {
   rerunOf: string | null;
   /** The run's span (W3C `traceparent`), its steps' parent; null without tracing. */
   traceParent: string | null;
+  /** Where a child run stands under its parent; absent for any other run. */
+  child?: ChildPlace;
+}
+
+/** A child run's parent, the step that started it, and its claim among that run's children. */
+export interface ChildPlace {
+  parentRunId: string;
+  parentNodeId: string;
+  /** Unique among the parent's children: `<nodeId>:<attempt>` for a called workflow, `<nodeId>#<index>` for a loop's iteration. */
+  childKey: string;
+  /** A loop iteration's index; null for a called workflow. */
+  iteration: number | null;
+  /** The parent's depth plus one. */
+  depth: number;
 }
 
 /** A run just written `queued` by `RunRepository.insert`, with its trigger step. */
@@ -60,6 +74,10 @@ export function runRecordOf(run: NewRun, status: RunRecord['status'], leaseToken
     rerunOf: run.rerunOf,
     rollbackEnd: null,
     traceParent: run.traceParent,
+    parentRunId: run.child?.parentRunId ?? null,
+    parentNodeId: run.child?.parentNodeId ?? null,
+    iteration: run.child?.iteration ?? null,
+    depth: run.child?.depth ?? 0,
   };
 }
 

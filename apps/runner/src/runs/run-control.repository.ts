@@ -30,13 +30,57 @@ export interface ControlMove {
   after: StoredRunStatus | null;
   /** The job to publish, when the move queued the run. */
   job: DispatchedRun | null;
+  /** The run's unfinished descendants the move moved with it (docs/runs.md, "Child runs"). */
+  descendants: MovedDescendant[];
+  /** The run's parent and the node of its step, when it is a child run. */
+  parent: { runId: string; nodeId: string } | null;
 }
+
+/** A child run (or a child's child…) moved with the run it was started under. */
+export interface MovedDescendant {
+  runId: string;
+  status: StoredRunStatus;
+  /** The job to publish, when the move queued it (a resume). */
+  job: DispatchedRun | null;
+}
+
+/** A run a deleted workflow's termination ended, with its parent when it is a child run. */
+export interface TerminatedRun {
+  id: string;
+  parentRunId: string | null;
+  parentNodeId: string | null;
+}
+
+/**
+ * The ids of the run's descendants: its children, theirs, and so on (at most `RUN_MAX_DEPTH` levels,
+ * each through `runs_child_key`'s leading column).
+ */
+const descendantsOf = (db: Kysely<DB>, organizationId: string, runId: string) =>
+  db
+    .withRecursive('tree(id)', (cte) =>
+      cte
+        .selectFrom('runner.runs')
+        .select('id')
+        .where('parent_run_id', '=', runId)
+        .where('organization_id', '=', organizationId)
+        .unionAll(
+          cte.selectFrom('runner.runs as r').innerJoin('tree', 'tree.id', 'r.parent_run_id').select('r.id'),
+        ),
+    )
+    .selectFrom('tree')
+    .select('tree.id');
+
+/** What a child run's `parent_run_id` and `parent_node_id` make of its parent. */
+const parentOf = (row: { parentRunId: string | null; parentNodeId: string | null }) =>
+  row.parentRunId === null || row.parentNodeId === null
+    ? null
+    : { runId: row.parentRunId, nodeId: row.parentNodeId };
 
 /** The run a move names, with its status before the move: only the organization's own run. */
 const runOf = (db: QueryCreator<DB>, organizationId: string, runId: string) =>
   db
     .selectFrom('runner.runs')
-    .select(['id', 'status'])
+    .select(['id', 'status', 'parent_run_id', 'parent_node_id'])
     .where('id', '=', runId)
     .where('organization_id', '=', organizationId);
 
@@ -238,10 +282,13 @@ export class RunControlRepository {
         )
         .selectNoFrom((eb) => [
           eb.selectFrom('target').select('target.status').as('before'),
+          eb.selectFrom('target').select('target.parent_run_id').as('parentRunId'),
+          eb.selectFrom('target').select('target.parent_node_id').as('parentNodeId'),
           eb.selectFrom('cancelled').select('cancelled.status').as('after'),
           eb.selectFrom('cancelled').select('cancelled.dispatch').as('dispatch'),
         ])
         .executeTakeFirstOrThrow();
+      let descendants: MovedDescendant[] = [];
       if (row.after !== null) {
         // A statement of its own, once the run row's lock is held: a step the holder's last
         // checkpoint inserted while the cancel waited for the lock is in its snapshot, and stopped too.
@@ -259,18 +306,75 @@ export class RunControlRepository {
           .where('status', 'in', ['running', 'waiting'])
           .where('compensation', '=', false)
           .execute();
+        descendants = await this.cancelDescendants(
+          trx,
+          organizationId,
+          runId,
+          `Run ${runId}, which this run was started under, was cancelled. ${message}`,
+        );
         await audit.record(trx, caller, {
           action: 'run.cancelled',
           resource: { type: 'run', id: runId, name: null },
-          details: { from: row.before, rollback, ...(reason ? { reason } : {}) },
+          details: {
+            from: row.before,
+            rollback,
+            ...(reason ? { reason } : {}),
+            ...(descendants.length > 0 ? { childRuns: descendants.length } : {}),
+          },
         });
       }
       return {
         before: row.before,
         after: row.after,
         job: rollback && row.dispatch !== null ? { runId, dispatch: row.dispatch } : null,
+        descendants,
+        parent: parentOf(row),
       };
     });
+  }
+
+  /**
+   * A cancelled run's unfinished descendants end `terminated` with it (no rollback of their own: a
+   * descendant already rolling back finishes that), their running and waiting steps `error`, their
+   * tokens moved on so their holders stop. Parent rows are locked before their children's, as every
+   * move down the tree does.
+   */
+  private async cancelDescendants(
+    trx: Kysely<DB>,
+    organizationId: string,
+    runId: string,
+    message: string,
+  ): Promise<MovedDescendant[]> {
+    const terminated = await trx
+      .updateTable('runner.runs')
+      .set((eb) => ({
+        status: 'terminated',
+        error: message,
+        finished_at: now(),
+        wake_at: null,
+        lease_expires_at: null,
+        lease_token: eb('lease_token', '+', 1),
+      }))
+      .where('id', 'in', descendantsOf(trx, organizationId, runId))
+      .where(CANCELLABLE)
+      .returning(['id', 'status'])
+      .execute();
+    if (terminated.length === 0) return [];
+    const ids = terminated.map((run) => run.id);
+    await trx
+      .updateTable('runner.run_steps')
+      .set((eb) => ({
+        status: 'error',
+        error: message,
+        wake_at: null,
+        output: null,
+        ms: sql<number>`least(greatest(0, extract(epoch FROM now() - ${eb.ref('started_at')}) * 1000), 2147483647)::integer`,
+      }))
+      .where('run_id', 'in', ids)
+      .where('status', 'in', ['running', 'waiting'])
+      .where('compensation', '=', false)
+      .execute();
+    return terminated.map((run) => ({ runId: run.id, status: run.status, job: null }));
   }
 
   /**
@@ -281,8 +385,8 @@ export class RunControlRepository {
     const row = await audit.recording(
       this.db,
       caller,
-      (trx) =>
-        trx
+      async (trx) => {
+        const moved = await trx
           .with('target', (db) => runOf(db, organizationId, runId))
           .with('paused', (db) =>
             db
@@ -301,19 +405,49 @@ export class RunControlRepository {
           )
           .selectNoFrom((eb) => [
             eb.selectFrom('target').select('target.status').as('before'),
+            eb.selectFrom('target').select('target.parent_run_id').as('parentRunId'),
+            eb.selectFrom('target').select('target.parent_node_id').as('parentNodeId'),
             eb.selectFrom('paused').select('paused.status').as('after'),
           ])
-          .executeTakeFirstOrThrow(),
+          .executeTakeFirstOrThrow();
+        if (moved.after === null) return { ...moved, descendants: [] };
+        // Its unfinished descendants pause with it, as a run would: at once, or once their steps end.
+        const descendants = await trx
+          .updateTable('runner.runs')
+          .set((eb) => ({
+            status: eb
+              .case()
+              .when('status', '=', sql.lit('running'))
+              .then(sql.lit<StoredRunStatus>('waitingForPause'))
+              .else(sql.lit<StoredRunStatus>('paused'))
+              .end(),
+          }))
+          .where('id', 'in', descendantsOf(trx, organizationId, runId))
+          .where('status', 'in', ['queued', 'waiting', 'running'])
+          .returning(['id as runId', 'status'])
+          .execute();
+        return { ...moved, descendants: descendants.map((run) => ({ ...run, job: null })) };
+      },
       (moved) =>
         moved.after === null
           ? null
           : {
               action: 'run.paused',
               resource: { type: 'run', id: runId, name: null },
-              details: { from: moved.before, to: moved.after },
+              details: {
+                from: moved.before,
+                to: moved.after,
+                ...(moved.descendants.length > 0 ? { childRuns: moved.descendants.length } : {}),
+              },
             },
     );
-    return { before: row.before, after: row.after, job: null };
+    return {
+      before: row.before,
+      after: row.after,
+      job: null,
+      descendants: row.descendants,
+      parent: parentOf(row),
+    };
   }
 
   /** A `paused` run is `queued` again, its job to be published: a runner goes on from its checkpoints. */
@@ -321,8 +455,8 @@ export class RunControlRepository {
     const row = await audit.recording(
       this.db,
       caller,
-      (trx) =>
-        trx
+      async (trx) => {
+        const moved = await trx
           .with('target', (db) => runOf(db, organizationId, runId))
           .with('resumed', (db) =>
             db
@@ -341,19 +475,50 @@ export class RunControlRepository {
           )
           .selectNoFrom((eb) => [
             eb.selectFrom('target').select('target.status').as('before'),
+            eb.selectFrom('target').select('target.parent_run_id').as('parentRunId'),
+            eb.selectFrom('target').select('target.parent_node_id').as('parentNodeId'),
             eb.selectFrom('resumed').select('resumed.status').as('after'),
             eb.selectFrom('resumed').select('resumed.dispatch').as('dispatch'),
           ])
-          .executeTakeFirstOrThrow(),
+          .executeTakeFirstOrThrow();
+        if (moved.after === null) return { ...moved, descendants: [] };
+        const descendants = await trx
+          .updateTable('runner.runs')
+          .set((eb) => ({
+            status: 'queued',
+            wake_at: null,
+            dispatch: eb('dispatch', '+', 1),
+            dispatched_at: now(),
+            claims: 0,
+          }))
+          .where('id', 'in', descendantsOf(trx, organizationId, runId))
+          .where('status', '=', 'paused')
+          .returning(['id as runId', 'status', 'dispatch'])
+          .execute();
+        return {
+          ...moved,
+          descendants: descendants.map(({ runId: id, status, dispatch }) => ({
+            runId: id,
+            status,
+            job: { runId: id, dispatch },
+          })),
+        };
+      },
       (moved) =>
         moved.after === null
           ? null
-          : { action: 'run.resumed', resource: { type: 'run', id: runId, name: null } },
+          : {
+              action: 'run.resumed',
+              resource: { type: 'run', id: runId, name: null },
+              ...(moved.descendants.length > 0 ? { details: { childRuns: moved.descendants.length } } : {}),
+            },
     );
     return {
       before: row.before,
       after: row.after,
       job: row.dispatch === null ? null : { runId, dispatch: row.dispatch },
+      descendants: row.descendants,
+      parent: parentOf(row),
     };
   }
 
@@ -363,7 +528,7 @@ export class RunControlRepository {
    * terminated, under its lock taken exclusively, so a run whose start read the workflow before it
    * was deleted is either terminated here or never recorded (see `RunRepository.record`). Idempotent.
    */
-  terminateForWorkflows(organizationId: string, workflowIds: readonly string[]): Promise<string[]> {
+  terminateForWorkflows(organizationId: string, workflowIds: readonly string[]): Promise<TerminatedRun[]> {
     return this.db.transaction().execute(async (trx) => {
       // In one order, so two terminations of overlapping workflows cannot deadlock.
       await trx
@@ -407,7 +572,7 @@ export class RunControlRepository {
             .where('workflow_id', '=', sql<string>`ANY(${workflowIds}::text[])`)
             // A rollback under way finishes and ends as it says; a paused run would otherwise be resumed.
             .where('status', 'in', ['queued', 'running', 'waiting', 'paused', 'waitingForPause'])
-            .returning('id'),
+            .returning(['id', 'parent_run_id', 'parent_node_id']),
         )
         .with('unfinished_steps', (db) =>
           db
@@ -421,9 +586,13 @@ export class RunControlRepository {
             .where('status', 'in', ['running', 'waiting']),
         )
         .selectFrom('terminated')
-        .select('terminated.id')
+        .select([
+          'terminated.id',
+          'terminated.parent_run_id as parentRunId',
+          'terminated.parent_node_id as parentNodeId',
+        ])
         .execute();
-      return terminated.map((run) => run.id);
+      return terminated;
     });
   }
 }

@@ -15,6 +15,10 @@ export function toRunSummaryDto(run: RunSummaryRecord, now = new Date()): Workfl
     status: visibleStatus(run.status, run.createdAt, now),
     createdBy: run.createdBy,
     createdAt: run.createdAt.toISOString(),
+    // Only on a child run, like `rerunOf` on a rerun: no answer of any other run changes.
+    ...(run.parentRunId === null ? {} : { parentRunId: run.parentRunId }),
+    ...(run.parentNodeId === null ? {} : { parentNodeId: run.parentNodeId }),
+    ...(run.iteration === null ? {} : { iteration: run.iteration }),
   };
 }
 

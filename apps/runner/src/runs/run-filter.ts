@@ -58,7 +58,9 @@ export type StatusCondition = (eb: Runs) => Condition;
 
 /** The conditions every branch of a filter shares: organization, workflow, trigger, time range. */
 export function commonConditions(eb: Runs, organizationId: string, filter: RunFilter): Condition {
-  const conditions: Condition[] = [eb('organization_id', '=', organizationId)];
+  // A loop's iterations are read through their loop's run (`/runs/{id}/children`), never listed
+  // among the runs people look for: a 10,000-item loop would bury them.
+  const conditions: Condition[] = [eb('organization_id', '=', organizationId), eb('iteration', 'is', null)];
   if (filter.workflowId !== undefined) conditions.push(eb('workflow_id', '=', filter.workflowId));
   if (filter.trigger !== undefined) conditions.push(eb('trigger', '=', filter.trigger));
   if (filter.createdAfter !== undefined) {

@@ -11,7 +11,17 @@ import { commonConditions, type RunFilter, type StatusCondition, statusBranches 
 /** A run as a list of runs shows it. */
 export type RunSummaryRecord = Pick<
   RunRecord,
-  'id' | 'workflowId' | 'version' | 'trigger' | 'triggerNodeId' | 'status' | 'createdBy' | 'createdAt'
+  | 'id'
+  | 'workflowId'
+  | 'version'
+  | 'trigger'
+  | 'triggerNodeId'
+  | 'status'
+  | 'createdBy'
+  | 'createdAt'
+  | 'parentRunId'
+  | 'parentNodeId'
+  | 'iteration'
 >;
 
 /** A run as the dashboard lists it, with the workflow's name when the run started. */
@@ -43,6 +53,9 @@ const SUMMARY_COLUMNS = [
   'status',
   'created_by as createdBy',
   'created_at as createdAt',
+  'parent_run_id as parentRunId',
+  'parent_node_id as parentNodeId',
+  'iteration',
 ] as const;
 
 /** Lists of runs: a workflow's or the organization's, filtered, and the dashboard's newest runs and failed steps. */
@@ -98,21 +111,25 @@ export class RunListRepository {
 
   /** The organization's newest runs, from `runs_recent_idx`. */
   recent(organizationId: string, limit: number): Promise<RecentRunRecord[]> {
-    return this.db
-      .selectFrom('runner.runs')
-      .select([
-        'id',
-        'workflow_id as workflowId',
-        'workflow_name as workflowName',
-        'project_id as projectId',
-        'trigger',
-        'status',
-        'created_at as createdAt',
-      ])
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at', 'desc')
-      .limit(limit)
-      .execute();
+    return (
+      this.db
+        .selectFrom('runner.runs')
+        .select([
+          'id',
+          'workflow_id as workflowId',
+          'workflow_name as workflowName',
+          'project_id as projectId',
+          'trigger',
+          'status',
+          'created_at as createdAt',
+        ])
+        .where('organization_id', '=', organizationId)
+        // A loop's iterations are read through their loop's run, not among the runs people look for.
+        .where('iteration', 'is', null)
+        .orderBy('created_at', 'desc')
+        .limit(limit)
+        .execute()
+    );
   }
 
   /**
@@ -132,6 +149,8 @@ export class RunListRepository {
               .where('organization_id', '=', organizationId)
               .where('status', '=', sql.lit('errored'))
               .where('finished_at', '>=', since)
+              // A failed iteration fails its loop's step, which is listed with its own run.
+              .where('iteration', 'is', null)
               .orderBy('finished_at', 'desc')
               .limit(limit)
               .as('r'),

@@ -31,6 +31,10 @@ export const RUN_RECORD_COLUMNS = [
   'r.rerun_of as rerunOf',
   'r.rollback_end as rollbackEnd',
   'r.trace_parent as traceParent',
+  'r.parent_run_id as parentRunId',
+  'r.parent_node_id as parentNodeId',
+  'r.iteration',
+  'r.depth',
 ] as const;
 
 /**
@@ -57,6 +61,11 @@ export function newRunRow(run: NewRun): Omit<Insertable<RunnerRuns>, 'status'> {
     created_at: run.createdAt,
     rerun_of: run.rerunOf,
     trace_parent: run.traceParent,
+    parent_run_id: run.child?.parentRunId ?? null,
+    parent_node_id: run.child?.parentNodeId ?? null,
+    child_key: run.child?.childKey ?? null,
+    iteration: run.child?.iteration ?? null,
+    depth: run.child?.depth ?? 0,
   };
 }
 

@@ -286,9 +286,8 @@ describe('the run repositories', () => {
     await runs.claim(finished.id, LEASE_MS);
     await runs.checkpoint(finished.id, 1, LEASE_MS, [], { status: 'complete', reply: '' });
 
-    expect((await control.terminateForWorkflows('org-1', ['wf-gone', 'wf-other'])).sort()).toEqual(
-      [running.id, queued.id].sort(),
-    );
+    const ended = await control.terminateForWorkflows('org-1', ['wf-gone', 'wf-other']);
+    expect(ended.map((run) => run.id).sort()).toEqual([running.id, queued.id].sort());
     const terminated = await runs.find('org-1', running.id);
     expect(terminated?.run.status).toBe('terminated');
     expect(terminated?.steps[1]).toMatchObject({
@@ -382,7 +381,7 @@ describe('the run repositories', () => {
       const terminating = control.terminateForWorkflows('org-1', ['wf-race-2']);
       await someoneWaitsForTheLock();
       await other.commit().execute();
-      expect(await terminating).toEqual([run.id]);
+      expect((await terminating).map((ended) => ended.id)).toEqual([run.id]);
       expect((await runs.find('org-1', run.id))?.run.status).toBe('terminated');
     });
   });

@@ -131,12 +131,8 @@ function recordStatement(db: Kysely<DB>, write: (param: Param<Values>) => object
               .select(columns.map((column) => sql`${row[column]}`.as(column)))
               .where((eb) => eb.ref('gate.open')),
           )
-          .onConflict((oc) =>
-            oc
-              .columns(['organization_id', 'idempotency_key'])
-              .where('idempotency_key', 'is not', null)
-              .doNothing(),
-          )
+          // Either claim may be taken: an idempotency key, or a child's key among its parent's children.
+          .onConflict((oc) => oc.doNothing())
           .returning('id'),
       )
       .with('written', (cte) =>

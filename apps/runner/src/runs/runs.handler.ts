@@ -2,6 +2,7 @@ import { DomainException } from '#common';
 import {
   type CancelRunRequest,
   type IdRequest,
+  type ListChildRunsRequest,
   type ListRunsRequest,
   type Principal,
   type RerunRunRequest,
@@ -64,6 +65,11 @@ export class RunsHandler implements OnApplicationBootstrap {
   @Handles(RunnerSubjects.runsSearch)
   search({ query }: SearchRunsRequest, principal: Principal) {
     return this.runs.searchOrganization(principal, query);
+  }
+
+  @Handles(RunnerSubjects.runsChildren)
+  children({ id, query }: ListChildRunsRequest, principal: Principal) {
+    return this.runs.childrenOf(principal, id, query);
   }
 
   @Handles(RunnerSubjects.runsGet)

@@ -1,5 +1,6 @@
 import { DomainException, type Page } from '#common';
 import {
+  type ChildRunsQueryDto,
   type RunnerOverview,
   type RunsQueryDto,
   type Principal,
@@ -14,6 +15,8 @@ import { isId, mapPage, type PageRequest } from '#persistence';
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
+import { ChildRunRepository } from '../children/child-run.repository.js';
+import { ChildWakes } from '../children/child-wakes.service.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunChanges } from './run-changes.service.js';
 import { type RunFilter, runFilterOf } from './run-filter.js';
@@ -37,7 +40,25 @@ export class RunsService {
     private readonly changes: RunChanges,
     private readonly rpc: RpcClient,
     private readonly jobs: RunJobs,
+    private readonly childWakes: ChildWakes,
+    private readonly children: ChildRunRepository,
   ) {}
+
+  /** A page of the run's child runs, oldest first by iteration then creation. */
+  async childrenOf(
+    principal: Principal,
+    id: string,
+    query: ChildRunsQueryDto,
+  ): Promise<Page<WorkflowRunSummaryDto>> {
+    const now = new Date();
+    const filter = {
+      ...(query.nodeId === undefined ? {} : { nodeId: query.nodeId }),
+      ...(query.status === undefined ? {} : { statuses: [...new Set(query.status)] }),
+    };
+    const page = isId(id) ? await this.children.page(principal.organizationId, id, filter, query, now) : null;
+    if (!page) throw DomainException.notFound('run', id);
+    return mapPage(page, (run) => toRunSummaryDto(run, now));
+  }
 
   async get(principal: Principal, id: string): Promise<WorkflowRunDto> {
     const found = isId(id) ? await this.runs.find(principal.organizationId, id) : null;
@@ -99,8 +120,13 @@ export class RunsService {
   }
 
   async terminateForWorkflows(principal: Principal, workflowIds: string[]): Promise<TerminateRunsReply> {
-    const terminated = await this.control.terminateForWorkflows(principal.organizationId, workflowIds);
-    for (const runId of terminated) this.changes.changed(runId, 'terminated');
+    const { organizationId } = principal;
+    const terminated = await this.control.terminateForWorkflows(organizationId, workflowIds);
+    for (const run of terminated) {
+      this.changes.changed(run.id, 'terminated');
+      // A called workflow deleted while it ran fails the step of the run that called it.
+      this.childWakes.ended({ ...run, organizationId });
+    }
     return { terminated: terminated.length };
   }
 }

@@ -14,14 +14,16 @@ import { newId } from '#persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 
+import { ChildRunRepository } from '../children/child-run.repository.js';
 import { RunEngine } from '../engine/run-engine.service.js';
+import type { StepRun } from '../executors/node-executor.js';
 import { LeaseLost, type RunRecord, type StepRecord, WorkflowDeleted } from '../engine/run-state.js';
 import { TriggerExecutor } from '../executors/trigger.executor.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { toWorkflowRunDto } from '../runs/run-dto.util.js';
-import { type NewRun, queuedRunOf } from '../runs/new-run.js';
+import { type ChildPlace, type NewRun, queuedRunOf } from '../runs/new-run.js';
 import { type KeyHolder, RunRepository } from '../runs/run.repository.js';
 import { runStarted } from '../metrics/run.metrics.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
@@ -29,6 +31,12 @@ import { type ResolvedTarget, RunTargets } from './run-targets.service.js';
 import { chooseTrigger } from './trigger-choice.util.js';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/**
+ * What a called workflow's run says started it: another run did, for the same principal, which is
+ * what an API start is (the contract's triggers have no value of their own for it).
+ */
+const CHILD_TRIGGER: RunTrigger = 'api';
 
 /**
  * Starts runs: asks workflow what to run and checks it while catalog counts the run against the
@@ -49,6 +57,7 @@ export class RunStarter {
     private readonly engine: RunEngine,
     private readonly slots: ExecutionSlots,
     private readonly config: RunnerConfig,
+    private readonly children: ChildRunRepository,
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -155,6 +164,85 @@ export class RunStarter {
       this.timed(runId, began, targeted, counted, 'queue');
       runStarted(request.trigger);
       return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
+    });
+  }
+
+  /**
+   * Starts the live version of `workflowId` as a child of `parent`'s step (a `workflow` node), for the
+   * parent's principal, counted against the plan like any start, and always through the queue (the
+   * parent's step is executing in a slot of this runner already). `place.childKey` is the claim: a
+   * start whose key is taken (the parent's step runs again after a crash) answers the child that
+   * took it, counted once. Workflow's and catalog's refusals (`workflow_not_found`, `not_published`,
+   * `invalid_workflow`, `plan_limit_reached`, …) are thrown as they come.
+   */
+  async startChild(
+    parent: StepRun,
+    place: Omit<ChildPlace, 'parentRunId' | 'depth'>,
+    workflowId: string,
+    input: string,
+  ): Promise<{ runId: string; status: RunRecord['status'] }> {
+    const child: ChildPlace = { ...place, parentRunId: parent.id, depth: parent.depth + 1 };
+    const earlier = await this.children.byKey(parent.id, child.childKey);
+    if (earlier) return { runId: earlier.id, status: earlier.status };
+    const { principal } = parent;
+    const runId = newId();
+    const counting = this.rpc.request(CatalogSubjects.usageConsumeRun, principal, { runId });
+    counting.catch(() => undefined);
+    let target: ResolvedTarget;
+    let trigger: DiagramNode;
+    try {
+      target = await this.targets.resolve(principal, workflowId, false);
+      if (target.issues.length > 0) {
+        throw new DomainException('invalid_workflow', 'The workflow cannot run as it is.', {
+          issues: target.issues,
+        });
+      }
+      trigger = chooseTrigger(target.diagram, undefined);
+    } catch (error) {
+      await this.refund(principal, runId, counting);
+      throw error;
+    }
+    await counting;
+    return inSpan('run', runSpanOptions(CHILD_TRIGGER, runId, target.workflowId), async (span) => {
+      const run: NewRun = {
+        id: runId,
+        organizationId: principal.organizationId,
+        workflowId: target.workflowId,
+        workflowName: target.workflowName,
+        projectId: target.projectId,
+        version: target.version,
+        trigger: CHILD_TRIGGER,
+        triggerNodeId: trigger.id,
+        createdBy: parent.createdBy,
+        principal,
+        input,
+        diagram: target.diagram,
+        timeZone: target.timeZone,
+        idempotencyKey: null,
+        idempotencyFingerprint: null,
+        triggerOutput: TriggerExecutor.outputFor(input),
+        createdAt: new Date(),
+        rerunOf: null,
+        traceParent: traceParentOf(span),
+        child,
+      };
+      switch (await this.runs.insert(run)) {
+        case 'workflow_deleted':
+          await this.refund(principal, runId, counting);
+          throw DomainException.notFound('workflow', workflowId);
+        case 'key_taken': {
+          await this.refund(principal, runId, counting);
+          const winner = await this.children.byKey(parent.id, child.childKey);
+          if (!winner)
+            throw new DomainException('internal', 'The child run could not be recorded; try again.');
+          return { runId: winner.id, status: winner.status };
+        }
+        case 'recorded':
+          break;
+      }
+      await this.jobs.publishSoon({ runId, dispatch: 0 });
+      runStarted(CHILD_TRIGGER);
+      return { runId, status: 'queued' as const };
     });
   }
 

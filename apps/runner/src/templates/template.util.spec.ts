@@ -63,11 +63,11 @@ describe('renderTemplate', () => {
       input: '{"who":"Ada"}',
       loopNodeId: 'each',
       outputs: layeredOutputs(
-        new Map([
+        new Map<string, Record<string, string>>([
           ['each', { item: JSON.stringify({ id: 7, tags: ['x'] }), index: '3' }],
           ['c', { result: 'mine' }],
         ]),
-        new Map([
+        new Map<string, Record<string, string>>([
           ['c', { result: 'parent' }],
           ['outer', { item: 'plain', index: '1' }],
           ['db', { rows: '[{"n":1}]' }],

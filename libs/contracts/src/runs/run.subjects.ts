@@ -16,6 +16,7 @@ import {
   type WakeStepReply,
 } from './run.messages.js';
 import type { RunNextWake } from './run-next-wake.js';
+import { ListChildRunsRequest } from './child-runs.dto.js';
 import { type StartRunReply, StartRunRequest } from './start-run.request.js';
 import {
   CancelRunRequest,
@@ -55,6 +56,14 @@ export const RunnerSubjects = {
   operationsGet: rpc('runner.operations.get', IdRequest, {
     callers: ['gateway'],
     reply: returns<OperationDto>(),
+  }),
+  /**
+   * A run's child runs (called workflows, loop iterations), oldest first by iteration then creation
+   * (docs/runs.md, "Child runs"); `run_not_found` for a run that is not the caller's.
+   */
+  runsChildren: rpc('runner.runs.children', ListChildRunsRequest, {
+    callers: ['gateway'],
+    reply: returns<Page<WorkflowRunSummaryDto>>(),
   }),
   /** The agent service asks too, to tell an unknown run from an unknown approval. */
   runsGet: rpc('runner.runs.get', IdRequest, {

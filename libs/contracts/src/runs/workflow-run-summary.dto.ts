@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 import { RUN_STATUSES, type RunStatus } from './run-status.js';
 import { RUN_TRIGGERS, type RunTrigger } from './start-run.request.js';
@@ -34,4 +34,24 @@ export class WorkflowRunSummaryDto {
 
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    description:
+      'Extension: on a child run (a called workflow or a loop iteration), the run whose step started it. Absent on every other run (docs/runs.md, "Child runs").',
+  })
+  parentRunId?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    description: 'Extension: on a child run, the node of the parent step that started it. Absent otherwise.',
+  })
+  parentNodeId?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    description:
+      "Extension: on a loop iteration, its index in the loop's items (from 0). Absent on every other run.",
+  })
+  iteration?: number;
 }
