@@ -379,7 +379,7 @@ describe('loops', () => {
     const twice = [...counts].filter(([, count]) => count > 1);
     expect(twice.every(([, count]) => count === 2)).toBe(true);
     expect(twice.length).toBeLessThanOrEqual(unfinishedBefore.length);
-    const iterations = await childrenOf(runId, 'each', 200);
+    const iterations = await childrenOf(runId, 'each', 100);
     expect(iterations.map((child) => child.iteration)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     expect(new Set(iterations.map((child) => child.status))).toEqual(new Set(['complete']));
     // Never more than `concurrency` iterations unfinished at once, crash or not: at each iteration's
