@@ -105,7 +105,10 @@ export class RunnerModule {
               limits: config.runLimits,
             },
             logger,
-            changed: (runId, status) => changes.changed(runId, status),
+            changed: (runId, status) => {
+              changes.changed(runId, status);
+              childWakes.changed(runId, status);
+            },
             ended: (run) => childWakes.ended(run),
             inheritedScope: (run) => scopes.of(run),
             now: () => new Date(),
