@@ -57,6 +57,20 @@ describe('API fuzzing', () => {
       ),
     );
     kept(await runOf(workflow, 'fuzz'));
+    // A run that called the workflow, for the fuzzed reads of GET /api/v1/runs/{id}/children to find
+    // its child (and for the leak check to catch another organization's).
+    const caller = kept(
+      await createWorkflow(
+        api,
+        project,
+        {
+          nodes: [nodes.trigger('t'), nodes.callWorkflow('call', workflow)],
+          edges: [edge('e', 't', 'call')],
+        },
+        { name: 'Fuzzed caller' },
+      ),
+    );
+    kept(await runOf(caller, 'fuzz'));
     // An operation, for the fuzzed reads of GET /api/v1/operations/{id} to find.
     const bulk = {
       action: 'cancel' as const,

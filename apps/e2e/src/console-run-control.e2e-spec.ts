@@ -23,7 +23,8 @@ import type { Page } from 'playwright-core';
 /**
  * Run control on the console's run page, against the shared stack (which lets actions call the local
  * app): a running run cancelled with a reason, paused and resumed, rerun from a step to a new run page
- * with carried-over steps, and cancelled with a roll back that shows its compensations.
+ * with carried-over steps, and cancelled with a roll back that shows its compensations; a `workflow`
+ * step's link to its child run and the child's link back.
  */
 describe('console: run control', () => {
   const stack = runningStack();
@@ -85,6 +86,23 @@ describe('console: run control', () => {
     expect(browser.securityPolicyViolations).toEqual([]);
     await browser.screenshot(page, screenshot);
   }
+
+  it('links a workflow step to the child run it started, and the child run back to that step', async () => {
+    const child = await createWorkflow(org.api, projectId, chainOf(nodes.trigger('t')), { name: 'Shared' });
+    const parentId = await openRun(chainOf(nodes.trigger('t'), nodes.callWorkflow('call', child)));
+    await runStatus('complete');
+    const childRunId = stepOf(await finished(org.api, parentId), 'call')!.output!.runId!;
+
+    const step = page.getByTestId('step-call');
+    await step.locator('summary').click();
+    await check('run-child-link');
+    await step.getByRole('link', { name: `child run ${childRunId.slice(-8)}` }).click();
+    await page.getByRole('heading', { name: `Run ${childRunId.slice(-8)}` }).waitFor();
+
+    await page.getByRole('link', { name: `call of run ${parentId.slice(-8)}` }).click();
+    await page.getByRole('heading', { name: `Run ${parentId.slice(-8)}` }).waitFor();
+    expect(new URL(page.url()).hash).toBe('#step-call');
+  });
 
   it('cancels a running run with a reason: it shows terminated and the stopped step says who and why', async () => {
     const gate = target.hold(path('slow'));

@@ -238,6 +238,7 @@ describe('tenant isolation', () => {
     { method: 'GET', route: '/api/v1/workflows/{id}/runs', as: 'key', codes: ['workflow_not_found'] },
     { method: 'GET', route: '/api/v1/runs/{id}', as: 'key', codes: ['run_not_found'] },
     { method: 'GET', route: '/api/v1/runs/{id}/stream', as: 'key', codes: ['run_not_found'] },
+    { method: 'GET', route: '/api/v1/runs/{id}/children', as: 'key', codes: ['run_not_found'] },
     {
       method: 'POST',
       route: '/api/v1/runs/{id}/cancel',

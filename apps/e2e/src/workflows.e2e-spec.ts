@@ -908,6 +908,7 @@ describe('workflows', () => {
       ConditionNodeProperties: NODE_TYPE_SCHEMAS.condition,
       DatabaseNodeProperties: NODE_TYPE_SCHEMAS.database,
       DelayNodeProperties: NODE_TYPE_SCHEMAS.delay,
+      WorkflowNodeProperties: NODE_TYPE_SCHEMAS.workflow,
     });
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining([

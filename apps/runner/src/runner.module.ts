@@ -24,6 +24,7 @@ import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
 import { InheritedScopes } from './loops/inherited-scopes.service.js';
 import { LoopIterations } from './loops/loop-iterations.repository.js';
+import { WorkflowExecutor } from './executors/workflow.executor.js';
 import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
@@ -51,6 +52,7 @@ const NODE_EXECUTORS = [
   ActionExecutor,
   AgentExecutor,
   LoopExecutor,
+  WorkflowExecutor,
 ];
 
 @Module({})

@@ -15,6 +15,7 @@ import { workflowDataSource } from './workflow.database.js';
 import { PUBLISH_CHECKS, type PublishCheck } from './workflows/publish-check.js';
 import { ActionConnectionsCheck } from './workflows/action-connections.check.js';
 import { AgentNodesCheck } from './workflows/agent-nodes.check.js';
+import { WorkflowNodesCheck } from './workflows/workflow-nodes.check.js';
 import { EventTriggerActivation } from './workflows/event-trigger-activation.js';
 import { TriggerActivation } from './workflows/trigger-activation.js';
 import { WorkflowDeletion } from './workflows/workflow-deletion.service.js';
@@ -46,14 +47,16 @@ export class WorkflowModule {
         { provide: WorkflowConfig, useValue: config },
         {
           provide: PUBLISH_CHECKS,
-          inject: [ActionConnectionsCheck, AgentNodesCheck],
-          useFactory: (actions: ActionConnectionsCheck, agents: AgentNodesCheck): PublishCheck[] => [
-            actions,
-            agents,
-          ],
+          inject: [ActionConnectionsCheck, AgentNodesCheck, WorkflowNodesCheck],
+          useFactory: (
+            actions: ActionConnectionsCheck,
+            agents: AgentNodesCheck,
+            workflows: WorkflowNodesCheck,
+          ): PublishCheck[] => [actions, agents, workflows],
         },
         ActionConnectionsCheck,
         AgentNodesCheck,
+        WorkflowNodesCheck,
         AgentsClient,
         { provide: TriggerActivation, useClass: EventTriggerActivation },
         CatalogClient,

@@ -9,6 +9,7 @@ import type {
   NodeType,
   RetryPolicy,
   TriggerNodeProperties,
+  WorkflowNodeProperties,
 } from '#contracts';
 
 /*
@@ -117,6 +118,9 @@ export const nodes = {
   /** An Agent step running one of the organization's agents. */
   agent: (id: string, agentId: string, task?: string) =>
     node(id, 'agent', { agentId, ...(task === undefined ? {} : { task }) }),
+  /** Runs another workflow of the organization as a child run (`input`, `wait` as given). */
+  callWorkflow: (id: string, workflowId: string, extra: Omit<WorkflowNodeProperties, 'workflowId'> = {}) =>
+    node(id, 'workflow', { workflowId, ...extra }),
 };
 
 /**

@@ -1704,7 +1704,7 @@ export interface components {
                 /** @description Unique among the nodes; steps, templates and edges name the node by it. */
                 id: string;
                 data: {
-                    /** @description trigger, agent, action, condition, database, delay or loop. */
+                    /** @description trigger, agent, action, condition, database, delay, workflow or loop. */
                     type: string;
                     properties: {
                         [key: string]: unknown;
@@ -1898,6 +1898,28 @@ export interface components {
                 backoffSeconds: number;
             };
         } & (unknown | unknown);
+        /**
+         * WorkflowNodeProperties
+         * @description Extension: runs the live (published) version of another workflow of the organization as a child run, counted against the plan like any run. With `wait` (default), the step waits for the child and fails when it fails; without, it goes on at once. Output fields: `runId`, `status`, and `reply` (the child's reply, when waited for).
+         */
+        WorkflowNodeProperties: {
+            /** @description One of the organization's workflows (plain text, not a template); checked at publish. */
+            workflowId: string;
+            /** @description The child run's input, which its `{{trigger}}` reads. Default `{{trigger}}`: this run's own input. */
+            input?: string;
+            /**
+             * @description True: wait for the child to end; its `reply` is this step's, and its failure fails this step. False: record the child's run id and go on.
+             * @default true
+             */
+            wait: boolean;
+            /** @description Retries of a failed step. Without it a failed step fails the run at once. */
+            retry?: {
+                /** @description Further attempts after the first. */
+                attempts: number;
+                /** @description Wait between attempts. */
+                backoffSeconds: number;
+            };
+        };
         /**
          * LoopNodeProperties
          * @description Runs its body once per item of `items`, each iteration a run of its own (listed by `GET /api/v1/runs/{id}/children?nodeId=<loop>`). The body is what the loop's edges with `sourceHandle: "body"` reach; its other edges go on after the last iteration. Inside the body: `{{loop.item}}`, `{{loop.index}}` and the steps before the loop. Output fields: `results` (JSON text: each iteration's reply, in item order), `count`, `failed`.

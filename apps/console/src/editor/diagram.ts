@@ -5,7 +5,16 @@ import type { Schemas } from '../api/client';
 export type Diagram = Schemas['Diagram'];
 export type DiagramNode = Diagram['nodes'][number];
 
-export const NODE_TYPES = ['trigger', 'condition', 'action', 'database', 'agent', 'delay', 'loop'] as const;
+export const NODE_TYPES = [
+  'trigger',
+  'condition',
+  'action',
+  'database',
+  'agent',
+  'delay',
+  'workflow',
+  'loop',
+] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
 /** What the editor keeps on a React Flow node: the diagram node's `data`, and its problems. */
@@ -38,6 +47,8 @@ export function defaultProperties(type: string): Record<string, unknown> {
       return { agentId: '', task: '' };
     case 'delay':
       return { seconds: 60 };
+    case 'workflow':
+      return { workflowId: '', input: '{{trigger}}', wait: true };
     case 'loop':
       return { items: '{{nodes.query.rows}}', concurrency: 1 };
     default:

@@ -10,6 +10,7 @@ const SCHEMA_NAMES: Record<string, string> = {
   condition: 'ConditionNodeProperties',
   database: 'DatabaseNodeProperties',
   delay: 'DelayNodeProperties',
+  workflow: 'WorkflowNodeProperties',
   loop: 'LoopNodeProperties',
 };
 

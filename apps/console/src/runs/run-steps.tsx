@@ -4,15 +4,23 @@ import { Link } from '@tanstack/react-router';
 
 import type { Schemas } from '../api/client';
 import { Empty, formatDuration, StatusBadge } from '../components/ui';
+import { stepAnchor } from './child-runs.util';
 import { stepKey } from './run-control.util';
 
 type Step = Schemas['RunStepDto'];
 
 /**
  * Each step with its input, output and error; the failed and the waiting ones open. A compensation
- * reads "undo <node>"; a step a rerun carried over names the run it came from.
+ * reads "undo <node>"; a step a rerun carried over names the run it came from; a `workflow` step
+ * links to the child run it started (`childRuns`, by node id).
  */
-export function RunSteps({ steps }: { steps: Step[] }) {
+export function RunSteps({
+  steps,
+  childRuns = new Map(),
+}: {
+  steps: Step[];
+  childRuns?: ReadonlyMap<string, string>;
+}) {
   return (
     <section aria-labelledby="steps-title">
       <h2 id="steps-title">Steps</h2>
@@ -23,6 +31,7 @@ export function RunSteps({ steps }: { steps: Step[] }) {
           className={`card step${step.compensation ? ' compensation' : ''}${step.carriedFrom ? ' carried' : ''}`}
           open={step.status === 'error' || step.status === 'waiting'}
           data-testid={`step-${stepKey(step)}`}
+          id={step.compensation ? undefined : stepAnchor(step.nodeId)}
         >
           <summary>
             <StepName step={step} /> <StatusBadge status={step.status} />{' '}
@@ -41,6 +50,7 @@ export function RunSteps({ steps }: { steps: Step[] }) {
               .
             </p>
           ) : null}
+          {step.compensation ? null : <ChildRunLink runId={childRuns.get(step.nodeId)} />}
           {step.compensation ? (
             <p className="muted">
               The compensation that undid the done step <code>{step.nodeId}</code> while the run rolled back.
@@ -73,6 +83,20 @@ export function RunSteps({ steps }: { steps: Step[] }) {
         </details>
       ))}
     </section>
+  );
+}
+
+/** The child run a `workflow` step started, linked; nothing for any other step. */
+function ChildRunLink({ runId }: { runId: string | undefined }) {
+  if (runId === undefined) return null;
+  return (
+    <p>
+      Runs its workflow as{' '}
+      <Link to="/runs/$runId" params={{ runId }}>
+        child run {runId.slice(-8)}
+      </Link>
+      .
+    </p>
   );
 }
 

@@ -4,6 +4,7 @@ import { useMemo } from 'react';
 import type { Schemas } from '../api/client';
 import { formatTime, PageHeader, StatusBadge } from '../components/ui';
 import { ReadOnlyDiagram } from '../editor/read-only-diagram';
+import { childRunsOf, stepAnchor } from './child-runs.util';
 import type { Liveness } from './live-run';
 import { controlState, nodeStatuses } from './run-control.util';
 import { RunControls } from './run-controls';
@@ -16,6 +17,7 @@ type Run = Schemas['WorkflowRunDto'];
 /** A run as it ran: its controls, its diagram with each step's status, timeline, steps, reply and input. */
 export function RunView({ run, live }: { run: Run; live: Liveness }) {
   const statuses = useMemo(() => nodeStatuses(run.steps), [run.steps]);
+  const childRuns = useMemo(() => childRunsOf(run), [run]);
   const state = controlState(run.status);
   return (
     <>
@@ -47,6 +49,20 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
             </Link>
           </>
         ) : null}
+        {run.parentRunId ? (
+          <>
+            {' '}
+            · started by step{' '}
+            <Link
+              to="/runs/$runId"
+              params={{ runId: run.parentRunId }}
+              hash={run.parentNodeId ? stepAnchor(run.parentNodeId) : undefined}
+            >
+              {run.parentNodeId ?? 'a step'} of run {run.parentRunId.slice(-8)}
+            </Link>
+            {run.iteration === undefined ? null : <> (iteration {run.iteration})</>}
+          </>
+        ) : null}
         <TraceLink traceId={run.traceId} />
       </p>
       {state ? (
@@ -74,7 +90,7 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
         <h2 id="timeline-title">Timeline</h2>
         <Timeline run={run} />
       </section>
-      <RunSteps steps={run.steps} />
+      <RunSteps steps={run.steps} childRuns={childRuns} />
       {run.input ? (
         <section aria-labelledby="input-title">
           <h2 id="input-title">Input</h2>

@@ -212,6 +212,32 @@ const delay: JsonSchema = {
   oneOf: [{ required: ['seconds'] }, { required: ['until'] }],
 };
 
+const workflow: JsonSchema = {
+  title: 'WorkflowNodeProperties',
+  description:
+    "Extension: runs the live (published) version of another workflow of the organization as a child run, counted against the plan like any run. With `wait` (default), the step waits for the child and fails when it fails; without, it goes on at once. Output fields: `runId`, `status`, and `reply` (the child's reply, when waited for).",
+  type: 'object',
+  properties: {
+    workflowId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: DIAGRAM_ID_MAX_LENGTH,
+      description: "One of the organization's workflows (plain text, not a template); checked at publish.",
+    },
+    input: template(
+      "The child run's input, which its `{{trigger}}` reads. Default `{{trigger}}`: this run's own input.",
+    ),
+    wait: {
+      type: 'boolean',
+      default: true,
+      description:
+        "True: wait for the child to end; its `reply` is this step's, and its failure fails this step. False: record the child's run id and go on.",
+    },
+    retry,
+  },
+  required: ['workflowId'],
+};
+
 const loop: JsonSchema = {
   title: 'LoopNodeProperties',
   description: `Runs its body once per item of \`items\`, each iteration a run of its own (listed by \`GET /api/v1/runs/{id}/children?nodeId=<loop>\`). The body is what the loop's edges with \`sourceHandle: "body"\` reach; its other edges go on after the last iteration. Inside the body: \`{{loop.item}}\`, \`{{loop.index}}\` and the steps before the loop. Output fields: \`results\` (JSON text: each iteration's reply, in item order), \`count\`, \`failed\`.`,
@@ -247,6 +273,7 @@ export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
   condition,
   database,
   delay,
+  workflow,
   loop,
 };
 
@@ -275,7 +302,7 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
             properties: {
               type: {
                 type: 'string',
-                description: 'trigger, agent, action, condition, database, delay or loop.',
+                description: 'trigger, agent, action, condition, database, delay, workflow or loop.',
               },
               properties: { type: 'object', additionalProperties: true },
             },
@@ -338,6 +365,7 @@ const NODE_SCHEMA_NAMES: Record<NodeType, string> = {
   condition: 'ConditionNodeProperties',
   database: 'DatabaseNodeProperties',
   delay: 'DelayNodeProperties',
+  workflow: 'WorkflowNodeProperties',
   loop: 'LoopNodeProperties',
 };
 

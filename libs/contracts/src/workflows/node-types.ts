@@ -4,7 +4,16 @@
  * `node-type-schemas.ts`.
  */
 
-export const NODE_TYPES = ['trigger', 'agent', 'action', 'condition', 'database', 'delay', 'loop'] as const;
+export const NODE_TYPES = [
+  'trigger',
+  'agent',
+  'action',
+  'condition',
+  'database',
+  'delay',
+  'workflow',
+  'loop',
+] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
 export const TRIGGER_KINDS = ['manual', 'api', 'schedule', 'event'] as const;
@@ -113,6 +122,19 @@ export interface DelayNodeProperties extends CommonProperties {
   until?: string;
 }
 
+/** Extension: runs another workflow of the organization as a child run (docs/workflows.md). */
+export interface WorkflowNodeProperties extends CommonProperties {
+  /** Plain text, not a template: the workflow whose live version runs. */
+  workflowId: string;
+  /** The child's input (its `{{trigger}}`); absent: this run's own input, `{{trigger}}`. */
+  input?: string;
+  /** Default true: the step waits for the child and outputs its reply. */
+  wait?: boolean;
+}
+
+/** A `workflow` node's `input` when it has none: the calling run's input is passed on as it is. */
+export const WORKFLOW_NODE_DEFAULT_INPUT = '{{trigger}}';
+
 /**
  * Runs its body (the nodes its `body` edges reach) once per item, each iteration a child run
  * (`docs/workflows.md`, "Loops").
@@ -133,6 +155,7 @@ export interface NodePropertiesByType {
   condition: ConditionNodeProperties;
   database: DatabaseNodeProperties;
   delay: DelayNodeProperties;
+  workflow: WorkflowNodeProperties;
   loop: LoopNodeProperties;
 }
 

@@ -43,6 +43,8 @@ describe('validateDiagram', () => {
         node('d', 'database', { databaseId: 'db', sql: 'SELECT ?', params: ['{{trigger}}', 1, null] }),
         node('w', 'delay', { seconds: 60, retry: { attempts: 2, backoffSeconds: 5 } }),
         node('u', 'delay', { until: '{{trigger.at}}' }),
+        node('f', 'workflow', { workflowId: 'wf', input: '{{nodes.a.response}}', wait: false }),
+        node('g', 'workflow', { workflowId: 'wf' }),
       ],
       [
         edge('1', 't', 'a'),
@@ -52,6 +54,8 @@ describe('validateDiagram', () => {
         edge('5', 'c', 'd', 'false'),
         edge('6', 'd', 'w'),
         edge('7', 'x', 'u', 'out'),
+        edge('8', 'u', 'f'),
+        edge('9', 'f', 'g'),
       ],
     );
     expect(validateDiagram(valid)).toEqual([]);
@@ -168,6 +172,30 @@ describe('validateDiagram', () => {
     ['database without sql', node('n', 'database', { databaseId: 'd' }), 'properties.sql', 'is required'],
     ['delay with both', node('n', 'delay', { seconds: 1, until: 'x' }), 'properties', 'exactly one of'],
     ['delay too long', node('n', 'delay', { seconds: 2_592_001 }), 'properties.seconds', '<= 2592000'],
+    [
+      'workflow without workflowId',
+      node('n', 'workflow', { input: 'x' }),
+      'properties.workflowId',
+      'is required',
+    ],
+    [
+      'workflow with an empty id',
+      node('n', 'workflow', { workflowId: '' }),
+      'properties.workflowId',
+      'fewer than 1',
+    ],
+    [
+      'workflow waiting on "yes"',
+      node('n', 'workflow', { workflowId: 'wf', wait: 'yes' }),
+      'properties.wait',
+      'must be boolean',
+    ],
+    [
+      'workflow with an input that is not text',
+      node('n', 'workflow', { workflowId: 'wf', input: { a: 1 } }),
+      'properties.input',
+      'must be string',
+    ],
     [
       'retry out of range',
       node('n', 'delay', { seconds: 1, retry: { attempts: 11, backoffSeconds: 1 } }),

@@ -199,6 +199,7 @@ function semanticIssues(node: DiagramNode, type: NodeType, path: string): Diagra
     case 'agent':
     case 'action':
     case 'database':
+    case 'workflow':
       return [];
   }
 }
