@@ -318,6 +318,40 @@ describe('loops', () => {
     });
   }, 60_000);
 
+  it('stops the iterations still going when another branch fails the run', async () => {
+    const workflowId = await workflow({
+      nodes: [
+        nodes.trigger('t'),
+        nodes.loop('each', '{{trigger}}', { concurrency: 2 }),
+        nodes.delay('wait', 60),
+        nodes.delay('pause', 1),
+        nodes.database('bad', databaseId, "SELECT CAST('oops' AS INTEGER)"),
+      ],
+      edges: [
+        edge('e1', 't', 'each'),
+        edge('e2', 'each', 'wait', 'body'),
+        edge('e3', 't', 'pause'),
+        edge('e4', 'pause', 'bad'),
+      ],
+    });
+    const done = await run(workflowId, [1, 2, 3]);
+    expect(done.status).toBe('errored');
+    expect(stepOf(done, 'bad')!.status).toBe('error');
+    await waitFor(
+      async () => {
+        const statuses = [...(await iterationStatuses(done.id, 'each')).values()];
+        return statuses.length === 2 && statuses.every((status) => status === 'terminated')
+          ? true
+          : undefined;
+      },
+      { what: 'the iterations to be stopped' },
+    );
+    const [first] = await childrenOf(done.id, 'each');
+    expect((await read(first!.id)).error).toBe(
+      `Cancelled: run ${done.id}, which this iteration belongs to, ended first.`,
+    );
+  }, 60_000);
+
   it('processes every one of 1,000 SQL rows when the runner is SIGKILLed midway; finished iterations never run again', async () => {
     const workflowId = await workflow({
       nodes: [

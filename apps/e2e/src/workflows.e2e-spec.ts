@@ -909,6 +909,7 @@ describe('workflows', () => {
       DatabaseNodeProperties: NODE_TYPE_SCHEMAS.database,
       DelayNodeProperties: NODE_TYPE_SCHEMAS.delay,
       WorkflowNodeProperties: NODE_TYPE_SCHEMAS.workflow,
+      LoopNodeProperties: NODE_TYPE_SCHEMAS.loop,
     });
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining([

@@ -23,6 +23,7 @@ import { LoopExecutor } from './executors/loop.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
 import { InheritedScopes } from './loops/inherited-scopes.service.js';
+import { LoopEnds } from './loops/loop-ends.service.js';
 import { LoopIterations } from './loops/loop-iterations.repository.js';
 import { WorkflowExecutor } from './executors/workflow.executor.js';
 import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
@@ -89,6 +90,7 @@ export class RunnerModule {
             RunChanges,
             ChildWakes,
             InheritedScopes,
+            LoopEnds,
             RUNNER_LOGGER,
           ],
           useFactory: (
@@ -97,6 +99,7 @@ export class RunnerModule {
             changes: RunChanges,
             childWakes: ChildWakes,
             scopes: InheritedScopes,
+            loopEnds: LoopEnds,
             logger: Logger,
           ): EngineResources => ({
             runs,
@@ -111,7 +114,10 @@ export class RunnerModule {
               changes.changed(runId, status);
               childWakes.changed(runId, status);
             },
-            ended: (run) => childWakes.ended(run),
+            ended: (run) => {
+              childWakes.ended(run);
+              loopEnds.ended(run);
+            },
             inheritedScope: (run) => scopes.of(run),
             now: () => new Date(),
           }),
@@ -122,6 +128,7 @@ export class RunnerModule {
         RunRepository,
         InheritedScopes,
         LoopIterations,
+        LoopEnds,
         RunListRepository,
         RunControlRepository,
         RunChanges,

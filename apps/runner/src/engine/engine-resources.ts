@@ -30,8 +30,11 @@ export interface EngineResources {
   readonly logger: Logger;
   /** Tells listeners that a committed write changed the run or its steps; never fails the run. */
   readonly changed: (runId: string, status: RunStatus) => void;
-  /** The run's final status is committed: a child run's parent step is woken (`ChildWakes`). */
-  readonly ended: (run: EndedRun) => void;
+  /**
+   * The run's final status is committed: a child run's parent step is woken (`ChildWakes`), and the
+   * iterations of its loops still going are stopped (`LoopEnds`).
+   */
+  readonly ended: (run: RunRecord) => void;
   /** What a loop iteration's templates read beyond its own steps; null for any other run. */
   readonly inheritedScope: (run: RunRecord) => Promise<InheritedScope | null>;
   readonly now: () => Date;

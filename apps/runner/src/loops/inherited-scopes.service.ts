@@ -87,9 +87,9 @@ export class InheritedScopes {
           eb
             .selectFrom('runner.run_steps as s')
             .select(
-              sql<Array<[string, Record<string, string>]>>`coalesce(json_agg(json_build_array(s.node_id, s.output)), '[]'::json)`.as(
-                'steps',
-              ),
+              sql<
+                Array<[string, Record<string, string>]>
+              >`coalesce(json_agg(json_build_array(s.node_id, s.output)), '[]'::json)`.as('steps'),
             )
             .where('s.run_id', '=', eb.ref('r.id'))
             .where('s.status', '=', 'done')

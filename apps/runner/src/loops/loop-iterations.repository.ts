@@ -70,11 +70,17 @@ export class LoopIterations {
   }
 
   /**
-   * The loop failed: its iterations not final yet, and every run under them, end `terminated` with
-   * `message`, their running and waiting steps `error`, their lease tokens moved on so their holders
-   * stop at their next write. Answers the runs it terminated, whose holders the caller tells.
+   * The loop `loopId` failed (or, with null, the run ended): its iterations not final yet (of every
+   * loop of the run, with null), and every run under them, end `terminated` with `message`, their
+   * running and waiting steps `error`, their lease tokens moved on so their holders stop at their next
+   * write. Answers the runs it terminated, whose holders the caller tells.
    */
-  terminateUnfinished(organizationId: string, runId: string, loopId: string, message: string): Promise<string[]> {
+  terminateUnfinished(
+    organizationId: string,
+    runId: string,
+    loopId: string | null,
+    message: string,
+  ): Promise<string[]> {
     return this.db.transaction().execute(async (trx) => {
       const terminated = await trx
         .withRecursive('tree(id)', (cte) =>
@@ -82,10 +88,15 @@ export class LoopIterations {
             .selectFrom('runner.runs')
             .select('id')
             .where('parent_run_id', '=', runId)
-            .where('parent_node_id', '=', loopId)
+            .where((eb) =>
+              loopId === null ? eb('iteration', 'is not', null) : eb('parent_node_id', '=', loopId),
+            )
             .where('organization_id', '=', organizationId)
             .unionAll(
-              cte.selectFrom('runner.runs as r').innerJoin('tree', 'tree.id', 'r.parent_run_id').select('r.id'),
+              cte
+                .selectFrom('runner.runs as r')
+                .innerJoin('tree', 'tree.id', 'r.parent_run_id')
+                .select('r.id'),
             ),
         )
         .updateTable('runner.runs')
