@@ -57,6 +57,9 @@ export type ExecutionEnd =
   /** This runner is stopping: the run goes back to the queue from its last checkpoint. */
   | { kind: 'handedBack' };
 
+/** The output field of a loop iteration's first step (its loop node's) that is its text: the item. */
+const ITERATION_TEXT_FIELD = 'item';
+
 type Stop = { kind: 'lost' } | { kind: 'handedBack' } | { kind: 'failed'; error: unknown };
 
 /**
@@ -711,6 +714,8 @@ export class RunExecution {
 
   private textFieldOf(graph: RunGraph, nodeId: string): string | null {
     if (!graph.has(nodeId)) return null;
+    // A loop iteration starts at its loop node, whose step there is the item, not the loop's results.
+    if (this.run.iteration !== null && nodeId === this.run.triggerNodeId) return ITERATION_TEXT_FIELD;
     return this.resources.executors.get(graph.node(nodeId).data.type)?.textField ?? null;
   }
 
