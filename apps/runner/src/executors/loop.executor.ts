@@ -85,7 +85,11 @@ export class LoopExecutor implements NodeExecutor {
       );
     }
     return {
-      input: JSON.stringify({ items: items.items.length, concurrency, continueOnError: continueOnError === true }),
+      input: JSON.stringify({
+        items: items.items.length,
+        concurrency,
+        continueOnError: continueOnError === true,
+      }),
       run: () => this.look(context, items.items, items.digest, state, concurrency, continueOnError === true),
     };
   }
@@ -111,7 +115,11 @@ export class LoopExecutor implements NodeExecutor {
     if (parsed.length > LOOP_MAX_ITEMS) {
       throw new StepFailure(`items gave ${parsed.length} items; a loop takes at most ${LOOP_MAX_ITEMS}.`);
     }
-    const items: Items = { text, digest: createHash('sha256').update(text).digest('base64url'), items: parsed };
+    const items: Items = {
+      text,
+      digest: createHash('sha256').update(text).digest('base64url'),
+      items: parsed,
+    };
     this.kept.set(key, items);
     for (const oldest of this.kept.keys()) {
       if (this.kept.size <= KEPT_ITEMS) break;
@@ -209,7 +217,7 @@ export class LoopExecutor implements NodeExecutor {
     const results: unknown[] = [];
     let failed = 0;
     let bytes = 0;
-    for (let from = 0; from < count; ) {
+    for (let from = 0; from < count;) {
       const page = await this.children.ofStep(context, { fromIteration: from, limit: RESULTS_PAGE });
       if (page.length === 0) break;
       for (const child of page) {
