@@ -1,6 +1,7 @@
 import {
   chainOf,
   ConsoleBrowser,
+  edge,
   createConnection,
   createMember,
   createOrganization,
@@ -24,7 +25,8 @@ import type { Page } from 'playwright-core';
  * Run control on the console's run page, against the shared stack (which lets actions call the local
  * app): a running run cancelled with a reason, paused and resumed, rerun from a step to a new run page
  * with carried-over steps, and cancelled with a roll back that shows its compensations; a `workflow`
- * step's link to its child run and the child's link back.
+ * step's link to its child run and the child's link back; a loop's body on the diagram, its step's
+ * iterations and an iteration's link back.
  */
 describe('console: run control', () => {
   const stack = runningStack();
@@ -102,6 +104,36 @@ describe('console: run control', () => {
     await page.getByRole('link', { name: `call of run ${parentId.slice(-8)}` }).click();
     await page.getByRole('heading', { name: `Run ${parentId.slice(-8)}` }).waitFor();
     expect(new URL(page.url()).hash).toBe('#step-call');
+  });
+
+  it("draws a loop's body, lists its iterations on its step, and links an iteration back", async () => {
+    const runId = await openRun({
+      nodes: [
+        nodes.trigger('t'),
+        nodes.loop('each', '["a","b","c"]', { concurrency: 2 }),
+        nodes.condition('check', [{ left: '{{loop.item}}', operator: 'is_not_empty' }]),
+      ],
+      edges: [
+        edge('e1', 't', 'each'),
+        edge('e2', 'each', 'check', 'body'),
+        edge('e3', 'check', 'each', 'true', 'done'),
+      ],
+    });
+    await runStatus('complete');
+    // The run's diagram shows the body apart, naming its loop; the body never ran in the run itself.
+    await page.getByTestId('node-check').getByText('in loop each').waitFor();
+    const step = page.getByTestId('step-each');
+    await step.locator('summary').click();
+    const iterations = step.getByRole('region', { name: 'Iterations of each' });
+    for (const index of [0, 1, 2]) await iterations.getByTestId(`iteration-${index}`).waitFor();
+    await check('run-loop-iterations');
+    await iterations.getByRole('link', { name: /^iteration 1 · run / }).click();
+    await page.getByText('(iteration 1)').waitFor();
+    // The iteration's steps are its own: the item, then the body.
+    await page.getByTestId('step-each').waitFor();
+    await page.getByTestId('step-check').waitFor();
+    await page.getByRole('link', { name: `each of run ${runId.slice(-8)}` }).click();
+    await page.getByRole('heading', { name: `Run ${runId.slice(-8)}` }).waitFor();
   });
 
   it('cancels a running run with a reason: it shows terminated and the stopped step says who and why', async () => {

@@ -910,6 +910,7 @@ describe('workflows', () => {
       DelayNodeProperties: NODE_TYPE_SCHEMAS.delay,
       WorkflowNodeProperties: NODE_TYPE_SCHEMAS.workflow,
       CodeNodeProperties: NODE_TYPE_SCHEMAS.code,
+      LoopNodeProperties: NODE_TYPE_SCHEMAS.loop,
     });
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining([

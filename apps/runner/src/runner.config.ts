@@ -194,6 +194,15 @@ export class RunnerConfig extends ServiceConfig {
   @Max(CODE_MEMORY_MAX_MB)
   CODE_MEMORY_MB: number = 32;
 
+  /**
+   * What one runner keeps of the steps loop iterations inherit (the steps before each loop, read once
+   * per loop rather than once per iteration), in characters of their output fields; the least
+   * recently used go first. An iteration whose loop's steps are not kept reads them again.
+   */
+  @IsInt()
+  @Min(0)
+  LOOP_SCOPE_CACHE_BYTES: number = 64 * MIB;
+
   get runLimits(): RunLimits {
     return {
       propertyMaxBytes: this.TEMPLATE_PROPERTY_MAX_BYTES,

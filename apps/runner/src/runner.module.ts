@@ -25,8 +25,12 @@ import { CodeExecutor } from './executors/code.executor.js';
 import { CodeWorkers } from './executors/code-workers.js';
 import { DatabaseExecutor } from './executors/database.executor.js';
 import { DelayExecutor } from './executors/delay.executor.js';
+import { LoopExecutor } from './executors/loop.executor.js';
 import { NodeExecutorRegistry } from './executors/node-executor.registry.js';
 import { TriggerExecutor } from './executors/trigger.executor.js';
+import { InheritedScopes } from './loops/inherited-scopes.service.js';
+import { LoopEnds } from './loops/loop-ends.service.js';
+import { LoopIterations } from './loops/loop-iterations.repository.js';
 import { WorkflowExecutor } from './executors/workflow.executor.js';
 import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
@@ -56,6 +60,7 @@ const NODE_EXECUTORS = [
   DatabaseExecutor,
   ActionExecutor,
   AgentExecutor,
+  LoopExecutor,
   WorkflowExecutor,
   CodeExecutor,
 ];
@@ -88,12 +93,22 @@ export class RunnerModule {
         { provide: RUNNER_LOGGER, useValue: logger },
         {
           provide: ENGINE_RESOURCES,
-          inject: [RunRepository, NodeExecutorRegistry, RunChanges, ChildWakes, RUNNER_LOGGER],
+          inject: [
+            RunRepository,
+            NodeExecutorRegistry,
+            RunChanges,
+            ChildWakes,
+            InheritedScopes,
+            LoopEnds,
+            RUNNER_LOGGER,
+          ],
           useFactory: (
             runs: RunRepository,
             executors: NodeExecutorRegistry,
             changes: RunChanges,
             childWakes: ChildWakes,
+            scopes: InheritedScopes,
+            loopEnds: LoopEnds,
             logger: Logger,
           ): EngineResources => ({
             runs,
@@ -104,8 +119,15 @@ export class RunnerModule {
               limits: config.runLimits,
             },
             logger,
-            changed: (runId, status) => changes.changed(runId, status),
-            ended: (run) => childWakes.ended(run),
+            changed: (runId, status) => {
+              changes.changed(runId, status);
+              childWakes.changed(runId, status);
+            },
+            ended: (run) => {
+              childWakes.ended(run);
+              loopEnds.ended(run);
+            },
+            inheritedScope: (run) => scopes.of(run),
             now: () => new Date(),
           }),
         },
@@ -114,6 +136,9 @@ export class RunnerModule {
         CodeWorkers,
         ...NODE_EXECUTORS,
         RunRepository,
+        InheritedScopes,
+        LoopIterations,
+        LoopEnds,
         RunListRepository,
         RunControlRepository,
         RunChanges,

@@ -5,6 +5,7 @@ import type {
   ConditionNodeProperties,
   DatabaseNodeProperties,
   DelayNodeProperties,
+  LoopNodeProperties,
   NodePropertiesByType,
   NodeType,
   RetryPolicy,
@@ -27,6 +28,8 @@ export type TestEdge = {
   source: string;
   target: string;
   sourceHandle?: string;
+  /** Into a loop from its body: `done`, the edge that closes the body on the drawing. */
+  targetHandle?: string;
 };
 
 export type TestDiagram = {
@@ -118,6 +121,9 @@ export const nodes = {
             },
           }),
     }),
+  /** A loop over `items`; its body is what its edges with `sourceHandle: "body"` reach. */
+  loop: (id: string, items: string, extra: Omit<LoopNodeProperties, 'items'> = {}) =>
+    node(id, 'loop', { items, ...extra }),
   /** An Agent step running one of the organization's agents. */
   agent: (id: string, agentId: string, task?: string) =>
     node(id, 'agent', { agentId, ...(task === undefined ? {} : { task }) }),
@@ -129,9 +135,24 @@ export const nodes = {
     node(id, 'code', { code, ...extra }),
 };
 
-/** An edge; out of a condition it leaves by `sourceHandle` `true` or `false`. */
-export function edge(id: string, source: string, target: string, sourceHandle?: string): TestEdge {
-  return { id, source, target, ...(sourceHandle === undefined ? {} : { sourceHandle }) };
+/**
+ * An edge; out of a condition it leaves by `sourceHandle` `true` or `false`, out of a loop by `body`
+ * or `done`.
+ */
+export function edge(
+  id: string,
+  source: string,
+  target: string,
+  sourceHandle?: string,
+  targetHandle?: string,
+): TestEdge {
+  return {
+    id,
+    source,
+    target,
+    ...(sourceHandle === undefined ? {} : { sourceHandle }),
+    ...(targetHandle === undefined ? {} : { targetHandle }),
+  };
 }
 
 /** The nodes joined one after another; an edge out of a condition leaves by its `true` handle. */

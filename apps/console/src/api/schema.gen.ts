@@ -1909,7 +1909,7 @@ export interface components {
                 /** @description Unique among the nodes; steps, templates and edges name the node by it. */
                 id: string;
                 data: {
-                    /** @description trigger, agent, action, condition, database, delay, workflow or code. */
+                    /** @description trigger, agent, action, condition, database, delay, workflow, code or loop. */
                     type: string;
                     properties: {
                         [key: string]: unknown;
@@ -1927,7 +1927,7 @@ export interface components {
                 source: string;
                 /** @description The id of the node the edge enters. */
                 target: string;
-                /** @description Out of a condition node: `true` or `false`. */
+                /** @description Out of a condition node: `true` or `false`. Out of a loop node: `body` (into its body), or `done` or none (after its last iteration). */
                 sourceHandle?: string | null;
             } & {
                 [key: string]: unknown;
@@ -2160,6 +2160,27 @@ export interface components {
                 /** @description Wait between attempts. */
                 backoffSeconds: number;
             };
+        };
+        /**
+         * LoopNodeProperties
+         * @description Runs its body once per item of `items`, each iteration a run of its own (listed by `GET /api/v1/runs/{id}/children?nodeId=<loop>`). The body is what the loop's edges with `sourceHandle: "body"` reach; its other edges go on after the last iteration. Inside the body: `{{loop.item}}`, `{{loop.index}}` and the steps before the loop. Output fields: `results` (JSON text: each iteration's reply, in item order), `count`, `failed`.
+         */
+        LoopNodeProperties: {
+            /**
+             * @description A template giving a JSON array of at most 10000 items, e.g. `{{nodes.query.rows}}`.
+             * @example {{nodes.query.rows}}
+             */
+            items: string;
+            /**
+             * @description Iterations unfinished at once.
+             * @default 1
+             */
+            concurrency: number;
+            /**
+             * @description False: a failed iteration fails the loop and the iterations still running are cancelled. True: the loop goes on and the failed iteration's entry in `results` is `{error, runId}`.
+             * @default false
+             */
+            continueOnError: boolean;
         };
     };
     responses: never;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { fromFlow, nextNodeId, restOf, summary, toFlow } from './diagram';
+import { fromFlow, loopsOf, nextNodeId, restOf, summary, toFlow } from './diagram';
 
 describe('the editor diagram', () => {
   const diagram = {
@@ -77,5 +77,46 @@ describe('the editor diagram', () => {
     expect(
       summary({ type: 'code', properties: { code: '\n  const rows = nodes.q.rows;\nreturn rows;' } }),
     ).toBe('const rows = nodes.q.rows;');
+  });
+
+  it("finds each node's loops, outermost first, and keeps loop edges' handles", () => {
+    const looped = {
+      nodes: [
+        { id: 't', data: { type: 'trigger', properties: {} } },
+        { id: 'outer', data: { type: 'loop', properties: {} } },
+        { id: 'inner', data: { type: 'loop', properties: {} } },
+        { id: 'b', data: { type: 'delay', properties: {} } },
+        { id: 'after', data: { type: 'delay', properties: {} } },
+      ],
+      edges: [
+        { id: '1', source: 't', target: 'outer' },
+        { id: '2', source: 'outer', target: 'inner', sourceHandle: 'body' },
+        { id: '3', source: 'inner', target: 'b', sourceHandle: 'body' },
+        { id: '4', source: 'b', target: 'inner', targetHandle: 'done' },
+        { id: '5', source: 'inner', target: 'outer', sourceHandle: 'done', targetHandle: 'done' },
+        { id: '6', source: 'outer', target: 'after', sourceHandle: 'done' },
+      ],
+    };
+    expect(Object.fromEntries(loopsOf(looped.nodes, looped.edges))).toEqual({
+      inner: ['outer'],
+      b: ['outer', 'inner'],
+    });
+    const flow = toFlow(looped);
+    expect(flow.nodes.find((node) => node.id === 'b')?.data.loops).toEqual(['outer', 'inner']);
+    expect(flow.edges.map((edge) => edge.className ?? '')).toEqual([
+      '',
+      'loop-body-edge',
+      'loop-body-edge',
+      'loop-back-edge',
+      'loop-back-edge',
+      '',
+    ]);
+    // What the editor shows (the loops) is not saved; the handles are.
+    const back = fromFlow(flow.nodes, flow.edges);
+    expect(back.nodes.find((node) => node.id === 'b')?.data).toEqual({ type: 'delay', properties: {} });
+    expect(back.edges).toEqual(looped.edges);
+    expect(summary({ type: 'loop', properties: { items: '{{nodes.q.rows}}', concurrency: 8 } })).toBe(
+      'each of {{nodes.q.rows}} · 8 at a time',
+    );
   });
 });

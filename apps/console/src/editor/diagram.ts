@@ -14,6 +14,7 @@ export const NODE_TYPES = [
   'delay',
   'workflow',
   'code',
+  'loop',
 ] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
@@ -23,6 +24,8 @@ export type FlowData = {
   properties: Record<string, unknown>;
   problems?: string[];
   status?: string;
+  /** The loops whose body the node is in, outermost first (shown, never saved). */
+  loops?: string[];
   [key: string]: unknown;
 };
 export type FlowNode = Node<FlowData, 'step'>;
@@ -49,9 +52,65 @@ export function defaultProperties(type: string): Record<string, unknown> {
       return { workflowId: '', input: '{{trigger}}', wait: true };
     case 'code':
       return { language: 'javascript', code: 'return trigger;' };
+    case 'loop':
+      return { items: '{{nodes.query.rows}}', concurrency: 1 };
     default:
       return {};
   }
+}
+
+/**
+ * The loops each node is in the body of, outermost first: a loop's body is what its `body` edges
+ * reach, following every edge but those back into the loop (the API's rule, `loopBodies`).
+ */
+export function loopsOf(
+  nodes: ReadonlyArray<{ id: string; data: { type: string } }>,
+  edges: ReadonlyArray<{ source: string; target: string; sourceHandle?: string | null }>,
+): Map<string, string[]> {
+  const outgoing = new Map<string, Array<(typeof edges)[number]>>();
+  for (const edge of edges) outgoing.set(edge.source, [...(outgoing.get(edge.source) ?? []), edge]);
+  const bodies = new Map<string, Set<string>>();
+  for (const loop of nodes.filter((node) => node.data.type === 'loop')) {
+    const body = new Set<string>();
+    const queue = (outgoing.get(loop.id) ?? []).filter((edge) => edge.sourceHandle === 'body');
+    for (let edge = queue.shift(); edge; edge = queue.shift()) {
+      if (edge.target === loop.id || body.has(edge.target)) continue;
+      body.add(edge.target);
+      queue.push(...(outgoing.get(edge.target) ?? []));
+    }
+    bodies.set(loop.id, body);
+  }
+  const loops = new Map<string, string[]>();
+  for (const [loopId, body] of bodies) {
+    for (const id of body) loops.set(id, [...(loops.get(id) ?? []), loopId]);
+  }
+  // Outermost first: an outer loop's body holds the inner loop and all of its body.
+  for (const list of loops.values())
+    list.sort((a, b) => (bodies.get(b)?.size ?? 0) - (bodies.get(a)?.size ?? 0));
+  return loops;
+}
+
+/** Shows each node's loops on it (`FlowData.loops`), leaving nodes whose loops did not change as they are. */
+export function withLoops<N extends { id: string; data: FlowData }>(
+  nodes: N[],
+  edges: ReadonlyArray<{ source: string; target: string; sourceHandle?: string | null }>,
+): N[] {
+  const loops = loopsOf(nodes, edges);
+  return nodes.map((node) => {
+    const list = loops.get(node.id);
+    if ((list ?? []).join('\u0000') === (node.data.loops ?? []).join('\u0000')) return node;
+    return { ...node, data: { ...node.data, loops: list } };
+  });
+}
+
+/** How an edge reads on the canvas: a loop's body edges and the edges back to it stand out. */
+export function edgeLook(edge: {
+  sourceHandle?: string | null;
+  targetHandle?: string | null;
+}): Partial<Edge> {
+  if (edge.sourceHandle === 'body') return { label: 'body', className: 'loop-body-edge' };
+  if (edge.targetHandle === 'done') return { className: 'loop-back-edge' };
+  return edge.sourceHandle ? { label: edge.sourceHandle } : {};
 }
 
 export function starterDiagram(): Diagram {
@@ -86,14 +145,18 @@ export function toFlow(diagram: Diagram): { nodes: FlowNode[]; edges: Edge[] } {
       data: { ...rest, type, properties },
     };
   });
-  const edges = diagram.edges.map((edge): Edge => ({
-    id: edge.id,
-    source: edge.source,
-    target: edge.target,
-    sourceHandle: edge.sourceHandle ?? null,
-    ...(edge.sourceHandle ? { label: edge.sourceHandle } : {}),
-  }));
-  return { nodes, edges };
+  const edges = diagram.edges.map((edge): Edge => {
+    const targetHandle = typeof edge.targetHandle === 'string' ? edge.targetHandle : null;
+    return {
+      id: edge.id,
+      source: edge.source,
+      target: edge.target,
+      sourceHandle: edge.sourceHandle ?? null,
+      targetHandle,
+      ...edgeLook({ sourceHandle: edge.sourceHandle, targetHandle }),
+    };
+  });
+  return { nodes: withLoops(nodes, edges), edges };
 }
 
 /** A diagram's own properties besides its nodes and edges: its `settings`, a builder's state. */
@@ -115,7 +178,7 @@ export function fromFlow(nodes: FlowNode[], edges: Edge[], rest: DiagramRest = {
       // What the editor shows on a node (its problems, a run's status) is not saved with it.
       const rest = Object.fromEntries(
         Object.entries(node.data).filter(
-          ([key]) => !['problems', 'status', 'type', 'properties'].includes(key),
+          ([key]) => !['problems', 'status', 'loops', 'type', 'properties'].includes(key),
         ),
       );
       const { type, properties } = node.data;
@@ -130,6 +193,7 @@ export function fromFlow(nodes: FlowNode[], edges: Edge[], rest: DiagramRest = {
       source: edge.source,
       target: edge.target,
       ...(edge.sourceHandle ? { sourceHandle: edge.sourceHandle } : {}),
+      ...(edge.targetHandle ? { targetHandle: edge.targetHandle } : {}),
     })),
   };
 }
@@ -172,6 +236,8 @@ export function summary(data: FlowData): string {
       )
         .trim()
         .slice(0, 60);
+    case 'loop':
+      return `each of ${text(p.items)} · ${typeof p.concurrency === 'number' ? p.concurrency : 1} at a time`;
     default:
       return '';
   }

@@ -6,6 +6,9 @@ import type { FlowNode } from './diagram';
 import type { JsonSchema } from './json-schema';
 import { SchemaForm } from './schema-form';
 
+/** The handles a node of the type leaves by, the first the default. */
+const HANDLES: Record<string, string[]> = { condition: ['true', 'false'], loop: ['body', 'done'] };
+
 /** The selected node: its properties' form, its connections out, and delete. */
 export function NodePanel({
   node,
@@ -29,7 +32,8 @@ export function NodePanel({
   onDelete: () => void;
 }) {
   const [target, setTarget] = useState('');
-  const [handle, setHandle] = useState('true');
+  const handles = HANDLES[node.data.type];
+  const [handle, setHandle] = useState(handles?.[0] ?? '');
   const schema = schemas?.[node.data.type];
   const outgoing = edges.filter((edge) => edge.source === node.id);
   const targets = nodes.filter((candidate) => candidate.id !== node.id && candidate.data.type !== 'trigger');
@@ -72,12 +76,15 @@ export function NodePanel({
               </select>
             )}
           </Field>
-          {node.data.type === 'condition' ? (
-            <Field label="When">
+          {handles ? (
+            <Field label={node.data.type === 'loop' ? 'From' : 'When'}>
               {(id) => (
                 <select id={id} value={handle} onChange={(event) => setHandle(event.target.value)}>
-                  <option value="true">true</option>
-                  <option value="false">false</option>
+                  {handles.map((one) => (
+                    <option key={one} value={one}>
+                      {one}
+                    </option>
+                  ))}
                 </select>
               )}
             </Field>
@@ -90,8 +97,9 @@ export function NodePanel({
               onConnect({
                 source: node.id,
                 target,
-                sourceHandle: node.data.type === 'condition' ? handle : null,
-                targetHandle: null,
+                sourceHandle: handles ? handle : null,
+                // Into a loop from its own body: the edge back that closes the body.
+                targetHandle: node.data.loops?.includes(target) ? 'done' : null,
               });
               setTarget('');
             }}

@@ -12,6 +12,7 @@ const SCHEMA_NAMES: Record<string, string> = {
   delay: 'DelayNodeProperties',
   workflow: 'WorkflowNodeProperties',
   code: 'CodeNodeProperties',
+  loop: 'LoopNodeProperties',
 };
 
 /**

@@ -22,12 +22,14 @@ import { ErrorNotice } from '../components/ui';
 import {
   defaultProperties,
   type DiagramRest,
+  edgeLook,
   type FlowNode,
   fromFlow,
   NODE_TYPES,
   nextNodeId,
   restOf,
   toFlow,
+  withLoops,
 } from './diagram';
 import { DiagramSettingsPanel } from './diagram-settings';
 import { nodeTypes } from './flow-node';
@@ -44,7 +46,7 @@ const ZONES = (() => {
 })();
 
 const edgeId = (connection: Connection) =>
-  `${connection.source}-${connection.sourceHandle ? `${connection.sourceHandle}-` : ''}${connection.target}`;
+  `${connection.source}-${connection.sourceHandle ? `${connection.sourceHandle}-` : ''}${connection.target}${connection.targetHandle ? `-${connection.targetHandle}` : ''}`;
 
 /**
  * The diagram editor: add, move, connect and delete nodes; a node's properties in a form generated
@@ -69,13 +71,13 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
   const problems = useMemo(() => problemsOf(problemError), [problemError]);
   const shownNodes = useMemo(
     () =>
-      nodes.map((node) => {
+      withLoops(nodes, edges).map((node) => {
         const list = problems.byNode.get(node.id);
         return list || node.data.problems ? { ...node, data: { ...node.data, problems: list } } : node;
       }),
-    [nodes, problems],
+    [nodes, edges, problems],
   );
-  const selected = nodes.find((node) => node.id === selectedId) ?? null;
+  const selected = shownNodes.find((node) => node.id === selectedId) ?? null;
   const changed = () => setDirty(true);
 
   const save = useMutation({
@@ -112,14 +114,7 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
   const onConnect = useCallback(
     (connection: Connection) => {
       setEdges((current) =>
-        addEdge(
-          {
-            ...connection,
-            id: edgeId(connection),
-            ...(connection.sourceHandle ? { label: connection.sourceHandle } : {}),
-          },
-          current,
-        ),
+        addEdge({ ...connection, id: edgeId(connection), ...edgeLook(connection) }, current),
       );
       setDirty(true);
     },

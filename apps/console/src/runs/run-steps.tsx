@@ -1,10 +1,12 @@
 import './run-steps.css';
 
 import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
 
 import type { Schemas } from '../api/client';
 import { Empty, formatDuration, StatusBadge } from '../components/ui';
 import { stepAnchor } from './child-runs.util';
+import { LoopIterations } from './loop-iterations';
 import { stepKey } from './run-control.util';
 
 type Step = Schemas['RunStepDto'];
@@ -12,15 +14,20 @@ type Step = Schemas['RunStepDto'];
 /**
  * Each step with its input, output and error; the failed and the waiting ones open. A compensation
  * reads "undo <node>"; a step a rerun carried over names the run it came from; a `workflow` step
- * links to the child run it started (`childRuns`, by node id).
+ * links to the child run it started (`childRuns`, by node id); a `loop` step lists its iterations
+ * (`loops`) once it is open.
  */
 export function RunSteps({
   steps,
   childRuns = new Map(),
+  loops,
 }: {
   steps: Step[];
   childRuns?: ReadonlyMap<string, string>;
+  /** The run's loop steps (not an iteration's own start), whose iterations are listed. */
+  loops?: { runId: string; nodeIds: ReadonlySet<string>; going: boolean };
 }) {
+  const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
   return (
     <section aria-labelledby="steps-title">
       <h2 id="steps-title">Steps</h2>
@@ -32,6 +39,15 @@ export function RunSteps({
           open={step.status === 'error' || step.status === 'waiting'}
           data-testid={`step-${stepKey(step)}`}
           id={step.compensation ? undefined : stepAnchor(step.nodeId)}
+          onToggle={(event) => {
+            const open = event.currentTarget.open;
+            setOpened((current) => {
+              const next = new Set(current);
+              if (open) next.add(stepKey(step));
+              else next.delete(stepKey(step));
+              return next;
+            });
+          }}
         >
           <summary>
             <StepName step={step} /> <StatusBadge status={step.status} />{' '}
@@ -51,6 +67,9 @@ export function RunSteps({
             </p>
           ) : null}
           {step.compensation ? null : <ChildRunLink runId={childRuns.get(step.nodeId)} />}
+          {loops && !step.compensation && loops.nodeIds.has(step.nodeId) && opened.has(stepKey(step)) ? (
+            <LoopIterations runId={loops.runId} nodeId={step.nodeId} going={loops.going} />
+          ) : null}
           {step.compensation ? (
             <p className="muted">
               The compensation that undid the done step <code>{step.nodeId}</code> while the run rolled back.

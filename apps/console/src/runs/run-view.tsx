@@ -14,10 +14,25 @@ import { TraceLink } from './trace-link';
 
 type Run = Schemas['WorkflowRunDto'];
 
+const FINAL_STATUSES: readonly string[] = ['complete', 'errored', 'terminated', 'unknown'];
+
 /** A run as it ran: its controls, its diagram with each step's status, timeline, steps, reply and input. */
 export function RunView({ run, live }: { run: Run; live: Liveness }) {
   const statuses = useMemo(() => nodeStatuses(run.steps), [run.steps]);
   const childRuns = useMemo(() => childRunsOf(run), [run]);
+  const loops = useMemo(
+    () => ({
+      runId: run.id,
+      // An iteration starts at its loop node: that step is its item, not the loop's summary.
+      nodeIds: new Set(
+        run.diagram.nodes
+          .filter((node) => node.data.type === 'loop' && node.id !== run.triggerNodeId)
+          .map((node) => node.id),
+      ),
+      going: !FINAL_STATUSES.includes(run.status),
+    }),
+    [run.id, run.diagram, run.triggerNodeId, run.status],
+  );
   const state = controlState(run.status);
   return (
     <>
@@ -100,7 +115,7 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
         <h2 id="timeline-title">Timeline</h2>
         <Timeline run={run} />
       </section>
-      <RunSteps steps={run.steps} childRuns={childRuns} />
+      <RunSteps steps={run.steps} childRuns={childRuns} loops={loops} />
       {run.input ? (
         <section aria-labelledby="input-title">
           <h2 id="input-title">Input</h2>

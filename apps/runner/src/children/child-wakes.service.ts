@@ -3,7 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
 
+import type { RunStatus } from '#contracts';
+
 import type { EndedRun } from '../engine/engine-resources.js';
+import { HELD_STATUSES } from '../engine/run-state.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { RunChanges } from '../runs/run-changes.service.js';
@@ -34,6 +37,8 @@ export const WAKE_PERSIST_MS = 60_000;
 export class ChildWakes implements BeforeApplicationShutdown {
   private readonly stopping = new AbortController();
   private readonly pending = new Set<Promise<unknown>>();
+  /** Wakes asked again as soon as this runner's write lets their parent go, by parent run. */
+  private readonly letGo = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly control: RunControlRepository,
@@ -57,6 +62,19 @@ export class ChildWakes implements BeforeApplicationShutdown {
     this.pending.add(task);
   }
 
+  /**
+   * A write of this runner left the run as `status`: once it no longer holds the run, the wakes
+   * refused while it did ask again at once rather than after their pause. (A loop whose iterations
+   * end faster than it looks would otherwise wait out a doubling pause at nearly every look.)
+   */
+  changed(runId: string, status: RunStatus): void {
+    if ((HELD_STATUSES as readonly string[]).includes(status)) return;
+    const waiting = this.letGo.get(runId);
+    if (!waiting) return;
+    this.letGo.delete(runId);
+    for (const resume of waiting) resume();
+  }
+
   /** Wakes no more on shutdown: the parents' fallbacks stand behind what is left. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping.abort();
@@ -74,8 +92,29 @@ export class ChildWakes implements BeforeApplicationShutdown {
       }
       if (woken) return true;
       if (Date.now() - began + pause > WAKE_PERSIST_MS || this.stopping.signal.aborted) return false;
-      const stopped = await sleep(pause, false, { signal: this.stopping.signal }).catch(() => true);
-      if (stopped) return false;
+      if (await this.pause(parent.runId, pause)) return false;
+    }
+  }
+
+  /** Waits `ms`, or until this runner lets the parent go; true when the runner is stopping. */
+  private async pause(parentRunId: string, ms: number): Promise<boolean> {
+    let resume = () => undefined as void;
+    const letGo = new Promise<boolean>((resolve) => (resume = () => resolve(false)));
+    const waiting = this.letGo.get(parentRunId) ?? new Set();
+    waiting.add(resume);
+    this.letGo.set(parentRunId, waiting);
+    const timer = new AbortController();
+    try {
+      return await Promise.race([
+        letGo,
+        sleep(ms, false, { signal: AbortSignal.any([this.stopping.signal, timer.signal]) }).catch(
+          () => this.stopping.signal.aborted,
+        ),
+      ]);
+    } finally {
+      timer.abort();
+      waiting.delete(resume);
+      if (waiting.size === 0 && this.letGo.get(parentRunId) === waiting) this.letGo.delete(parentRunId);
     }
   }
 }

@@ -2,6 +2,7 @@ import type { RunStatus } from '#contracts';
 import type { Logger } from 'pino';
 
 import type { NodeExecutorRegistry } from '../executors/node-executor.registry.js';
+import type { InheritedScope } from '../loops/inherited-scopes.service.js';
 import type { RunRepository } from '../runs/run.repository.js';
 import type { RunLimits } from './run-limits.util.js';
 import type { RunRecord } from './run-state.js';
@@ -29,7 +30,12 @@ export interface EngineResources {
   readonly logger: Logger;
   /** Tells listeners that a committed write changed the run or its steps; never fails the run. */
   readonly changed: (runId: string, status: RunStatus) => void;
-  /** The run's final status is committed: a child run's parent step is woken (`ChildWakes`). */
-  readonly ended: (run: EndedRun) => void;
+  /**
+   * The run's final status is committed: a child run's parent step is woken (`ChildWakes`), and the
+   * iterations of its loops still going are stopped (`LoopEnds`).
+   */
+  readonly ended: (run: RunRecord) => void;
+  /** What a loop iteration's templates read beyond its own steps; null for any other run. */
+  readonly inheritedScope: (run: RunRecord) => Promise<InheritedScope | null>;
   readonly now: () => Date;
 }

@@ -20,7 +20,7 @@ import {
 } from '../executors/node-executor.js';
 import { isFinal, runFinished, stepExecuted } from '../metrics/run.metrics.js';
 import { StepTemplates } from '../templates/step-templates.js';
-import { type TemplateScope, toText } from '../templates/template.util.js';
+import { layeredOutputs, type TemplateScope, toText } from '../templates/template.util.js';
 import { CheckpointWriter, type FirstWrite } from './checkpoint-writer.js';
 import type { EngineResources } from './engine-resources.js';
 import { replyText } from './reply.util.js';
@@ -57,6 +57,9 @@ export type ExecutionEnd =
   /** This runner is stopping: the run goes back to the queue from its last checkpoint. */
   | { kind: 'handedBack' };
 
+/** The output field of a loop iteration's first step (its loop node's) that is its text: the item. */
+const ITERATION_TEXT_FIELD = 'item';
+
 type Stop = { kind: 'lost' } | { kind: 'handedBack' } | { kind: 'failed'; error: unknown };
 
 /**
@@ -73,7 +76,7 @@ export class RunExecution {
   private readonly graph: RunGraph | null;
   private readonly steps = new Map<string, StepRecord>();
   private readonly outputs = new Map<string, Record<string, string>>();
-  private readonly scope: TemplateScope;
+  private scope: TemplateScope;
   private readonly inflight = new Map<string, Promise<void>>();
   /** Steps this execution started: any other step found `running` was cut off by a crash. */
   private readonly started = new Set<string>();
@@ -166,6 +169,7 @@ export class RunExecution {
         error: `The run was interrupted ${this.run.claims - 1} times before it could finish; it was stopped.`,
       });
     }
+    await this.inherit();
     if (this.run.status === 'rollingBack') return this.rollBack(this.graph);
     for (;;) {
       if (this.stop) break;
@@ -179,6 +183,22 @@ export class RunExecution {
     if (this.stop) return this.stopped(this.stop);
     if (this.failure && rollsBackOnError(this.run.diagram)) return this.rollBackFailure(this.graph);
     return this.settle(this.settlementOf(this.graph));
+  }
+
+  /**
+   * A loop iteration's templates read its own steps, then the steps of the runs around it and their
+   * input (`InheritedScopes`); `{{loop.…}}` is its start node's step, the item.
+   */
+  private async inherit(): Promise<void> {
+    if (this.run.iteration === null || this.run.triggerNodeId === null) return;
+    const inherited = await this.resources.inheritedScope(this.run);
+    if (!inherited) return;
+    this.scope = {
+      input: inherited.input,
+      outputs: layeredOutputs(this.outputs, inherited.outputs),
+      loopNodeId: this.run.triggerNodeId,
+    };
+    this.stepRun.input = inherited.input;
   }
 
   /** The run is rolling back: its compensations run, whatever is asked of it. */
@@ -698,6 +718,8 @@ export class RunExecution {
 
   private textFieldOf(graph: RunGraph, nodeId: string): string | null {
     if (!graph.has(nodeId)) return null;
+    // A loop iteration starts at its loop node, whose step there is the item, not the loop's results.
+    if (this.run.iteration !== null && nodeId === this.run.triggerNodeId) return ITERATION_TEXT_FIELD;
     return this.resources.executors.get(graph.node(nodeId).data.type)?.textField ?? null;
   }
 

@@ -38,6 +38,62 @@ describe('RunGraph', () => {
   });
 });
 
+describe('RunGraph with loops', () => {
+  // t → outer → after; outer's body: a → inner → d (→ back to outer); inner's body: b → c (→ back to inner).
+  const looped: Diagram = {
+    nodes: [
+      node('t', 'trigger'),
+      node('outer', 'loop'),
+      node('a'),
+      node('inner', 'loop'),
+      node('b'),
+      node('c'),
+      node('d'),
+      node('after'),
+    ],
+    edges: [
+      edge('1', 't', 'outer'),
+      edge('2', 'outer', 'a', 'body'),
+      edge('3', 'a', 'inner', 'true'),
+      edge('4', 'inner', 'b', 'body'),
+      edge('5', 'b', 'c', 'true'),
+      { ...edge('6', 'c', 'inner', 'true'), targetHandle: 'done' },
+      edge('7', 'inner', 'd', 'done'),
+      { ...edge('8', 'd', 'outer', 'true'), targetHandle: 'done' },
+      edge('9', 'outer', 'after'),
+    ],
+  };
+
+  it('does not walk into a body: the loop goes straight on to what follows it', () => {
+    const graph = RunGraph.of(looped, 't');
+    expect(graph.order).toEqual(['t', 'outer', 'after']);
+    expect(graph.incoming('outer').map((one) => one.id)).toEqual(['1']);
+    expect(graph.outgoing('outer').map((one) => one.id)).toEqual(['9']);
+  });
+
+  it('walks an iteration from its loop through the body edges only, and no edge back', () => {
+    const outer = RunGraph.of(looped, 'outer');
+    expect(outer.order).toEqual(['outer', 'a', 'inner', 'd']);
+    expect(outer.outgoing('outer').map((one) => one.id)).toEqual(['2']);
+    expect(outer.outgoing('d')).toEqual([]);
+    expect(outer.outgoing('inner').map((one) => one.id)).toEqual(['7']);
+    const inner = RunGraph.of(looped, 'inner');
+    expect(inner.order).toEqual(['inner', 'b', 'c']);
+    expect(inner.incoming('inner')).toEqual([]);
+    expect(inner.outgoing('c')).toEqual([]);
+  });
+
+  it('ends an iteration on the last body node, whose text is its reply', () => {
+    const inner = RunGraph.of(looped, 'inner');
+    const steps: ReplyStep[] = [
+      { nodeId: 'inner', status: 'done', route: null, output: { item: '1', index: '0' } },
+      { nodeId: 'b', status: 'done', route: 'true', output: { result: 'true' } },
+      { nodeId: 'c', status: 'done', route: 'true', output: { result: 'last' } },
+    ];
+    expect(replyText(steps, inner, () => 'result')).toBe('last');
+  });
+});
+
 describe('replyText', () => {
   const graph = RunGraph.of(diagram, 'a');
   const textField = (id: string) => (id === 'a' ? 'payload' : 'result');

@@ -6,6 +6,7 @@ import {
   renderTemplate,
   resolveExpression,
   type TemplateScope,
+  layeredOutputs,
   TemplateTooLarge,
   toText,
 } from './template.util.js';
@@ -55,6 +56,36 @@ describe('renderTemplate', () => {
     expect(renderTemplate('{{nodes.db.main.rowCount}}', json, ANY)).toBe('1');
     expect(renderTemplate('{{nodes.db.main.rows.0.name}}', json, ANY)).toBe('x');
     expect(renderTemplate('{{nodes.c.result.deeper}}', json, ANY)).toBe('');
+  });
+
+  it("reads a loop iteration's item and index, and the steps it inherits beneath its own", () => {
+    const iteration: TemplateScope = {
+      input: '{"who":"Ada"}',
+      loopNodeId: 'each',
+      outputs: layeredOutputs(
+        new Map<string, Record<string, string>>([
+          ['each', { item: JSON.stringify({ id: 7, tags: ['x'] }), index: '3' }],
+          ['c', { result: 'mine' }],
+        ]),
+        new Map<string, Record<string, string>>([
+          ['c', { result: 'parent' }],
+          ['outer', { item: 'plain', index: '1' }],
+          ['db', { rows: '[{"n":1}]' }],
+        ]),
+      ),
+    };
+    expect(
+      renderTemplate(
+        '{{loop.index}} {{loop.item.id}} {{loop.item.tags.0}} {{loop.item}} {{nodes.outer.item}}',
+        iteration,
+        ANY,
+      ),
+    ).toBe('3 7 x {"id":7,"tags":["x"]} plain');
+    expect(renderTemplate('{{nodes.c.result}} {{nodes.db.rows.0.n}} {{trigger.who}}', iteration, ANY)).toBe(
+      'mine 1 Ada',
+    );
+    // Outside an iteration, `loop` names nothing.
+    expect(renderTemplate('[{{loop.item}}][{{loop}}]', json, ANY)).toBe('[][]');
   });
 
   it('leaves text without expressions alone', () => {

@@ -4,16 +4,33 @@
  *   {{trigger.<path>}}                a value of the JSON input, by dotted path (array indexes as numbers)
  *   {{nodes.<nodeId>.<field>}}        an output field of an earlier step
  *   {{nodes.<nodeId>.<field>.<path>}} a value inside a field that holds JSON text (e.g. database `rows`)
+ *   {{loop.item}}, {{loop.item.<path>}}, {{loop.index}}
+ *                                     in a loop iteration: its item and index (the innermost loop's)
  * Objects and arrays render as JSON text; a missing path, null and anything unknown render empty.
  */
 
 import { DIAGRAM_ID_MAX_LENGTH } from '#contracts';
 
+/** Output fields of the steps that are done, by node id. */
+export type StepOutputs = Pick<ReadonlyMap<string, Readonly<Record<string, string>>>, 'has' | 'get'>;
+
+/**
+ * A loop iteration's outputs: its own steps', then those it inherits from the runs around it (the
+ * steps before its loop, and before each enclosing loop), its own first.
+ */
+export function layeredOutputs(own: StepOutputs, inherited: StepOutputs): StepOutputs {
+  return {
+    has: (id) => own.has(id) || inherited.has(id),
+    get: (id) => own.get(id) ?? inherited.get(id),
+  };
+}
+
 export interface TemplateScope {
   /** The raw trigger input. */
   readonly input: string;
-  /** Output fields of the steps that are done, by node id. */
-  readonly outputs: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  readonly outputs: StepOutputs;
+  /** In a loop iteration, its loop node: that step's output (`item`, `index`) is `{{loop.…}}`. */
+  readonly loopNodeId?: string;
 }
 
 const NOT_JSON = Symbol('not json');
@@ -92,12 +109,21 @@ export function resolveExpression(expression: string, scope: TemplateScope): unk
     const nodeId = longestNodeId(rest, scope.outputs);
     const output = nodeId === undefined ? undefined : scope.outputs.get(nodeId);
     if (nodeId === undefined || output === undefined) return undefined;
-    const [field, ...path] = pathSegments(rest.slice(nodeId.length));
-    if (field === undefined) return undefined;
-    const value = Object.hasOwn(output, field) ? output[field] : undefined;
-    return value === undefined ? undefined : readJsonPath(output, field, value, path);
+    return readField(output, rest.slice(nodeId.length));
+  }
+  if (expression.startsWith('loop.') && scope.loopNodeId !== undefined) {
+    const output = scope.outputs.get(scope.loopNodeId);
+    return output === undefined ? undefined : readField(output, expression.slice('loop.'.length));
   }
   return undefined;
+}
+
+/** `<field>.<path>` of a step's output. */
+function readField(output: Readonly<Record<string, string>>, fieldPath: string): unknown {
+  const [field, ...path] = pathSegments(fieldPath);
+  if (field === undefined) return undefined;
+  const value = Object.hasOwn(output, field) ? output[field] : undefined;
+  return value === undefined ? undefined : readJsonPath(output, field, value, path);
 }
 
 /**

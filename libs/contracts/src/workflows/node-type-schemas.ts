@@ -1,6 +1,7 @@
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import { DIAGRAM_NOTIFICATIONS_MAX, NOTIFIED_RUN_STATUSES } from '../notifications/notification-limits.js';
 import { DIAGRAM_ID_MAX_LENGTH, type Diagram } from './diagram.js';
+import { LOOP_MAX_CONCURRENCY, LOOP_MAX_ITEMS } from './loop-body.js';
 import { MATCHES_PATTERN_MAX_LENGTH } from './matches-pattern.js';
 import {
   CODE_LANGUAGES,
@@ -281,6 +282,34 @@ const code: JsonSchema = {
   required: ['code'],
 };
 
+const loop: JsonSchema = {
+  title: 'LoopNodeProperties',
+  description: `Runs its body once per item of \`items\`, each iteration a run of its own (listed by \`GET /api/v1/runs/{id}/children?nodeId=<loop>\`). The body is what the loop's edges with \`sourceHandle: "body"\` reach; its other edges go on after the last iteration. Inside the body: \`{{loop.item}}\`, \`{{loop.index}}\` and the steps before the loop. Output fields: \`results\` (JSON text: each iteration's reply, in item order), \`count\`, \`failed\`.`,
+  type: 'object',
+  properties: {
+    items: {
+      type: 'string',
+      minLength: 1,
+      description: `A template giving a JSON array of at most ${LOOP_MAX_ITEMS} items, e.g. \`{{nodes.query.rows}}\`.`,
+      examples: ['{{nodes.query.rows}}'],
+    },
+    concurrency: {
+      type: 'integer',
+      minimum: 1,
+      maximum: LOOP_MAX_CONCURRENCY,
+      default: 1,
+      description: 'Iterations unfinished at once.',
+    },
+    continueOnError: {
+      type: 'boolean',
+      default: false,
+      description:
+        "False: a failed iteration fails the loop and the iterations still running are cancelled. True: the loop goes on and the failed iteration's entry in `results` is `{error, runId}`.",
+    },
+  },
+  required: ['items'],
+};
+
 export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
   trigger,
   agent,
@@ -290,6 +319,7 @@ export const NODE_TYPE_SCHEMAS: Record<NodeType, JsonSchema> = {
   delay,
   workflow,
   code,
+  loop,
 };
 
 const diagramId = (description: string): JsonSchema => ({
@@ -317,7 +347,7 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
             properties: {
               type: {
                 type: 'string',
-                description: 'trigger, agent, action, condition, database, delay, workflow or code.',
+                description: 'trigger, agent, action, condition, database, delay, workflow, code or loop.',
               },
               properties: { type: 'object', additionalProperties: true },
             },
@@ -339,7 +369,8 @@ export const DIAGRAM_SCHEMA: JsonSchema = {
           target: diagramId('The id of the node the edge enters.'),
           sourceHandle: {
             type: ['string', 'null'],
-            description: 'Out of a condition node: `true` or `false`.',
+            description:
+              'Out of a condition node: `true` or `false`. Out of a loop node: `body` (into its body), or `done` or none (after its last iteration).',
           },
         },
         required: ['id', 'source', 'target'],
@@ -416,6 +447,7 @@ const NODE_SCHEMA_NAMES: Record<NodeType, string> = {
   delay: 'DelayNodeProperties',
   workflow: 'WorkflowNodeProperties',
   code: 'CodeNodeProperties',
+  loop: 'LoopNodeProperties',
 };
 
 /** The schemas as named OpenAPI components: `Diagram` and one `<Type>NodeProperties` per node type. */

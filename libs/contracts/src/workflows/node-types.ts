@@ -13,6 +13,7 @@ export const NODE_TYPES = [
   'delay',
   'workflow',
   'code',
+  'loop',
 ] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
@@ -164,6 +165,19 @@ export interface CodeNodeProperties extends CommonProperties {
   memoryMb?: number;
 }
 
+/**
+ * Runs its body (the nodes its `body` edges reach) once per item, each iteration a child run
+ * (`docs/workflows.md`, "Loops").
+ */
+export interface LoopNodeProperties {
+  /** A template giving a JSON array of at most `LOOP_MAX_ITEMS` items. */
+  items: string;
+  /** Iterations unfinished at once, 1 to `LOOP_MAX_CONCURRENCY`; default 1. */
+  concurrency?: number;
+  /** Default false: a failed iteration fails the loop. True: its error is its entry in `results`. */
+  continueOnError?: boolean;
+}
+
 export interface NodePropertiesByType {
   trigger: TriggerNodeProperties;
   agent: AgentNodeProperties;
@@ -173,6 +187,7 @@ export interface NodePropertiesByType {
   delay: DelayNodeProperties;
   workflow: WorkflowNodeProperties;
   code: CodeNodeProperties;
+  loop: LoopNodeProperties;
 }
 
 export function isNodeType(value: unknown): value is NodeType {

@@ -8,6 +8,14 @@ import {
   type DiagramEdge,
   type DiagramNode,
 } from './diagram.js';
+import {
+  isLoopBackEdge,
+  LOOP_BODY_HANDLE,
+  LOOP_DONE_HANDLE,
+  LOOP_NODE_TYPE,
+  type LoopBody,
+  loopBodies,
+} from './loop-body.js';
 import { matchesPatternProblem } from './matches-pattern.js';
 import { DIAGRAM_SCHEMA, DIAGRAM_SETTINGS_SCHEMA, NODE_TYPE_SCHEMAS } from './node-type-schemas.js';
 import { CONDITION_HANDLES, type Condition, isNodeType, NODE_TYPES, type NodeType } from './node-types.js';
@@ -90,7 +98,14 @@ export function validateDiagram(diagram: Diagram): DiagramIssue[] {
   }
   issues.push(...settingsIssues(diagram));
   issues.push(...edgeIssues(diagram.edges, nodesById));
-  issues.push(...cycleIssues(diagram.edges, nodesById));
+  const bodies = loopBodies(diagram);
+  issues.push(...loopIssues(diagram, bodies));
+  issues.push(
+    ...cycleIssues(
+      diagram.edges.filter((edge) => !isLoopBackEdge(edge, bodies)),
+      nodesById,
+    ),
+  );
   return issues;
 }
 
@@ -175,6 +190,12 @@ function semanticIssues(node: DiagramNode, type: NodeType, path: string): Diagra
       if (typeof until !== 'string' || until.includes('{{') || !Number.isNaN(Date.parse(until))) return [];
       return [issue('until', 'until must be an ISO 8601 time or a template that gives one')];
     }
+    case 'loop':
+      // Its iterations are runs claimed by index: a second attempt would find the first's. A step of
+      // the body is retried instead, within its iteration.
+      return properties.retry === undefined
+        ? []
+        : [issue('retry', 'a loop is not retried; give retry to the steps of its body instead')];
     case 'agent':
     case 'action':
     case 'database':
@@ -214,6 +235,81 @@ function edgeIssues(edges: DiagramEdge[], nodesById: Map<string, DiagramNode>): 
           'sourceHandle',
           `an edge out of condition "${source.id}" needs sourceHandle "true" or "false"`,
           source.id,
+        ),
+      );
+    }
+  });
+  return issues;
+}
+
+/**
+ * The shape of loops (`loopBodies`): a loop has a body; its edges leave by `body`, `done` or no
+ * handle; a body is entered only through its loop's `body` edges and left only back to its loop
+ * (so every edge into a body node from a node outside the body is refused, naming the edge that
+ * made the node part of the body); no trigger is inside one. Nested loops are bodies within bodies.
+ */
+function loopIssues(diagram: Diagram, bodies: Map<string, LoopBody>): DiagramIssue[] {
+  const issues: DiagramIssue[] = [];
+  const nodeIndex = new Map<string, number>();
+  diagram.nodes.forEach((node, index) => {
+    if (!nodeIndex.has(node.id)) nodeIndex.set(node.id, index);
+  });
+  const typeOf = (id: string) => diagram.nodes[nodeIndex.get(id) ?? -1]?.data.type;
+  for (const body of bodies.values()) {
+    const hasBody = diagram.edges.some(
+      (edge) => edge.source === body.loopId && edge.sourceHandle === LOOP_BODY_HANDLE,
+    );
+    if (!hasBody) {
+      issues.push({
+        path: `nodes.${nodeIndex.get(body.loopId)}`,
+        nodeId: body.loopId,
+        message: `loop "${body.loopId}" has no body: connect its "${LOOP_BODY_HANDLE}" handle to the first node to run for each item`,
+      });
+    }
+    for (const id of body.nodes) {
+      if (typeOf(id) !== 'trigger') continue;
+      issues.push({
+        path: `nodes.${nodeIndex.get(id)}`,
+        nodeId: id,
+        message: `trigger "${id}" cannot be in the body of loop "${body.loopId}"`,
+      });
+    }
+  }
+  diagram.edges.forEach((edge, index) => {
+    const at = (field: string, nodeId: string, message: string): DiagramIssue => ({
+      path: `edges.${index}.${field}`,
+      edgeId: edge.id,
+      nodeId,
+      message: `edge "${edge.id}": ${message}`,
+    });
+    if (typeOf(edge.source) === LOOP_NODE_TYPE) {
+      const handle = edge.sourceHandle ?? null;
+      if (handle !== null && handle !== LOOP_BODY_HANDLE && handle !== LOOP_DONE_HANDLE) {
+        issues.push(
+          at(
+            'sourceHandle',
+            edge.source,
+            `an edge out of loop "${edge.source}" needs sourceHandle "${LOOP_BODY_HANDLE}" (into its body), "${LOOP_DONE_HANDLE}" or none (after its last iteration)`,
+          ),
+        );
+      } else if (handle === LOOP_BODY_HANDLE && edge.target === edge.source) {
+        issues.push(at('target', edge.source, `the body of loop "${edge.source}" cannot be the loop itself`));
+      }
+    }
+    for (const body of bodies.values()) {
+      if (!body.nodes.has(edge.target) || body.nodes.has(edge.source)) continue;
+      if (edge.source === body.loopId && edge.sourceHandle === LOOP_BODY_HANDLE) continue;
+      const reached = body.reachedBy.get(edge.target);
+      // Named when a body edge did not lead there directly: that edge is usually the mistake.
+      const via =
+        reached && reached.source !== body.loopId
+          ? ` (it is in the body through edge "${reached.id}" from "${reached.source}")`
+          : '';
+      issues.push(
+        at(
+          'target',
+          body.loopId,
+          `"${edge.target}" is in the body of loop "${body.loopId}"${via}, but this edge comes from "${edge.source}", outside it; a body is entered only through its loop's "${LOOP_BODY_HANDLE}" edges and left only back to its loop`,
         ),
       );
     }
