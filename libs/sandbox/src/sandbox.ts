@@ -1,9 +1,9 @@
 /**
  * Untrusted JavaScript (or TypeScript, its types stripped) run in QuickJS compiled to WebAssembly: a
  * fresh runtime per job, with no host functions at all, so the code has no file, network, process,
- * timer or module access whatever it tries. The runtime's own limits give the memory cap, and its
- * interrupt handler the time cap. Everything here runs synchronously on the calling thread; the
- * `CodeWorkerPool` runs it in worker threads so that nothing else waits on it.
+ * timer or module access whatever it tries. The maximum of the module's WebAssembly memory gives the
+ * memory cap, and the runtime's interrupt handler the time cap. Everything here runs on the calling
+ * thread; the `CodeWorkerPool` runs it in worker threads so that nothing else waits on it.
  *
  * The two heavy modules (QuickJS's WebAssembly build and sucrase) are loaded on first use, so importing
  * this library costs a process that never runs code nothing.
@@ -77,6 +77,8 @@ const DESCRIBE_MS = 100;
 const DESCRIBE_HEADROOM_BYTES = 1024 * 1024;
 /** A module whose WebAssembly memory grew past this is dropped after the job, which frees it. */
 const MODULE_RECYCLE_BYTES = 80 * 1024 * 1024;
+/** How a failure of the sandbox's stack reads, whether the code's calls or the parser overflowed it. */
+const NESTED = 'calls or brackets nest too deeply';
 /** The longest text kept of a thrown error's message. */
 const MESSAGE_MAX_LENGTH = 2_000;
 
@@ -106,6 +108,11 @@ function quickJsWasm(): Promise<object> {
   return compiledWasm;
 }
 
+/** The WebAssembly pages of a module that gives the code `memoryBytes` beyond QuickJS's own. */
+function pagesFor(memoryBytes: number): number {
+  return BASE_PAGES + Math.ceil(memoryBytes / PAGE_BYTES);
+}
+
 /** The thread's module, kept for the next job with the same memory cap. */
 let current: { maximumPages: number; module: Promise<QuickJSWASMModule> } | undefined;
 
@@ -116,7 +123,7 @@ let current: { maximumPages: number; module: Promise<QuickJSWASMModule> } | unde
  * code: past its maximum, allocations fail and QuickJS throws "out of memory".
  */
 function moduleFor(memoryBytes: number): Promise<QuickJSWASMModule> {
-  const maximumPages = BASE_PAGES + Math.ceil(memoryBytes / PAGE_BYTES);
+  const maximumPages = pagesFor(memoryBytes);
   if (current?.maximumPages === maximumPages) return current.module;
   const module = (async () => {
     const [{ newQuickJSWASMModuleFromVariant, newVariant }, build] = await Promise.all([
@@ -163,7 +170,7 @@ async function functionSource(
 
 /** A failure of sucrase's parser (which throws JavaScript SyntaxErrors with `loc`) or of its recursion. */
 function strippingFailure(error: unknown): SandboxFailure {
-  if (error instanceof RangeError) return { ok: false, kind: 'stack', message: 'the code nests too deeply' };
+  if (error instanceof RangeError) return { ok: false, kind: 'stack', message: NESTED };
   if (error instanceof SyntaxError) {
     const { loc } = error as SyntaxError & { loc?: { line?: unknown } };
     return {
@@ -173,7 +180,7 @@ function strippingFailure(error: unknown): SandboxFailure {
       ...(typeof loc?.line === 'number' ? { line: loc.line } : {}),
     };
   }
-  throw error;
+  return { ok: false, kind: 'crashed', message: error instanceof Error ? error.message : String(error) };
 }
 
 /**
@@ -218,6 +225,8 @@ const DESCRIBE = `((stringify) => (value) => {
 })(JSON.stringify)`;
 
 interface Described {
+  /** False when reading what was thrown failed too (out of memory, most likely). */
+  readable?: false;
   name?: string;
   message: string;
   stack?: string;
@@ -242,6 +251,8 @@ class SandboxRun {
     private readonly runtime: QuickJSRuntime,
     private readonly context: QuickJSContext,
     private readonly job: SandboxJob,
+    /** True when the code has taken most of its memory cap. */
+    private readonly memoryFull: () => boolean,
   ) {
     this.deadline = Date.now() + job.timeoutMs;
     runtime.setMemoryLimit(job.memoryBytes);
@@ -257,7 +268,8 @@ class SandboxRun {
     const { context, job } = this;
     const toJson = this.evaluate(TO_JSON, 'to-json.js');
     const describe = this.evaluate(DESCRIBE, 'describe.js');
-    if (!toJson.ok || !describe.ok) return this.crashed('the sandbox could not be set up');
+    if (!toJson.ok || !describe.ok)
+      return { ok: false, kind: 'crashed', message: 'the sandbox could not be set up' };
     const compiled = this.evaluate(source, CODE_FILE);
     if (!compiled.ok) return this.failure(describe.value, compiled.error, 'syntax');
     const setup = this.evaluate(`(${job.setup})`, 'setup.js');
@@ -338,11 +350,18 @@ class SandboxRun {
     const described = this.describe(describe, error);
     const line = lineOf(described);
     const at = line === undefined ? {} : { line };
-    if (described.name === 'InternalError' && described.message === 'out of memory') {
+    // QuickJS throws null when it runs out of memory while throwing "out of memory" (a Map that grew
+    // to the last byte), and then even reading the error can fail.
+    const unreadable =
+      described.readable === false || (described.name === undefined && described.message === 'null');
+    if (
+      (described.name === 'InternalError' && described.message === 'out of memory') ||
+      (unreadable && this.memoryFull())
+    ) {
       return { ok: false, kind: 'memory', message: '' };
     }
     if (described.message === 'stack overflow') {
-      return { ok: false, kind: 'stack', message: 'calls or brackets nest too deeply', ...at };
+      return { ok: false, kind: 'stack', message: NESTED, ...at };
     }
     if (otherwise === 'syntax' || otherwise === 'result') {
       return { ok: false, kind: otherwise, message: described.message, ...at };
@@ -356,12 +375,8 @@ class SandboxRun {
     this.deadline = Date.now() + DESCRIBE_MS;
     this.runtime.setMemoryLimit(this.job.memoryBytes + DESCRIBE_HEADROOM_BYTES);
     const text = this.call(describe, error);
-    if (!text.ok) return { message: 'a value that could not be read' };
+    if (!text.ok) return { readable: false, message: 'a value that could not be read' };
     return JSON.parse(this.context.getString(text.value)) as Described;
-  }
-
-  private crashed(message: string): SandboxOutcome {
-    return { ok: false, kind: 'crashed', message };
   }
 }
 
@@ -380,11 +395,19 @@ export async function runInSandbox(job: SandboxJob): Promise<SandboxOutcome> {
     return strippingFailure(error);
   }
   const loading = moduleFor(job.memoryBytes);
-  const module = await loading;
   try {
+    const module = await loading;
     const runtime = module.newRuntime();
     const context = runtime.newContext();
-    const run = new SandboxRun(runtime, context, job);
+    // Half the cap taken counts as full: a failing allocation (a Map doubling its table) may ask for
+    // more than is left, so the memory need not have reached its maximum when it fails.
+    const mostOfCap = BASE_PAGES * PAGE_BYTES + job.memoryBytes / 2;
+    const run = new SandboxRun(
+      runtime,
+      context,
+      job,
+      () => module.getWasmMemory().buffer.byteLength >= mostOfCap,
+    );
     const outcome = run.execute(source);
     try {
       run.release();
@@ -398,9 +421,7 @@ export async function runInSandbox(job: SandboxJob): Promise<SandboxOutcome> {
     return outcome;
   } catch (error) {
     forget(loading);
-    if (error instanceof RangeError) {
-      return { ok: false, kind: 'stack', message: 'calls or brackets nest too deeply' };
-    }
+    if (error instanceof RangeError) return { ok: false, kind: 'stack', message: NESTED };
     return { ok: false, kind: 'crashed', message: error instanceof Error ? error.message : String(error) };
   }
 }
@@ -446,7 +467,7 @@ export async function codeSyntaxProblem(
       const line = lineOf(described);
       problem =
         described.message === 'stack overflow'
-          ? { message: 'calls or brackets nest too deeply' }
+          ? { message: NESTED }
           : { message: described.message, ...(line === undefined ? {} : { line }) };
     } else {
       result.value.dispose();
@@ -456,7 +477,7 @@ export async function codeSyntaxProblem(
     return problem;
   } catch (error) {
     forget(loading);
-    if (error instanceof RangeError) return { message: 'calls or brackets nest too deeply' };
+    if (error instanceof RangeError) return { message: NESTED };
     throw error;
   }
 }

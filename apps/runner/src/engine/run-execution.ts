@@ -49,6 +49,25 @@ import {
   retryPolicyOf,
 } from './step-decision.util.js';
 
+/**
+ * How long a step that may take long (`mayTakeLong`) runs before a run not on record yet is recorded
+ * with it `running`: a trivial code step ends well within it and costs no extra checkpoint.
+ */
+const LONG_STEP_MS = 50;
+
+/** True when `promise` settles within `ms`, either way. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
+}
+
 export type ExecutionEnd =
   /** The run is complete, errored or waiting, and recorded so. */
   | { kind: 'settled'; settlement: RunSettlement }
@@ -526,16 +545,22 @@ export class RunExecution {
     step.input = prepared.input;
     step.error = null;
     this.keep(step.nodeId, keptBytes(step, null));
-    if (!executor.pure || (executor.mayTakeLong && !this.checkpoints.onRecord)) {
-      // Effects elsewhere: the step is durably `running` before it acts. A long pure step: the run
-      // is recorded before it, so that its start is answered without waiting for the step.
+    if (!executor.pure) {
+      // Effects elsewhere: the step is durably `running` before it acts.
       this.checkpoints.stage(step);
       await this.checkpoints.flush();
     }
     let result: StepResult;
     const began = performance.now();
+    // An executor's `run` may throw before it returns its promise: that is its rejection here.
+    const running = new Promise<StepResult>((resolve) => resolve(prepared.run()));
+    if (executor.mayTakeLong && !this.checkpoints.onRecord && !(await settlesWithin(running, LONG_STEP_MS))) {
+      // The run's start is answered once the run is on record: a long pure step must not hold that.
+      this.checkpoints.stage(step);
+      await this.checkpoints.flush();
+    }
     try {
-      result = await prepared.run();
+      result = await running;
       stepExecuted(node.data.type, result.status, began);
     } catch (error) {
       stepExecuted(node.data.type, 'error', began);

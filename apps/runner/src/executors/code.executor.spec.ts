@@ -84,6 +84,14 @@ describe('CodeExecutor', () => {
     ).toEqual({ status: 'done', output: { result: '["ada@example.com",3,["query","each"]]' } });
   });
 
+  it('reads a node whose id is a name objects give a meaning to as any other', async () => {
+    const scope = { input: '', outputs: new Map([['__proto__', { result: 'true' }]]) };
+    expect(await resultOf('return [nodes.__proto__.result, Object.keys(nodes)];', scope)).toEqual({
+      status: 'done',
+      output: { result: '[true,["__proto__"]]' },
+    });
+  });
+
   it('strips the types of TypeScript', async () => {
     const scope = { input: '{"n": 2}', outputs: new Map() };
     expect(

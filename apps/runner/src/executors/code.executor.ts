@@ -39,7 +39,7 @@ const CODE_SETUP = `(input) => {
         set: (next) => { parsed = next; read = true; },
       });
     }
-    steps[id] = step;
+    Object.defineProperty(steps, id, { value: step, enumerable: true, configurable: true, writable: true });
   }
   return [value(trigger), steps, loop === null ? undefined : { item: value(loop.item), index: value(loop.index) }];
 }`;
@@ -54,11 +54,13 @@ function isLanguage(value: unknown): value is CodeLanguage {
  * iteration its loop step's `item` and `index`.
  */
 export function codeInput(scope: TemplateScope, nodeIds: readonly string[]): string {
-  const nodes: Record<string, Readonly<Record<string, string>>> = {};
-  for (const id of nodeIds) {
-    const output = scope.outputs.get(id);
-    if (output) nodes[id] = output;
-  }
+  // From entries: a node may be called `__proto__`, which an assignment would not make a property.
+  const nodes = Object.fromEntries(
+    nodeIds.flatMap((id) => {
+      const output = scope.outputs.get(id);
+      return output ? [[id, output]] : [];
+    }),
+  );
   const { loopNodeId } = scope as TemplateScope & { loopNodeId?: string };
   const loopOutput = loopNodeId === undefined ? undefined : scope.outputs.get(loopNodeId);
   const loop = loopOutput ? { item: loopOutput.item ?? '', index: loopOutput.index ?? '' } : null;

@@ -106,8 +106,8 @@ export interface NodeExecutor {
   /**
    * True when a pure step may take long (a code step: up to its time cap, after a wait for a free
    * worker). A run not on record yet (its runner started executing it at once) is then recorded,
-   * with the step `running`, before the step starts: otherwise its first checkpoint, and so the
-   * answer to its start, would wait for the step to end.
+   * with the step `running`, once the step has run for 50 ms: otherwise its first checkpoint, and so
+   * the answer to its start, would wait for the step to end.
    */
   readonly mayTakeLong?: boolean;
   /** The output field that is the node's text (for `reply` and the next step), or null for none. */
