@@ -16,10 +16,14 @@ import {
   nodes,
   type OrganizationFixture,
   runningStack,
+  runReaches,
   runToEnd,
+  startRun,
   type TestDiagram,
+  TestStack,
   waitFor,
 } from '#testing';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 
 const stack = runningStack();
@@ -157,6 +161,27 @@ describe('run notifications', () => {
     expect(JSON.parse(told!.body)).toMatchObject({
       type: 'run.complete',
       data: { runId: run.id, status: 'complete', reply: expect.any(String), error: null },
+    });
+  });
+
+  it('tells of a cancelled run as terminated, with the reason it was cancelled', async () => {
+    const endpoint = await createNotificationEndpoint(org.api, hookConnection, `${receiver.url}/cancelled`);
+    const workflowId = await createWorkflow(org.api, projectId, {
+      ...chainOf(nodes.trigger('t'), nodes.delay('wait', 3600)),
+      settings: { notifications: [{ endpointId: endpoint.id, statuses: ['terminated'] }] },
+    });
+    const started = expectData(await startRun(org.api, workflowId, { input: '{}' }), 201);
+    await runReaches(org.api, started.id, ['waiting']);
+    const cancelled = await org.api.POST('/api/v1/runs/{id}/cancel', {
+      params: { path: { id: started.id } },
+      body: { reason: 'not today' },
+    });
+    expect(cancelled.response.status).toBe(200);
+    await settledDelivery(endpoint.id, started.id, 'delivered');
+    const [told] = receiver.requestsTo('/cancelled');
+    expect(JSON.parse(told!.body)).toMatchObject({
+      type: 'run.terminated',
+      data: { runId: started.id, status: 'terminated', error: expect.stringContaining('not today') },
     });
   });
 
@@ -340,5 +365,127 @@ describe('run notifications', () => {
     const ids = receiver.requestsTo('/once').map((request) => request.headers['webhook-id']);
     expect(ids).toHaveLength(3);
     expect(new Set(ids).size).toBe(3);
+  });
+});
+
+/**
+ * The events service killed (SIGKILL) with a delivery in flight, and down when a run ends: on a stack
+ * of its own whose services are separate processes, with attempts of at most 1 s (so a claim lost
+ * with its process expires after 2 s).
+ */
+describe('run notifications: the events service crashes', () => {
+  let separate: TestStack;
+  let org: OrganizationFixture;
+  let projectId: string;
+  let app: HttpTarget;
+  let receiver: HttpTarget;
+  let hookConnection: string;
+  let httpConnection: string;
+
+  beforeAll(async () => {
+    separate = await TestStack.start(
+      {
+        ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+        NOTIFICATIONS_TIMEOUT_MS: '1000',
+        NOTIFICATIONS_RETRY_BASE_MS: '200',
+        NOTIFICATIONS_RETRY_MAX_DELAY_MS: '1000',
+      },
+      { services: ['catalog', 'workflow', 'runner', 'events'] },
+    );
+    org = await createOrganization(separate.description);
+    projectId = await createProject(org.api, 'Crashes');
+    [app, receiver] = await Promise.all([HttpTarget.start(), HttpTarget.start()]);
+    app.respond('/fail', { status: 500 });
+    [hookConnection, httpConnection] = (
+      await Promise.all([
+        createConnection(separate.description, org.organizationId, 'webhook'),
+        createConnection(separate.description, org.organizationId, 'http'),
+      ])
+    ).map((connection) => connection.connectionId) as [string, string];
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all([app?.stop(), receiver?.stop()]);
+    await separate?.stop();
+  });
+
+  async function failingWorkflow(path: string) {
+    const endpoint = await createNotificationEndpoint(org.api, hookConnection, `${receiver.url}${path}`);
+    const workflowId = await createWorkflow(org.api, projectId, {
+      ...chainOf(
+        nodes.trigger('t'),
+        nodes.httpCall('call', `${app.url}/fail`, { connectionId: httpConnection }),
+      ),
+      settings: { notifications: [{ endpointId: endpoint.id, statuses: ['errored'] }] },
+    });
+    return { endpoint, workflowId };
+  }
+
+  const delivered = (endpointId: string, runId: string) =>
+    waitFor(
+      async () => {
+        const [delivery] = await deliveriesOf(org.api, endpointId, runId);
+        return delivery?.status === 'delivered' ? delivery : undefined;
+      },
+      { what: `run ${runId}'s delivery`, timeoutMs: 60_000, intervalMs: 200 },
+    );
+
+  it('makes again an attempt that was in flight when events was killed', async () => {
+    const { endpoint, workflowId } = await failingWorkflow('/held');
+    // The endpoint holds the first attempt: it is in flight when events dies.
+    const held = receiver.hold('/held');
+    const run = await runToEnd(org.api, workflowId, { input: '{}' });
+    await waitFor(() => (receiver.requestsTo('/held').length === 1 ? true : undefined), {
+      what: 'the first attempt to reach the endpoint',
+    });
+    await separate.processes.get('events')!.kill('SIGKILL');
+    receiver.respond('/held', { status: 200 });
+    held.release();
+    await separate.startService('events');
+
+    const delivery = await delivered(endpoint.id, run.id);
+    // The first attempt counts, though its outcome went with the process.
+    expect(delivery).toMatchObject({ attempts: 2, outcomes: [{ attempt: 2, responseStatus: 200 }] });
+    const ids = receiver.requestsTo('/held').map((request) => request.headers['webhook-id']);
+    expect(ids).toEqual([delivery.id, delivery.id]);
+  });
+
+  it('records the delivery once events is back when it was down as the run ended', async () => {
+    // A run that ends with no action step, which events would have to serve: it is cancelled.
+    const endpoint = await createNotificationEndpoint(org.api, hookConnection, `${receiver.url}/later`);
+    const workflowId = await createWorkflow(org.api, projectId, {
+      ...chainOf(nodes.trigger('t'), nodes.delay('wait', 3600)),
+      settings: { notifications: [{ endpointId: endpoint.id, statuses: ['terminated'] }] },
+    });
+    const started = expectData(await startRun(org.api, workflowId, { input: '{}' }), 201);
+    await runReaches(org.api, started.id, ['waiting']);
+    await separate.processes.get('events')!.kill('SIGKILL');
+    const cancelled = await org.api.POST('/api/v1/runs/{id}/cancel', {
+      params: { path: { id: started.id } },
+      body: { reason: 'while events is down' },
+    });
+    expect(cancelled.response.status).toBe(200);
+    // The runner's outbox row of the run's end stays, its handler failing, until events answers.
+    const db = new pg.Client({ connectionString: separate.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const failed = await waitFor(
+        async () => {
+          const { rows } = await db.query<{ last_error: string | null }>(
+            'SELECT last_error FROM runner.run_endings WHERE run_id = $1',
+            [started.id],
+          );
+          return rows[0]?.last_error ?? undefined;
+        },
+        { what: 'the run-ending handler to fail while events is down', timeoutMs: 30_000 },
+      );
+      expect(failed).toMatch(/^notifications: /);
+    } finally {
+      await db.end();
+    }
+    await separate.startService('events');
+    const delivery = await delivered(endpoint.id, started.id);
+    expect(delivery).toMatchObject({ runStatus: 'terminated', attempts: 1 });
+    expect(receiver.requestsTo('/later')).toHaveLength(1);
   });
 });

@@ -18,9 +18,6 @@ import { NotificationEndpointsService } from './notification-endpoints.service.j
 import { type NotificationAttempt, NotificationSender } from './notification-sender.js';
 import { retryDelayMs, type RetrySchedule } from './retry-schedule.js';
 
-/** How much longer than an attempt's own time limit its claim lasts before another may take it. */
-const LEASE_MARGIN_MS = 30_000;
-
 const RETENTION_BATCH = 5_000;
 
 /**
@@ -54,7 +51,8 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
       baseMs: config.NOTIFICATIONS_RETRY_BASE_MS,
       maxDelayMs: config.NOTIFICATIONS_RETRY_MAX_DELAY_MS,
     };
-    this.leaseMs = config.NOTIFICATIONS_TIMEOUT_MS + LEASE_MARGIN_MS;
+    // Twice an attempt's time limit: the attempt is over by then, recorded or lost with its process.
+    this.leaseMs = config.NOTIFICATIONS_TIMEOUT_MS * 2;
     const failed = (what: string) => (error: unknown) =>
       logger.warn({ err: error }, `${what} failed; trying again`);
     this.poll = new PeriodicTask(
