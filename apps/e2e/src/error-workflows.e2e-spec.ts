@@ -253,12 +253,12 @@ describe('error workflows (settings.errorWorkflowId)', () => {
     expect(children).toHaveLength(2);
     const child = await read(children.find((id) => id !== failed.id)!);
     expect(child).toMatchObject({ status: 'errored', parentRunId: errorRun.id, errorOfRunId: failed.id });
-    for (const run of [child, errorRun]) {
-      expect((await handled(run.id)).errorWorkflow).toMatchObject({
-        runId: null,
-        error: { code: 'error_workflow_run' },
-      });
-    }
+    // The child is a run of A, which names B: its failure is handled, and starts nothing.
+    expect((await handled(child.id)).errorWorkflow).toMatchObject({
+      workflowId: b,
+      runId: null,
+      error: { code: 'error_workflow_run', message: expect.stringContaining(failed.id) },
+    });
     expect(await runIdsOf(a.id)).toHaveLength(2);
     expect(await runIdsOf(b)).toEqual([errorRun.id]);
   });

@@ -57,6 +57,7 @@ export class ErrorWorkflows implements RunEndingHandler {
       });
       return;
     }
+    let startedRunId: string;
     try {
       const { run: started } = await this.starter.start(
         servicePrincipal(run.organizationId),
@@ -69,7 +70,7 @@ export class ErrorWorkflows implements RunEndingHandler {
         },
         { errorOfRunId: run.id },
       );
-      await this.record(run.id, workflowId, started.id, null);
+      startedRunId = started.id;
     } catch (error) {
       const refusal = refusalOf(error, attempt >= this.config.RUNNER_ENDINGS_MAX_ATTEMPTS);
       if (!refusal) throw error;
@@ -78,7 +79,11 @@ export class ErrorWorkflows implements RunEndingHandler {
         "a failed run's error workflow could not be started",
       );
       await this.record(run.id, workflowId, null, refusal);
+      return;
     }
+    // Outside the start's try: a record that fails is tried again (the start then replays its run),
+    // never taken for a refused start.
+    await this.record(run.id, workflowId, startedRunId, null);
   }
 
   private async record(

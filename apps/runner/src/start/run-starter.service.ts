@@ -95,8 +95,14 @@ export class RunStarter {
     try {
       target = await this.targets.resolve(principal, request.workflowId, request.draft);
       if (request.trigger === 'event' && target.pausedAt !== null) {
-        // Events that happen while a workflow is paused never run (contract: resume rules).
-        throw new DomainException('workflow_paused', 'The workflow is paused: app events start no runs.');
+        // Events that happen while a workflow is paused never run (contract: resume rules), nor do
+        // failures it would handle as an error workflow (docs/workflows.md, "Error workflows").
+        throw new DomainException(
+          'workflow_paused',
+          options.errorOfRunId === undefined
+            ? 'The workflow is paused: app events start no runs.'
+            : 'The workflow is paused: as an error workflow it starts no runs until it is resumed.',
+        );
       }
       if (target.issues.length > 0) {
         throw new DomainException('invalid_workflow', 'The workflow cannot run as it is.', {
