@@ -141,11 +141,7 @@ export class NotificationDeliveryRepository {
         eb
           .selectFrom('events.notification_deliveries')
           .select('id')
-          .where(
-            'created_at',
-            '<',
-            sql<Date>`now() - make_interval(days => ${NOTIFICATION_RETENTION_DAYS})`,
-          )
+          .where('created_at', '<', sql<Date>`now() - make_interval(days => ${NOTIFICATION_RETENTION_DAYS})`)
           .limit(batch),
       )
       .executeTakeFirstOrThrow();

@@ -102,7 +102,10 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
     for (const delivery of claimed) {
       const attempt: Promise<void> = this.attempt(delivery)
         .catch((error: unknown) =>
-          this.logger.warn({ err: error, deliveryId: delivery.id }, 'a notification attempt failed to record'),
+          this.logger.warn(
+            { err: error, deliveryId: delivery.id },
+            'a notification attempt failed to record',
+          ),
         )
         .finally(() => {
           this.inFlight.delete(attempt);
@@ -145,7 +148,10 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
     const final = 'refused' in target && target.final;
     const recorded = await this.deliveries.recordAttempt(delivery, this.decide(delivery, outcome, final));
     if (!recorded) {
-      this.logger.warn({ deliveryId: delivery.id }, 'a notification attempt outlived its claim; not recorded');
+      this.logger.warn(
+        { deliveryId: delivery.id },
+        'a notification attempt outlived its claim; not recorded',
+      );
     }
   }
 

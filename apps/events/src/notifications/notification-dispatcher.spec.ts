@@ -100,7 +100,9 @@ describe('NotificationDispatcher', () => {
   beforeAll(async () => {
     await database.create();
     await migrate(eventsDataSource(database.url, cipher));
-    dataSource = new DataSource(dataSourceOptions({ ...eventsDataSource(database.url, cipher), poolSize: 4 }));
+    dataSource = new DataSource(
+      dataSourceOptions({ ...eventsDataSource(database.url, cipher), poolSize: 4 }),
+    );
     await dataSource.initialize();
     db = kyselyOn<DB>(dataSource);
   });
@@ -272,7 +274,9 @@ describe('NotificationDispatcher', () => {
       expect(third! - second!).toBeGreaterThanOrEqual(180);
       // Every attempt carried the same webhook-id and body, each signed anew.
       const requests = back.requestsTo('/flaky');
-      expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set([delivery!.id]));
+      expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(
+        new Set([delivery!.id]),
+      );
       expect(new Set(requests.map((request) => request.body)).size).toBe(1);
     } finally {
       await back.stop();
@@ -290,7 +294,12 @@ describe('NotificationDispatcher', () => {
     });
     await process.notifications.runEnded(principal, ended(down.id));
     const [failed] = await settle(process, down.id);
-    expect(failed).toMatchObject({ status: 'failed', attempts: 3, lastResponseStatus: 500, nextAttemptAt: null });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      lastResponseStatus: 500,
+      nextAttemptAt: null,
+    });
     expect(target.requestsTo('/down')).toHaveLength(3);
 
     const orphan = await process.endpoints.create(principal, {
@@ -379,7 +388,9 @@ describe('NotificationDispatcher', () => {
     expect(await refusal(webhook, 'http://alerts.example.com/x')).toEqual(issue('url', /must be https/));
     expect(await refusal(webhook, 'https://127.0.0.1/x')).toEqual(issue('url', /private address/));
     expect(await refusal(webhook, 'https://[::ffff:10.0.0.1]/x')).toEqual(issue('url', /private address/));
-    expect(await refusal(webhook, 'https://user:pw@alerts.example.com/')).toEqual(issue('url', /credentials/));
+    expect(await refusal(webhook, 'https://user:pw@alerts.example.com/')).toEqual(
+      issue('url', /credentials/),
+    );
     expect(await refusal(slack, 'https://alerts.example.com/x')).toEqual(
       issue('connectionId', /http or webhook connection/),
     );
@@ -394,7 +405,10 @@ describe('NotificationDispatcher', () => {
       connectionId: api,
       url: 'https://api.example.com/alerts',
     });
-    expect(made).toMatchObject({ url: 'https://api.example.com/alerts', secret: expect.stringMatching(/^whsec_/) });
+    expect(made).toMatchObject({
+      url: 'https://api.example.com/alerts',
+      secret: expect.stringMatching(/^whsec_/),
+    });
     // Another organization sees none of it.
     const stranger = servicePrincipal(`org-${newId()}`);
     await expect(strict.endpoints.get(stranger, made.id)).rejects.toMatchObject({

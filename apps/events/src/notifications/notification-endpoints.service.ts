@@ -19,10 +19,7 @@ import type { OpenConnection } from '../integrations/app-provider.js';
 import { httpCredentialsOf } from '../integrations/http.provider.js';
 import { newWebhookSecret } from '../integrations/webhook-secret.js';
 import { OutboundHttp } from '../outbound/outbound-http.js';
-import {
-  endpointSecretKey,
-  type NotificationEndpointRecord,
-} from './notification-endpoint.mapper.js';
+import { endpointSecretKey, type NotificationEndpointRecord } from './notification-endpoint.mapper.js';
 import { NotificationEndpointRepository } from './notification-endpoint.repository.js';
 
 /** The integrations a notification may go through: the ones that POST to a URL of the caller's. */
@@ -88,7 +85,12 @@ export class NotificationEndpointsService {
     );
     if (!created) {
       throw DomainException.invalidRequest(
-        [{ path: '', message: `an organization has at most ${NOTIFICATION_ENDPOINTS_MAX} notification endpoints` }],
+        [
+          {
+            path: '',
+            message: `an organization has at most ${NOTIFICATION_ENDPOINTS_MAX} notification endpoints`,
+          },
+        ],
         `This organization has ${NOTIFICATION_ENDPOINTS_MAX} notification endpoints already; delete one first.`,
       );
     }
