@@ -38,6 +38,7 @@ function newRun(overrides: Partial<NewRun> = {}): NewRun {
     createdAt: new Date(),
     rerunOf: null,
     traceParent: null,
+    errorOfRunId: null,
     ...overrides,
   };
 }
