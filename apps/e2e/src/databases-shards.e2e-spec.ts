@@ -165,7 +165,7 @@ describe('database shards', () => {
           expect(answer.data?.results[99].rows).toEqual([['99950']]);
         }
       }
-    });
+    }, 120_000);
 
     it("runs the runner's database step on a database of either shard", async () => {
       const project = await createProject(org.api, 'Shards');

@@ -1,6 +1,7 @@
 import { LOOP_MAX_ITEMS } from '#contracts';
 import {
   type ApiClient,
+  createConnection,
   createDatabaseIn,
   createOrganization,
   createProject,
@@ -8,6 +9,7 @@ import {
   edge,
   expectData,
   finished,
+  HttpTarget,
   nodes,
   type QueryRows,
   rowsOf,
@@ -46,6 +48,9 @@ describe('loops', () => {
   let databaseId: string;
   let db: pg.Client;
   let runner: ServiceProcess;
+  /** An app the workflows' actions call through `httpConnection`. */
+  let app: HttpTarget;
+  let httpConnection: string;
 
   async function sql(statement: string, params: Statement['params'] = []): Promise<QueryRows> {
     const [rows] = await rowsOf(api, databaseId, [{ sql: statement, params }]);
@@ -88,10 +93,20 @@ describe('loops', () => {
   }
 
   beforeAll(async () => {
-    stack = await TestStack.start({ ...RUNNER_ENV, RATE_LIMIT_PER_HOUR: '100000' });
+    stack = await TestStack.start({
+      ...RUNNER_ENV,
+      RATE_LIMIT_PER_HOUR: '100000',
+      ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
     runner = stack.processes.get('runner')!;
     const org = await createOrganization(stack.description);
     api = org.api;
+    app = await HttpTarget.start();
+    ({ connectionId: httpConnection } = await createConnection(
+      stack.description,
+      org.organizationId,
+      'http',
+    ));
     projectId = await createProject(api, 'Loops');
     databaseId = await createDatabaseIn(api, 'loops');
     await sql('CREATE TABLE processed (n BIGINT, iteration INTEGER, tag TEXT)');
@@ -100,7 +115,7 @@ describe('loops', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await db?.end();
+    await Promise.all([db?.end(), app?.stop()]);
     await stack?.stop();
   });
 
@@ -202,23 +217,40 @@ describe('loops', () => {
   }, 60_000);
 
   it('fails the loop at a failed iteration, naming it, and cancels the iterations still going', async () => {
-    // Iteration 1 fails at once; 0 and 2 wait a minute, so they are unfinished when it does.
+    // Iteration 1's call fails only once 0 and 2 are in their minute-long wait, so they are
+    // unfinished, mid-step, when it does.
+    let fail!: () => void;
+    const failing = new Promise<void>((resolve) => (fail = resolve));
+    app.respond('/fail-later', { status: 500, body: { error: 'the app is broken' }, until: failing });
     const workflowId = await workflow({
       nodes: [
         nodes.trigger('t'),
         nodes.loop('each', '{{trigger}}', { concurrency: 3 }),
         nodes.condition('first', [{ left: '{{loop.index}}', operator: 'equals', right: '1' }]),
-        nodes.database('cast', databaseId, 'SELECT CAST(? AS INTEGER) AS n', ['{{loop.item}}']),
+        nodes.httpCall('call', `${app.url}/fail-later`, { connectionId: httpConnection }),
         nodes.delay('wait', 60),
       ],
       edges: [
         edge('e1', 't', 'each'),
         edge('e2', 'each', 'first', 'body'),
-        edge('e3', 'first', 'cast', 'true'),
+        edge('e3', 'first', 'call', 'true'),
         edge('e4', 'first', 'wait', 'false'),
       ],
     });
-    const done = await run(workflowId, ['1', 'oops', '3', '4']);
+    const started = expectData(await startRun(api, workflowId, { input: JSON.stringify([1, 2, 3, 4]) }), 201);
+    await waitFor(
+      async () => {
+        const { rows } = await db.query<{ waiting: string }>(
+          `SELECT count(*) AS waiting FROM runner.runs r JOIN runner.run_steps s ON s.run_id = r.id
+            WHERE r.parent_run_id = $1 AND s.node_id = 'wait'`,
+          [started.id],
+        );
+        return Number(rows[0]!.waiting) === 2 ? true : undefined;
+      },
+      { what: 'iterations 0 and 2 in their wait', timeoutMs: 30_000 },
+    );
+    fail();
+    const done = await finished(api, started.id, { timeoutMs: 60_000 });
     expect(done.status).toBe('errored');
     const iterations = await childrenOf(done.id, 'each', 10);
     // The fourth never started: three were unfinished until the loop failed.
@@ -231,14 +263,16 @@ describe('loops', () => {
     expect(stepOf(done, 'each')).toMatchObject({
       status: 'error',
       error: expect.stringMatching(
-        new RegExp(`^Iteration 1 of loop "each" \\(run ${failed.id}\\) failed: .*oops`),
+        new RegExp(`^Iteration 1 of loop "each" \\(run ${failed.id}\\) failed: .*500`),
       ),
     });
     expect(done.error).toBe(stepOf(done, 'each')!.error);
-    const cancelled = await read(iterations[0]!.id);
-    expect(cancelled.error).toBe(`Cancelled: iteration 1 of loop "each" (run ${failed.id}) failed.`);
-    expect(stepOf(cancelled, 'wait')).toMatchObject({ status: 'error', error: cancelled.error });
-  }, 60_000);
+    for (const cancelledIteration of [iterations[0]!, iterations[2]!]) {
+      const cancelled = await read(cancelledIteration.id);
+      expect(cancelled.error).toBe(`Cancelled: iteration 1 of loop "each" (run ${failed.id}) failed.`);
+      expect(stepOf(cancelled, 'wait')).toMatchObject({ status: 'error', error: cancelled.error });
+    }
+  }, 90_000);
 
   it('fails the step when items is not a JSON array or has too many', async () => {
     const workflowId = await castingLoop({});
