@@ -78,6 +78,12 @@ describe('run control across runner crashes', () => {
     return runner;
   }
 
+  /** The connections the stack's NATS server has now (its monitoring port). */
+  async function natsConnections(): Promise<number> {
+    const response = await fetch(`${stack.description.natsMonitorUrl}/connz?limit=1`);
+    return ((await response.json()) as { total: number }).total;
+  }
+
   const alive = () =>
     runners.filter((runner) => runner.child.exitCode === null && runner.child.signalCode === null);
 
@@ -205,8 +211,14 @@ describe('run control across runner crashes', () => {
       const run = expectData(await startRun(api, workflowId, {}), 201);
       await reached(slow);
       const standby = await startRunner(`standby-${String(rollback)}`);
+      const connected = await natsConnections();
       await runners[0]!.kill('SIGKILL');
       runners = [standby];
+      // Until the NATS server has seen the dead runner's connection close, a request may still be
+      // handed to its subscription and go unanswered.
+      await waitFor(async () => ((await natsConnections()) < connected ? true : undefined), {
+        what: "the dead runner's NATS connection to close",
+      });
 
       const cancelled = expectData(
         await api.POST('/api/v1/runs/{id}/cancel', {
