@@ -63,6 +63,16 @@ export class RunnerConfig extends ServiceConfig {
   @Min(1)
   RUNNER_MAX_CLAIMS: number = 10;
 
+  /**
+   * How many of one organization's runs may wait in the RUNS stream at once (docs/flow-control.md):
+   * its next are held in Postgres and let through one by one as those leave the queue, so another
+   * organization's run waits behind at most this many of its runs, never behind its whole backlog.
+   * Big enough to keep every runner's slots busy with one organization's work.
+   */
+  @IsInt()
+  @Min(1)
+  RUNNER_ORGANIZATION_SHARE: number = 32;
+
   /** How often ended runs are looked for whose end something must follow (docs/runs.md, "Reacting to a run's end"). */
   @IsInt()
   @Min(50)

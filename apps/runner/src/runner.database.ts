@@ -13,6 +13,7 @@ import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entr
 import { RunEndings1765390000000 } from './migrations/1765390000000-run-endings.js';
 import { ChildRuns1765400000000 } from './migrations/1765400000000-child-runs.js';
 import { ErrorWorkflows1765430000000 } from './migrations/1765430000000-error-workflows.js';
+import { FlowControl1765500000000 } from './migrations/1765500000000-flow-control.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
@@ -33,6 +34,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       RunEndings1765390000000,
       ChildRuns1765400000000,
       ErrorWorkflows1765430000000,
+      FlowControl1765500000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

@@ -33,6 +33,7 @@ import { LoopEnds } from './loops/loop-ends.service.js';
 import { LoopIterations } from './loops/loop-iterations.repository.js';
 import { WorkflowExecutor } from './executors/workflow.executor.js';
 import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
+import { AdmittedRuns } from './flow/admitted-runs.service.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
 import { RunnerConfig } from './runner.config.js';
@@ -148,6 +149,7 @@ export class RunnerModule {
         RunEngine,
         RunJobs,
         RunJobConsumer,
+        AdmittedRuns,
         RunSweeper,
         RunEndings,
         RunEndingRepository,

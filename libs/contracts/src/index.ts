@@ -84,6 +84,7 @@ export * from './operations/operation.messages.js';
 export * from './usage/token-usage.js';
 export * from './usage/usage.dto.js';
 export * from './workflows/diagram.js';
+export * from './workflows/flow-control.js';
 export * from './workflows/loop-body.js';
 export * from './workflows/matches-pattern.js';
 export * from './workflows/run-target.js';

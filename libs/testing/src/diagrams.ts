@@ -1,3 +1,4 @@
+import type { FlowControl } from '#contracts';
 import type {
   ActionNodeProperties,
   CodeNodeProperties,
@@ -38,13 +39,14 @@ export type TestDiagram = {
   /**
    * Extensions: `onError: "rollback"` undoes a failed run's actions (docs/runs.md, "Run control");
    * `errorWorkflowId` starts that workflow when a run fails (docs/workflows.md, "Error workflows");
-   * `notifications` tells endpoints when runs end (docs/notifications.md).
+   * `notifications` tells endpoints when runs end (docs/notifications.md); `concurrency`,
+   * `throttle`, `debounce` and `priority` hold runs back (docs/flow-control.md).
    */
   settings?: {
     onError?: 'stop' | 'rollback';
     errorWorkflowId?: string | null;
     notifications?: Array<{ endpointId: string; statuses: Array<'complete' | 'errored' | 'terminated'> }>;
-  };
+  } & FlowControl;
 };
 
 /** A node of one of the node types, its properties checked against that type's. */

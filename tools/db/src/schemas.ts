@@ -52,6 +52,7 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
       'runner.runs.principal': 'ColumnType<Principal, string, string>',
       'runner.runs.diagram': 'ColumnType<Diagram, string, string>',
       'runner.runs.error_workflow': 'ColumnType<ErrorWorkflowOutcome, string, string> | null',
+      'runner.runs.held_by': 'HeldBy | null',
       'runner.run_steps.status': 'StepStatus',
       'runner.run_steps.output': 'ColumnType<Record<string, string>, string, string> | null',
       'runner.run_steps.state': 'ColumnType<unknown, string | null, string | null>',
@@ -63,6 +64,7 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
     },
     imports: {
       StoredRunStatus: './engine/run-state.js',
+      HeldBy: './start/run-flow.js',
       OperationParams: './operations/operation.record.js',
       TargetState: './operations/operation.record.js',
       OperationAction: '#contracts',

@@ -1567,6 +1567,13 @@ export interface components {
             diagram: components["schemas"]["Diagram"];
             /** @description Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run. */
             rerunOf?: string;
+            /**
+             * @description Extension: on a `queued` run not let through yet, the gate it waits at (docs/flow-control.md): its workflow's `debounce`, `throttle` or `concurrency` settings, or `share`, its organization's share of the runners while it has a backlog. Absent on every other run.
+             * @enum {string}
+             */
+            heldBy?: "debounce" | "throttle" | "concurrency" | "share";
+            /** @description Extension: with `heldBy` `debounce`, `throttle` or `concurrency`, the key the run is counted under (the setting's `key` rendered for this run; empty without one). */
+            heldKey?: string;
             /** @description Extension: on a run started as its workflow's error workflow, the failed run it handles (docs/workflows.md, "Error workflows"). Such a run starts no error workflow when it fails itself. Absent on every other run. */
             errorOfRunId?: string;
             /** @description Extension: on an `errored` run of a published version whose diagram names `settings.errorWorkflowId`, what starting that error workflow came to: the run it started, or why none could start. Absent on every other run, and until the runner has handled the failure (usually within a second of it). */
@@ -1948,6 +1955,27 @@ export interface components {
                 /** @description The final run statuses to be told of. */
                 statuses: ("complete" | "errored" | "terminated")[];
             }[];
+            /** @description At most `limit` unfinished runs of this workflow at once, per value of `key` or in total. A run over the limit waits `queued` (its `heldBy` says why) without taking a runner slot, and starts when a run of its key ends, highest `priority` first, then in the order they started. */
+            concurrency?: {
+                limit: number;
+                /** @description A template (like node properties: `{{trigger.customerId}}`) whose value, rendered at the start of each run, names the key the limit is counted per. Absent: one count for the whole workflow. */
+                key?: string;
+            };
+            /** @description At most `limit` runs start per `periodSeconds`, per value of `key` or in total; the rest wait `queued` for the period to make room, highest `priority` first. */
+            throttle?: {
+                limit: number;
+                periodSeconds: number;
+                /** @description A template (like node properties: `{{trigger.customerId}}`) whose value, rendered at the start of each run, names the key the throttle is counted per. Absent: one count for the whole workflow. */
+                key?: string;
+            };
+            /** @description A run waits `periodSeconds` before it starts; another start for the same key within that time replaces it (the earlier run ends `terminated`, its error naming the run that replaced it), so only the last start of a burst runs. */
+            debounce?: {
+                periodSeconds: number;
+                /** @description A template (like node properties: `{{trigger.customerId}}`) whose value, rendered at the start of each run, names the key the debounce is counted per. Absent: one count for the whole workflow. */
+                key?: string;
+            };
+            /** @description A template rendering a number (an integer, clamped to ±1000000; anything else counts as 0): among this workflow's runs waiting for the same limit, and its organization's runs waiting for their share of the runners, higher starts first. */
+            priority?: string;
             /** @description Another workflow of the organization whose live version starts, once, when a run of a published version of this one ends `errored` (after its retries and any rollback), with a JSON input describing the failed run (docs/workflows.md, "Error workflows"). Null or absent: none. A run started this way starts no error workflow when it fails itself. */
             errorWorkflowId?: string | null;
         } & {

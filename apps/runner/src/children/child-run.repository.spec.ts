@@ -11,6 +11,7 @@ import { RunListRepository } from '../runs/run-list.repository.js';
 import { RunRepository } from '../runs/run.repository.js';
 import { ChildRunRepository } from './child-run.repository.js';
 import { CHILD_WAIT_FALLBACK_MAX_MS, CHILD_WAIT_FALLBACK_MS, childWaitUntil } from './child-runs.service.js';
+import { UNGATED } from '../start/run-flow.js';
 
 /** Child runs against a real Postgres database of their own: the claim, the order, the cascades. */
 const database = scratchDatabase('fm_children_spec');
@@ -40,6 +41,7 @@ function newRun(child?: Omit<ChildPlace, 'depth'>, overrides: Partial<NewRun> = 
     rerunOf: null,
     traceParent: null,
     errorOfRunId: null,
+    flow: UNGATED,
     ...(child === undefined ? {} : { child: { ...child, depth: 1 } }),
     ...overrides,
   };

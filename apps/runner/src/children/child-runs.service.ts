@@ -11,6 +11,7 @@ import type { NewRun } from '../runs/new-run.js';
 import { RunRepository } from '../runs/run.repository.js';
 import { RunStarter } from '../start/run-starter.service.js';
 import { type ChildRunState, ChildRunRepository } from './child-run.repository.js';
+import { UNGATED } from '../start/run-flow.js';
 
 /** A step waiting for children looks at them anyway after this long (a lost wake costs no more). */
 export const CHILD_WAIT_FALLBACK_MS = 30_000;
@@ -115,6 +116,8 @@ export class ChildRuns {
         rerunOf: null,
         traceParent: parent.traceParent,
         errorOfRunId: parent.errorOfRunId,
+        // An iteration is part of its parent's run: no gate holds it.
+        flow: UNGATED,
         child: {
           parentRunId: parent.id,
           parentNodeId: context.node.id,

@@ -15,6 +15,7 @@ import type { RunEnding, RunEndingHandler } from './run-ending.js';
 import { RunEndingRepository } from './run-ending.repository.js';
 import { RunEndings } from './run-endings.service.js';
 import { watchesEnd } from './watches-end.js';
+import { UNGATED } from '../start/run-flow.js';
 
 /** The outbox of ended runs against a real Postgres: which ends are recorded, and how handlers are called. */
 const database = scratchDatabase('fm_run_endings_spec');
@@ -47,6 +48,7 @@ function newRun(settings?: Record<string, unknown>): NewRun {
     rerunOf: null,
     traceParent: null,
     errorOfRunId: null,
+    flow: UNGATED,
   };
 }
 

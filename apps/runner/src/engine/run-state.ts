@@ -1,5 +1,7 @@
 import type { Diagram, ErrorWorkflowOutcome, Principal, RunTrigger, StepStatus } from '#contracts';
 
+import type { HeldBy } from '../start/run-flow.js';
+
 /** The stored status: a subset of the contract's, since `unknown` is computed when read. */
 export type StoredRunStatus =
   | 'queued'
@@ -50,6 +52,10 @@ export interface RunRecord {
   iteration: number | null;
   /** 0 for a run nothing started; a child's is its parent's plus one (at most `RUN_MAX_DEPTH`). */
   depth: number;
+  /** A queued run not let through yet: the gate it waits at (docs/flow-control.md); null otherwise. */
+  heldBy: HeldBy | null;
+  /** The key of that gate (its rendered `key`, `""` without one); null when no workflow gate holds it. */
+  heldKey: string | null;
 }
 
 export interface StepRecord {

@@ -38,6 +38,8 @@ function failedRun(overrides: Partial<RunRecord> = {}): RunRecord {
     traceParent: null,
     errorOfRunId: null,
     errorWorkflow: null,
+    heldBy: null,
+    heldKey: null,
     parentRunId: null,
     parentNodeId: null,
     iteration: null,

@@ -11,6 +11,7 @@ import type { NewRun } from '../runs/new-run.js';
 import { RunRepository } from '../runs/run.repository.js';
 import { InheritedScopes } from './inherited-scopes.service.js';
 import { LoopIterations } from './loop-iterations.repository.js';
+import { UNGATED } from '../start/run-flow.js';
 
 /** What a loop step reads of its iterations, and what iterations inherit, against a real Postgres. */
 const database = scratchDatabase('fm_loops_spec');
@@ -39,6 +40,7 @@ function newRun(overrides: Partial<NewRun> = {}): NewRun {
     rerunOf: null,
     traceParent: null,
     errorOfRunId: null,
+    flow: UNGATED,
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 import type { Diagram, Principal, RunTrigger } from '#contracts';
 
 import { type RunRecord, type RunWithSteps, type StepRecord, stepRecord } from '../engine/run-state.js';
+import type { HeldBy, RunFlow } from '../start/run-flow.js';
 
 /** A run a start accepted, before it is written. */
 export interface NewRun {
@@ -32,6 +33,8 @@ export interface NewRun {
   errorOfRunId: string | null;
   /** Where a child run stands under its parent; absent for any other run. */
   child?: ChildPlace;
+  /** Its workflow's flow control and its organization's share (docs/flow-control.md). */
+  flow: RunFlow;
 }
 
 /** A child run's parent, the step that started it, and its claim among that run's children. */
@@ -46,9 +49,29 @@ export interface ChildPlace {
   depth: number;
 }
 
-/** A run just written `queued` by `RunRepository.insert`, with its trigger step. */
-export function queuedRunOf(run: NewRun): RunWithSteps {
-  return { run: runRecordOf(run, 'queued', 0), steps: [triggerStepOf(run)] };
+/**
+ * A run just written `queued` by `RunRepository.insert`, with its trigger step; `heldBy` the gate it
+ * was held at, if any.
+ */
+export function queuedRunOf(run: NewRun, heldBy: HeldBy | null = null): RunWithSteps {
+  return {
+    run: { ...runRecordOf(run, 'queued', 0), heldBy, heldKey: heldKeyOf(run, heldBy) },
+    steps: [triggerStepOf(run)],
+  };
+}
+
+function heldKeyOf({ flow }: NewRun, heldBy: HeldBy | null): string | null {
+  switch (heldBy) {
+    case 'concurrency':
+      return flow.concurrencyKey;
+    case 'throttle':
+      return flow.throttleKey;
+    case 'debounce':
+      return flow.debounceKey;
+    case 'share':
+    case null:
+      return null;
+  }
 }
 
 /** The record of a run just written (nothing of it was read back). */
@@ -82,6 +105,8 @@ export function runRecordOf(run: NewRun, status: RunRecord['status'], leaseToken
     parentNodeId: run.child?.parentNodeId ?? null,
     iteration: run.child?.iteration ?? null,
     depth: run.child?.depth ?? 0,
+    heldBy: null,
+    heldKey: null,
   };
 }
 

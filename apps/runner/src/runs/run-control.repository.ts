@@ -1,6 +1,6 @@
 import { type AuditCaller, InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
-import { Kysely, type QueryCreator, sql } from 'kysely';
+import { type ExpressionBuilder, Kysely, type QueryCreator, sql } from 'kysely';
 
 import type { StoredRunStatus } from '../engine/run-state.js';
 import { audit } from '../audit/runner-audit.js';
@@ -84,6 +84,19 @@ const runOf = (db: QueryCreator<DB>, organizationId: string, runId: string) =>
     .where('id', '=', runId)
     .where('organization_id', '=', organizationId);
 
+/**
+ * A resumed run's new dispatch: only a run no gate holds (docs/flow-control.md) is queued with a job;
+ * a held one goes back to waiting at its gate, which looks at it again (`run_resumed_held`).
+ */
+const resumedDispatch = (eb: ExpressionBuilder<DB, 'runner.runs'>) => ({
+  dispatch: sql<number>`CASE WHEN held_by IS NULL THEN ${eb.ref('dispatch')} + 1 ELSE ${eb.ref('dispatch')} END`,
+  dispatched_at: sql<Date | null>`CASE WHEN held_by IS NULL THEN now() END`,
+});
+
+/** The dispatch of the job a move publishes, null when the run has none (held at a gate). */
+const jobDispatch = (eb: ExpressionBuilder<DB, 'runner.runs'>) =>
+  sql<number | null>`CASE WHEN ${eb.ref('held_by')} IS NULL THEN ${eb.ref('dispatch')} END`.as('dispatch');
+
 /** The statuses a run can be cancelled from: every status but the final ones and `rollingBack`. */
 const CANCELLABLE = sql<boolean>`status IN ('queued', 'running', 'waiting', 'paused', 'waitingForPause')`;
 
@@ -94,6 +107,53 @@ const CANCELLABLE = sql<boolean>`status IN ('queued', 'running', 'waiting', 'pau
 @Injectable()
 export class RunControlRepository {
   constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
+
+  /**
+   * Opens the gates whose time has come (docs/flow-control.md): debounced runs whose period passed
+   * without a later start go on, throttles whose period made room let their next runs through, and
+   * organizations whose share of the queue is not full (a run that left it without a claim, say
+   * deleted) have it filled. Answers how many runs or keys it looked at; the runs let through are
+   * published by `AdmittedRuns`. The throttles' keys are read without a lock: `admit_throttled` takes
+   * its key's lock before it touches a run, the order every gate takes them in.
+   */
+  async openDueGates(limit: number): Promise<number> {
+    const { rows } = await sql<{ opened: number }>`
+      WITH debounced AS (
+        SELECT runner.pass_gate(id) FROM (
+          SELECT id FROM runner.runs
+           WHERE held_by = 'debounce' AND status = 'queued' AND release_at <= now()
+           ORDER BY release_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        ) due
+      ), throttled AS (
+        SELECT runner.admit_throttled(workflow_id, throttle_key) FROM (
+          SELECT DISTINCT workflow_id, throttle_key FROM runner.runs
+           WHERE held_by = 'throttle' AND status = 'queued' AND release_at <= now()
+           LIMIT ${limit}
+        ) due
+      ), shares AS (
+        SELECT runner.pass_gate(next.id) FROM (
+          SELECT first.organization_id, first.share - (
+            SELECT count(*) FROM runner.runs q
+             WHERE q.organization_id = first.organization_id AND q.status = 'queued' AND q.held_by IS NULL
+          ) AS free
+          FROM (
+            SELECT DISTINCT ON (organization_id) organization_id, share FROM runner.runs
+             WHERE held_by = 'share' AND status = 'queued'
+             ORDER BY organization_id, priority DESC, created_at, id
+             LIMIT ${limit}
+          ) first
+        ) org
+        CROSS JOIN LATERAL (
+          SELECT id FROM runner.runs
+           WHERE organization_id = org.organization_id AND held_by = 'share' AND status = 'queued'
+           ORDER BY priority DESC, created_at, id
+           LIMIT greatest(org.free, 0) FOR UPDATE SKIP LOCKED
+        ) next
+      )
+      SELECT (SELECT count(*) FROM debounced) + (SELECT count(*) FROM throttled)
+           + (SELECT count(*) FROM shares) AS opened`.execute(this.db);
+    return Number(rows[0]?.opened ?? 0);
+  }
 
   /**
    * Moves due runs back to the queue and answers the jobs to publish for them: waiting runs whose
@@ -473,14 +533,13 @@ export class RunControlRepository {
               .set((eb) => ({
                 status: 'queued',
                 wake_at: null,
-                dispatch: eb('dispatch', '+', 1),
-                dispatched_at: now(),
+                ...resumedDispatch(eb),
                 // Pausing is no interruption: a resumed run has its allowance of claims again.
                 claims: 0,
               }))
               .where('id', '=', db.selectFrom('target').select('target.id'))
               .where('status', '=', 'paused')
-              .returning(['status', 'dispatch']),
+              .returning((eb) => ['status', jobDispatch(eb)]),
           )
           .selectNoFrom((eb) => [
             eb.selectFrom('target').select('target.status').as('before'),
@@ -496,20 +555,19 @@ export class RunControlRepository {
           .set((eb) => ({
             status: 'queued',
             wake_at: null,
-            dispatch: eb('dispatch', '+', 1),
-            dispatched_at: now(),
+            ...resumedDispatch(eb),
             claims: 0,
           }))
           .where('id', 'in', descendantsOf(trx, organizationId, [runId]))
           .where('status', '=', 'paused')
-          .returning(['id as runId', 'status', 'dispatch'])
+          .returning((eb) => ['id as runId', 'status', jobDispatch(eb)])
           .execute();
         return {
           ...moved,
           descendants: descendants.map(({ runId: id, status, dispatch }) => ({
             runId: id,
             status,
-            job: { runId: id, dispatch },
+            job: dispatch === null ? null : { runId: id, dispatch },
           })),
         };
       },

@@ -48,6 +48,9 @@ export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date())
     diagram: run.diagram,
     ...(run.rerunOf === null ? {} : { rerunOf: run.rerunOf }),
     ...(run.errorOfRunId === null ? {} : { errorOfRunId: run.errorOfRunId }),
+    // Only while a gate holds it (docs/flow-control.md): no answer of any other run changes.
+    ...(run.heldBy === null || run.status !== 'queued' ? {} : { heldBy: run.heldBy }),
+    ...(run.heldKey === null || run.status !== 'queued' ? {} : { heldKey: run.heldKey }),
     ...(run.errorWorkflow === null ? {} : { errorWorkflow: run.errorWorkflow }),
     // Only on a traced run, like `rerunOf`: with tracing off, no answer of a run changes.
     ...(traceId === null ? {} : { traceId }),

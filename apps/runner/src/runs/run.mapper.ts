@@ -38,6 +38,9 @@ export const RUN_RECORD_COLUMNS = [
   'r.parent_node_id as parentNodeId',
   'r.iteration',
   'r.depth',
+  'r.held_by as heldBy',
+  sql<string | null>`CASE r.held_by WHEN 'concurrency' THEN r.concurrency_key
+    WHEN 'throttle' THEN r.throttle_key WHEN 'debounce' THEN r.debounce_key END`.as('heldKey'),
 ] as const;
 
 /**
@@ -72,6 +75,15 @@ export function newRunRow(run: NewRun): Omit<Insertable<RunnerRuns>, 'status'> {
     child_key: run.child?.childKey ?? null,
     iteration: run.child?.iteration ?? null,
     depth: run.child?.depth ?? 0,
+    priority: run.flow.priority,
+    concurrency_key: run.flow.concurrencyKey,
+    concurrency_limit: run.flow.concurrencyLimit,
+    throttle_key: run.flow.throttleKey,
+    throttle_limit: run.flow.throttleLimit,
+    throttle_period_s: run.flow.throttlePeriodS,
+    debounce_key: run.flow.debounceKey,
+    release_at: run.flow.releaseAt,
+    share: run.flow.share,
   };
 }
 

@@ -10,6 +10,7 @@ import { type NewRun, triggerStepOf } from './new-run.js';
 import { RunControlRepository } from './run-control.repository.js';
 import { RunListRepository } from './run-list.repository.js';
 import { RunRepository } from './run.repository.js';
+import { UNGATED } from '../start/run-flow.js';
 
 /**
  * The claims and fences every reliability rule rests on, against a real Postgres database of its own.
@@ -43,6 +44,7 @@ function newRun(overrides: Partial<NewRun> = {}): NewRun {
     rerunOf: null,
     traceParent: null,
     errorOfRunId: null,
+    flow: UNGATED,
     ...overrides,
   };
 }

@@ -1,3 +1,4 @@
+import type { HeldBy } from '../start/run-flow.js';
 import { type AuditCaller, type AuditEvent, InjectKysely, preparedQuery } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Compilable, Kysely, sql } from 'kysely';
@@ -41,6 +42,9 @@ export interface KeyHolder {
  * the start read the workflow.
  */
 export type RecordOutcome = 'recorded' | 'key_taken' | 'workflow_deleted';
+
+/** What writing a queued run came to: as `RecordOutcome`, or written but held at a gate (no job yet). */
+export type InsertOutcome = RecordOutcome | 'held';
 
 /**
  * A run with its steps: writing it when it starts, taking it, its checkpoints and its lease, and
@@ -112,12 +116,14 @@ export class RunRepository {
    * one statement: once it is `recorded` the run exists and its job will be executed (`queuedRunOf`
    * is what was written).
    */
-  insert(run: NewRun, carried: readonly StepRecord[] = []): Promise<RecordOutcome> {
+  insert(run: NewRun, carried: readonly StepRecord[] = []): Promise<InsertOutcome> {
     return this.record(
       'runs.insert',
       this.insertRun.bind({
         ...newRunRow(run),
         ...QUEUED_COLUMNS,
+        gate: run.flow.gate,
+        share: run.flow.share,
         steps: stepsJson(run.id, [triggerStepOf(run), ...carried]),
       }),
     );
@@ -136,6 +142,7 @@ export class RunRepository {
     settlement?: RunSettlement,
   ): Promise<RecordOutcome> {
     const hold = holdAfter(settlement);
+    // A started run is never held: its statement's `held` is NULL.
     return this.record(
       `runs.insertStarted.${hold}`,
       this.insertStartedRun[hold].bind({
@@ -144,7 +151,7 @@ export class RunRepository {
         leaseMs,
         steps: stepsJson(run.id, steps),
       }),
-    );
+    ) as Promise<RecordOutcome>;
   }
 
   /**
@@ -155,10 +162,12 @@ export class RunRepository {
    */
   private async record(
     statement: string,
-    query: Compilable<{ open: boolean; recorded: boolean }>,
-  ): Promise<RecordOutcome> {
-    const [{ open, recorded }] = await preparedQuery(this.db, statement, query);
-    return !open ? 'workflow_deleted' : recorded ? 'recorded' : 'key_taken';
+    query: Compilable<{ open: boolean; recorded: boolean; heldBy: string | null }>,
+  ): Promise<InsertOutcome> {
+    const [{ open, recorded, heldBy }] = await preparedQuery(this.db, statement, query);
+    if (!open) return 'workflow_deleted';
+    if (!recorded) return 'key_taken';
+    return heldBy === null ? 'recorded' : 'held';
   }
 
   /**
@@ -169,6 +178,16 @@ export class RunRepository {
   async claim(runId: string, leaseMs: number): Promise<RunWithSteps | null> {
     const [row] = await preparedQuery(this.db, 'runs.claim', this.claimRun.bind({ runId, leaseMs }));
     return row ? toRunWithSteps(row) : null;
+  }
+
+  /** The gate a queued run waits at, if any (docs/flow-control.md). */
+  async heldByOf(runId: string): Promise<HeldBy | null> {
+    const row = await this.db
+      .selectFrom('runner.runs')
+      .select('held_by')
+      .where('id', '=', runId)
+      .executeTakeFirst();
+    return row?.held_by ?? null;
   }
 
   /** Why a claim found nothing: the run's status and, when running, how long its lease has left. */

@@ -3,6 +3,7 @@ import { type Expression, isExpression, type Kysely, type Selectable, sql } from
 
 import type { RunRecord, RunSettlement, StepRecord } from '../engine/run-state.js';
 import type { DB, RunnerRuns, RunnerRunSteps } from '../runner.tables.js';
+import { type HeldBy, UNGATED } from '../start/run-flow.js';
 import type { NewRun } from './new-run.js';
 import {
   heldOrSettled,
@@ -56,7 +57,7 @@ const leaseMsOf = (hold: Hold, param: Param<Values>) =>
   hold === 'held' ? (param('leaseMs') as Expression<number>) : 0;
 
 /** A run to build the insert from: only the names of the columns `newRunRow` writes are read. */
-const ANY_RUN = {} as NewRun;
+const ANY_RUN = { flow: UNGATED } as NewRun;
 
 /**
  * A write's columns in the statement: a value is the parameter named by its column, an SQL
@@ -108,18 +109,40 @@ export function startedColumns(
   };
 }
 
-/** A run's insert that writes `write`'s columns besides `newRunRow`'s (see `RunRepository.record`). */
-function recordStatement(db: Kysely<DB>, write: (param: Param<Values>) => object) {
+/**
+ * A run's insert that writes `write`'s columns besides `newRunRow`'s (see `RunRepository.record`).
+ * A queued run's also decides whether the run is held (docs/flow-control.md): at its workflow's first
+ * gate (`gate`, decided by the start), or for its organization's share of the queue when `share` of
+ * its runs already wait there; a held run has no job until a gate lets it through.
+ */
+function recordStatement(db: Kysely<DB>, write: (param: Param<Values>) => object, queued: boolean) {
   return new BoundStatement((param: Param<Values<{ steps: string }>>) => {
     const row = placed({ ...newRunRow(ANY_RUN), ...write(param) }, param);
+    if (queued) {
+      row['held_by'] = sql`gate.held`;
+      row['dispatched_at'] = sql`CASE WHEN gate.held IS NULL THEN now() END`;
+    }
     const columns = Object.keys(row) as Array<keyof RunnerRuns>;
+    const share = sql`${param('share')}::integer`;
     return db
       .with('gate', (cte) =>
-        cte.selectNoFrom(
+        cte.selectNoFrom([
           sql<boolean>`runner.workflow_takes_runs(${param('organization_id')}, ${param('workflow_id')})`.as(
             'open',
           ),
-        ),
+          (queued
+            ? sql<HeldBy | null>`CASE
+                WHEN ${param('gate')}::text IS NOT NULL THEN ${param('gate')}::text
+                WHEN ${share} IS NOT NULL AND ${share} <= (
+                  SELECT count(*) FROM (
+                    SELECT 1 FROM runner.runs
+                     WHERE organization_id = ${param('organization_id')} AND status = 'queued'
+                       AND held_by IS NULL
+                     LIMIT ${share}) waiting)
+                THEN 'share' END`
+            : sql<HeldBy | null>`NULL::text`
+          ).as('held'),
+        ]),
       )
       .with('run', (cte) =>
         cte
@@ -133,7 +156,7 @@ function recordStatement(db: Kysely<DB>, write: (param: Param<Values>) => object
           )
           // Either claim may be taken: an idempotency key, or a child's key among its parent's children.
           .onConflict((oc) => oc.doNothing())
-          .returning('id'),
+          .returning(['id', 'held_by']),
       )
       .with('written', (cte) =>
         cte
@@ -141,18 +164,22 @@ function recordStatement(db: Kysely<DB>, write: (param: Param<Values>) => object
           .expression(cte.selectFrom(['run', stepRows(param('steps'))]).selectAll('s')),
       )
       .selectFrom('gate')
-      .select((eb) => ['gate.open', eb.exists(eb.selectFrom('run').select('run.id')).as('recorded')]);
+      .select((eb) => [
+        'gate.open',
+        eb.exists(eb.selectFrom('run').select('run.id')).as('recorded'),
+        eb.selectFrom('run').select('run.held_by').as('heldBy'),
+      ]);
   });
 }
 
-/** A queued run's insert: its job is dispatched once it is written. */
-export const QUEUED_COLUMNS = { status: 'queued', dispatched_at: now() } as const;
+/** A queued run's insert: its job is dispatched once it is written, unless it is held. */
+export const QUEUED_COLUMNS = { status: 'queued' } as const;
 
-export const insertStatement = (db: Kysely<DB>) => recordStatement(db, () => QUEUED_COLUMNS);
+export const insertStatement = (db: Kysely<DB>) => recordStatement(db, () => QUEUED_COLUMNS, true);
 
 /** A started run's insert, held by its writer or settled as `hold`. */
 export const insertStartedStatement = (db: Kysely<DB>, hold: Hold) =>
-  recordStatement(db, (param) => startedColumns(ANY_RUN, SETTLEMENT_OF[hold], leaseMsOf(hold, param)));
+  recordStatement(db, (param) => startedColumns(ANY_RUN, SETTLEMENT_OF[hold], leaseMsOf(hold, param)), false);
 
 export function claimStatement(db: Kysely<DB>) {
   return new BoundStatement((param: Param<{ runId: string; leaseMs: number }>) =>
@@ -176,7 +203,8 @@ export function claimStatement(db: Kysely<DB>) {
           .where('id', '=', param('runId'))
           .where((eb) =>
             eb.or([
-              eb('status', '=', sql.lit('queued')),
+              // A run held at a gate (docs/flow-control.md) is taken once the gate lets it through.
+              eb.and([eb('status', '=', sql.lit('queued')), eb('held_by', 'is', null)]),
               eb.and([isHeld(), eb('lease_expires_at', '<', now())]),
               // A cancel with a rollback leaves the run to whichever runner takes it first.
               eb.and([eb('status', '=', sql.lit('rollingBack')), eb('lease_expires_at', 'is', null)]),

@@ -24,10 +24,11 @@ import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { toWorkflowRunDto } from '../runs/run-dto.util.js';
 import { type ChildPlace, type NewRun, queuedRunOf } from '../runs/new-run.js';
-import { type KeyHolder, RunRepository } from '../runs/run.repository.js';
+import { type InsertOutcome, type KeyHolder, RunRepository } from '../runs/run.repository.js';
 import { runStarted } from '../metrics/run.metrics.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { type ResolvedTarget, RunTargets } from './run-targets.service.js';
+import { type HeldBy, runFlowOf } from './run-flow.js';
 import { chooseTrigger, errorWorkflowTrigger } from './trigger-choice.util.js';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -122,6 +123,14 @@ export class RunStarter {
     const counted = performance.now();
     // The run's span: its steps' parent, in the trace of the request that started it, or a trace of
     // its own for a schedule's or an event's run (docs/tracing.md).
+    const createdAt = new Date();
+    let flow;
+    try {
+      flow = runFlowOf(target.diagram, request.input, createdAt, this.config.RUNNER_ORGANIZATION_SHARE);
+    } catch (error) {
+      await this.refund(principal, runId, counting);
+      throw error;
+    }
     return inSpan('run', runSpanOptions(request.trigger, runId, target.workflowId), async (span) => {
       const run: NewRun = {
         id: runId,
@@ -140,12 +149,19 @@ export class RunStarter {
         idempotencyKey: key?.key ?? null,
         idempotencyFingerprint: key?.fingerprint ?? null,
         triggerOutput: TriggerExecutor.outputFor(request.input),
-        createdAt: new Date(),
+        createdAt,
         rerunOf: null,
         traceParent: traceParentOf(span),
         errorOfRunId: options.errorOfRunId ?? null,
+        flow,
       };
-      if (this.config.RUNNER_START_MODE === 'inline' && this.engine.acceptsInline && this.slots.tryTake()) {
+      // A run its workflow's flow control may hold is written queued and goes through its gates.
+      if (
+        this.config.RUNNER_START_MODE === 'inline' &&
+        flow.gate === null &&
+        this.engine.acceptsInline &&
+        this.slots.tryTake()
+      ) {
         const execution = this.engine.startNew(run, this.slots);
         try {
           await execution.durable;
@@ -164,7 +180,8 @@ export class RunStarter {
         runStarted(request.trigger);
         return { run: toWorkflowRunDto(execution.snapshot()), replayed: false };
       }
-      switch (await this.runs.insert(run)) {
+      const outcome = await this.runs.insert(run);
+      switch (outcome) {
         case 'workflow_deleted':
           await this.refund(principal, runId, counting);
           throw DomainException.notFound('workflow', request.workflowId);
@@ -172,12 +189,15 @@ export class RunStarter {
           await this.refund(principal, runId, counting);
           return this.replay(organizationId, key);
         case 'recorded':
+          await this.jobs.publishSoon({ runId, dispatch: 0 });
+          break;
+        case 'held':
+          // Its job is published when a gate lets it through (`AdmittedRuns`).
           break;
       }
-      await this.jobs.publishSoon({ runId, dispatch: 0 });
       this.timed(runId, began, targeted, counted, 'queue');
       runStarted(request.trigger);
-      return { run: toWorkflowRunDto(queuedRunOf(run)), replayed: false };
+      return { run: toWorkflowRunDto(queuedRunOf(run, await this.heldBy(run, outcome))), replayed: false };
     });
   }
 
@@ -217,6 +237,15 @@ export class RunStarter {
       throw error;
     }
     await counting;
+    const createdAt = new Date();
+    let flow;
+    try {
+      // Never held for the organization's share: its parent already took a place in the queue.
+      flow = runFlowOf(target.diagram, input, createdAt, null);
+    } catch (error) {
+      await this.refund(principal, runId, counting);
+      throw error;
+    }
     return inSpan('run', runSpanOptions(CHILD_TRIGGER, runId, target.workflowId), async (span) => {
       const run: NewRun = {
         id: runId,
@@ -235,14 +264,16 @@ export class RunStarter {
         idempotencyKey: null,
         idempotencyFingerprint: null,
         triggerOutput: TriggerExecutor.outputFor(input),
-        createdAt: new Date(),
+        createdAt,
         rerunOf: null,
         traceParent: traceParentOf(span),
         // A workflow called while handling a failure is part of that handling (docs/workflows.md).
         errorOfRunId: parent.errorOfRunId,
         child,
+        flow,
       };
-      switch (await this.runs.insert(run)) {
+      const outcome = await this.runs.insert(run);
+      switch (outcome) {
         case 'workflow_deleted':
           await this.refund(principal, runId, counting);
           throw DomainException.notFound('workflow', workflowId);
@@ -254,9 +285,11 @@ export class RunStarter {
           return { runId: winner.id, status: winner.status };
         }
         case 'recorded':
+          await this.jobs.publishSoon({ runId, dispatch: 0 });
+          break;
+        case 'held':
           break;
       }
-      await this.jobs.publishSoon({ runId, dispatch: 0 });
       runStarted(CHILD_TRIGGER);
       return { runId, status: 'queued' as const };
     });
@@ -277,6 +310,14 @@ export class RunStarter {
     const counting = this.rpc.request(CatalogSubjects.usageConsumeRun, principal, { runId });
     counting.catch(() => undefined);
     await counting;
+    const createdAt = new Date();
+    let flow;
+    try {
+      flow = runFlowOf(old.diagram, plan.input, createdAt, this.config.RUNNER_ORGANIZATION_SHARE);
+    } catch (error) {
+      await this.refund(principal, runId, counting);
+      throw error;
+    }
     const run: NewRun = {
       id: runId,
       organizationId: principal.organizationId,
@@ -294,17 +335,18 @@ export class RunStarter {
       idempotencyKey: null,
       idempotencyFingerprint: null,
       triggerOutput: TriggerExecutor.outputFor(plan.input),
-      createdAt: new Date(),
+      createdAt,
       rerunOf: old.id,
       traceParent: null,
       // A rerun of an error workflow's run still handles that failure, and starts no error workflow.
       errorOfRunId: old.errorOfRunId,
+      flow,
     };
     // A rerun is asked for by a request: its run continues that request's trace.
     return inSpan('run', runSpanOptions('manual', runId, old.workflowId), async (span) => {
       run.traceParent = traceParentOf(span);
       const outcome = await this.runs.insert(run, plan.carried);
-      if (outcome !== 'recorded') {
+      if (outcome !== 'recorded' && outcome !== 'held') {
         await this.refund(principal, runId, counting);
         throw DomainException.notFound('workflow', old.workflowId);
       }
@@ -315,11 +357,20 @@ export class RunStarter {
         resource: { type: 'run', id: old.id, name: null },
         details: { workflowId: old.workflowId, newRunId: runId, carriedSteps: plan.carried.length },
       });
-      await this.jobs.publishSoon({ runId, dispatch: 0 });
+      if (outcome === 'recorded') await this.jobs.publishSoon({ runId, dispatch: 0 });
       runStarted('rerun');
-      const queued = queuedRunOf(run);
+      const queued = queuedRunOf(run, await this.heldBy(run, outcome));
       return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });
     });
+  }
+
+  /**
+   * Where a run just written stands: a workflow's gate may have let it through in the statement that
+   * wrote it (a free slot), so that is read back; only the organization's share holds it otherwise.
+   */
+  private async heldBy(run: NewRun, outcome: InsertOutcome): Promise<HeldBy | null> {
+    if (outcome !== 'held') return null;
+    return run.flow.gate === null ? 'share' : this.runs.heldByOf(run.id);
   }
 
   /**

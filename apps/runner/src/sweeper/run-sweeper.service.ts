@@ -19,6 +19,7 @@ const BATCH = 200;
  * waiting runs whose delay or retry is due, queued runs whose job seems lost (a publish that failed
  * after the run was written), and running runs whose runner died after JetStream gave up on the job.
  * No process sleeps through a delay: a wait is a row with a wake time, so a restart loses nothing.
+ * It also opens the flow-control gates whose time has come (`RunControlRepository.openDueGates`).
  */
 @Injectable()
 export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -47,7 +48,7 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** Sweeps until nothing is due; answers how many runs went back to the queue. */
   async sweep(): Promise<number> {
-    let total = 0;
+    let total = await this.runs.openDueGates(BATCH);
     for (;;) {
       const moved = await this.runs.sweep(
         BATCH,

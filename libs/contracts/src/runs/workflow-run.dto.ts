@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 import type { Diagram } from '../workflows/diagram.js';
 import { DiagramProperty } from '../workflows/diagram-field.decorator.js';
+import { RUN_HELD_BY, type RunHeldBy } from '../workflows/flow-control.js';
 import { ErrorWorkflowOutcomeDto } from './error-workflow.dto.js';
 import { RunStepDto } from './run-step.dto.js';
 import { WorkflowRunSummaryDto } from './workflow-run-summary.dto.js';
@@ -32,6 +33,20 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
       'Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run.',
   })
   rerunOf?: string;
+
+  @ApiPropertyOptional({
+    enum: RUN_HELD_BY,
+    description:
+      'Extension: on a `queued` run not let through yet, the gate it waits at (docs/flow-control.md): its workflow\'s `debounce`, `throttle` or `concurrency` settings, or `share`, its organization\'s share of the runners while it has a backlog. Absent on every other run.',
+  })
+  heldBy?: RunHeldBy;
+
+  @ApiPropertyOptional({
+    type: String,
+    description:
+      'Extension: with `heldBy` `debounce`, `throttle` or `concurrency`, the key the run is counted under (the setting\'s `key` rendered for this run; empty without one).',
+  })
+  heldKey?: string;
 
   @ApiPropertyOptional({
     type: String,

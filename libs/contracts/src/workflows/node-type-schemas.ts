@@ -1,4 +1,5 @@
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
+import { FLOW_CONTROL_SETTINGS_SCHEMA } from './flow-control.js';
 import { DIAGRAM_NOTIFICATIONS_MAX, NOTIFIED_RUN_STATUSES } from '../notifications/notification-limits.js';
 import { DIAGRAM_ID_MAX_LENGTH, type Diagram } from './diagram.js';
 import { LOOP_MAX_CONCURRENCY, LOOP_MAX_ITEMS } from './loop-body.js';
@@ -421,6 +422,7 @@ export const DIAGRAM_SETTINGS_SCHEMA: JsonSchema = {
         required: ['endpointId', 'statuses'],
       },
     },
+    ...FLOW_CONTROL_SETTINGS_SCHEMA,
     errorWorkflowId: {
       type: ['string', 'null'],
       minLength: 1,
