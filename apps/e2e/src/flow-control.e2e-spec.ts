@@ -214,6 +214,16 @@ describe('flow control', () => {
     expect(low).toMatchObject({ status: 'queued', heldBy: 'concurrency', heldKey: '' });
     expect(await read(high.id)).toMatchObject({ status: 'queued', heldBy: 'concurrency', heldKey: '' });
     expect((await read(first.id)).heldBy).toBeUndefined();
+    // The dashboard shows the line, per workflow, gate and key.
+    const dashboard = expectData(await api.GET('/api/v1/dashboard'), 200);
+    expect(dashboard.held).toContainEqual({
+      workflowId,
+      workflowName: 'One at a time',
+      heldBy: 'concurrency',
+      key: '',
+      runs: 4,
+      oldestAt: low.createdAt,
+    });
     const cancel = await api.POST('/api/v1/runs/{id}/cancel', {
       params: { path: { id: cancelled.id } },
       body: {},

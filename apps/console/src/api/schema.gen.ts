@@ -1271,6 +1271,24 @@ export interface components {
             /** @description Runs started in the seven days `activity` covers. */
             runsThisWeek: number;
         };
+        DashboardHeldDto: {
+            workflowId: string;
+            workflowName: string;
+            /**
+             * @description The gate the runs wait at: the workflow's `debounce`, `throttle` or `concurrency`, or `share`, the organization's share of the runners while it has a backlog (docs/flow-control.md).
+             * @enum {string}
+             */
+            heldBy: "debounce" | "throttle" | "concurrency" | "share";
+            /** @description The key they wait under (the setting's `key` rendered for them, empty without one); null for `share`. */
+            key: string | null;
+            /** @description Runs waiting at this gate under this key. */
+            runs: number;
+            /**
+             * Format: date-time
+             * @description When the one waiting longest was started.
+             */
+            oldestAt: string;
+        };
         DashboardStalePartDto: {
             /**
              * @description The service whose part is stale: `projects` (counts.projects, activity, runsThisWeek), `runs` (runs, failures), `workflows` (counts.workflows, counts.published), `events` (triggers, counts.connections), `agents` (approvals), `names` (workflow and project names).
@@ -1295,6 +1313,8 @@ export interface components {
             /** @description The organization's most recent runs, newest first (at most 10). */
             runs: components["schemas"]["DashboardRunDto"][];
             counts: components["schemas"]["DashboardCountsDto"];
+            /** @description Extension beyond the contract: queued runs held back by flow control (docs/flow-control.md), per workflow, gate and key, most runs first (at most 20). */
+            held: components["schemas"]["DashboardHeldDto"][];
             /** @description Extension beyond the contract. Empty when every part is current. A service that did not answer in time is shown as it last answered this gateway, and listed here; with no earlier answer the dashboard answers 503 `service_unavailable` instead. */
             stale: components["schemas"]["DashboardStalePartDto"][];
         };

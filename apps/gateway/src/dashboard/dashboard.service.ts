@@ -87,6 +87,7 @@ export class DashboardService {
       ...runs.failures.map((failure) => failure.workflowId),
       ...events.triggers.map((trigger) => trigger.workflowId),
       ...agents.approvals.map((approval) => approval.workflowId),
+      ...(runs.held ?? []).map((group) => group.workflowId),
     ]);
     const projectIds = unique(runs.runs.map((run) => run.projectId));
     const namesTimeout = Math.max(100, this.config.DASHBOARD_TIMEOUT_MS - (Date.now() - started));
@@ -125,6 +126,10 @@ export class DashboardService {
         status: run.status,
         createdAt: run.createdAt,
       })),
+      // A runner of an earlier version answers without it.
+      held: (runs.held ?? [])
+        .filter((group) => live(group.workflowId))
+        .map((group) => ({ ...group, workflowName: workflowName(group.workflowId, group.workflowName) })),
       counts: {
         projects: projects.projects,
         workflows: workflows.workflows,

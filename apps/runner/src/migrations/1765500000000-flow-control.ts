@@ -55,6 +55,11 @@ export class FlowControl1765500000000 implements MigrationInterface {
       `CREATE INDEX CONCURRENTLY IF NOT EXISTS runs_held_share_idx
        ON runner.runs (organization_id, priority DESC, created_at, id) WHERE held_by = 'share'`,
     );
+    // The dashboard's: an organization's held runs, whatever holds them.
+    await runner.query(
+      `CREATE INDEX CONCURRENTLY IF NOT EXISTS runs_held_organization_idx
+       ON runner.runs (organization_id) WHERE held_by IS NOT NULL AND status = 'queued'`,
+    );
     // The sweeper's: debounced and throttled runs whose time has come.
     await runner.query(
       `CREATE INDEX CONCURRENTLY IF NOT EXISTS runs_release_idx ON runner.runs (release_at)
@@ -263,6 +268,7 @@ export class FlowControl1765500000000 implements MigrationInterface {
       'runs_concurrency_live_idx',
       'runs_release_idx',
       'runs_held_share_idx',
+      'runs_held_organization_idx',
       'runs_held_debounce_idx',
       'runs_held_throttle_idx',
       'runs_held_concurrency_idx',

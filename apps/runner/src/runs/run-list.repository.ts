@@ -7,6 +7,7 @@ import { Kysely, sql } from 'kysely';
 import type { RunRecord } from '../engine/run-state.js';
 import type { DB } from '../runner.tables.js';
 import { commonConditions, type RunFilter, type StatusCondition, statusBranches } from './run-filter.js';
+import type { HeldBy } from '../start/run-flow.js';
 
 /** A run as a list of runs shows it. */
 export type RunSummaryRecord = Pick<
@@ -25,6 +26,16 @@ export type RunSummaryRecord = Pick<
 >;
 
 /** A run as the dashboard lists it, with the workflow's name when the run started. */
+/** Runs held at one gate under one key (`RunListRepository.held`). */
+export interface HeldRunsRecord {
+  workflowId: string;
+  workflowName: string;
+  heldBy: HeldBy;
+  key: string | null;
+  runs: number;
+  oldestAt: Date;
+}
+
 export interface RecentRunRecord {
   id: string;
   workflowId: string;
@@ -130,6 +141,33 @@ export class RunListRepository {
         .limit(limit)
         .execute()
     );
+  }
+
+  /**
+   * The organization's queued runs held back by flow control, per workflow, gate and key, most
+   * first (`runs_held_organization_idx`).
+   */
+  held(organizationId: string, limit: number): Promise<HeldRunsRecord[]> {
+    const key = sql<string | null>`CASE held_by WHEN 'concurrency' THEN concurrency_key
+      WHEN 'throttle' THEN throttle_key WHEN 'debounce' THEN debounce_key END`;
+    return this.db
+      .selectFrom('runner.runs')
+      .select((eb) => [
+        'workflow_id as workflowId',
+        eb.fn.max('workflow_name').as('workflowName'),
+        sql<HeldBy>`held_by`.as('heldBy'),
+        key.as('key'),
+        sql<number>`count(*)::integer`.as('runs'),
+        eb.fn.min('created_at').as('oldestAt'),
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('held_by', 'is not', null)
+      .where('status', '=', sql.lit('queued'))
+      .groupBy(['workflow_id', 'held_by', key])
+      .orderBy('runs', 'desc')
+      .orderBy('oldestAt')
+      .limit(limit)
+      .execute();
   }
 
   /**

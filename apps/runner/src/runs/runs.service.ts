@@ -28,6 +28,8 @@ import { RunRepository } from './run.repository.js';
 
 const RECENT_RUNS = 10;
 const RECENT_FAILURES = 20;
+/** The dashboard's groups of held runs (docs/flow-control.md). */
+const HELD_GROUPS = 20;
 const FAILURES_WINDOW_MS = 7 * 86_400_000;
 
 /** Reading runs, waking a waiting step, and ending the runs of a deleted workflow. */
@@ -94,9 +96,10 @@ export class RunsService {
 
   /** The dashboard's recent runs and the steps that failed in the last 7 days. */
   async overview({ organizationId }: Principal, now = new Date()): Promise<RunnerOverview> {
-    const [runs, failures] = await Promise.all([
+    const [runs, failures, held] = await Promise.all([
       this.lists.recent(organizationId, RECENT_RUNS),
       this.lists.failures(organizationId, new Date(now.getTime() - FAILURES_WINDOW_MS), RECENT_FAILURES),
+      this.lists.held(organizationId, HELD_GROUPS),
     ]);
     return {
       runs: runs.map((run) => ({
@@ -105,6 +108,7 @@ export class RunsService {
         createdAt: run.createdAt.toISOString(),
       })),
       failures: failures.map((failure) => ({ ...failure, at: failure.at.toISOString() })),
+      held: held.map((group) => ({ ...group, oldestAt: group.oldestAt.toISOString() })),
     };
   }
 

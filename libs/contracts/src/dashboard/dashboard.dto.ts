@@ -4,6 +4,7 @@ import { CONNECTION_HEALTH, type ConnectionHealth } from '../events/connection.d
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../events/event.messages.js';
 import { RUN_STATUSES, type RunStatus } from '../runs/run-status.js';
 import { RUN_TRIGGERS, type RunTrigger } from '../runs/start-run.request.js';
+import { RUN_HELD_BY, type RunHeldBy } from '../workflows/flow-control.js';
 
 export class DashboardActivityDayDto {
   @ApiProperty({ format: 'date', example: '2026-11-23', description: 'A UTC calendar day.' })
@@ -48,6 +49,35 @@ export class DashboardFailureDto {
 
   @ApiProperty({ format: 'date-time', description: 'When the step failed.' })
   at!: string;
+}
+
+export class DashboardHeldDto {
+  @ApiProperty()
+  workflowId!: string;
+
+  @ApiProperty()
+  workflowName!: string;
+
+  @ApiProperty({
+    enum: RUN_HELD_BY,
+    description:
+      "The gate the runs wait at: the workflow's `debounce`, `throttle` or `concurrency`, or `share`, the organization's share of the runners while it has a backlog (docs/flow-control.md).",
+  })
+  heldBy!: RunHeldBy;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      "The key they wait under (the setting's `key` rendered for them, empty without one); null for `share`.",
+  })
+  key!: string | null;
+
+  @ApiProperty({ description: 'Runs waiting at this gate under this key.' })
+  runs!: number;
+
+  @ApiProperty({ format: 'date-time', description: 'When the one waiting longest was started.' })
+  oldestAt!: string;
 }
 
 export class DashboardTriggerDto {
@@ -175,6 +205,13 @@ export class DashboardDto {
 
   @ApiProperty({ type: DashboardCountsDto })
   counts!: DashboardCountsDto;
+
+  @ApiProperty({
+    type: [DashboardHeldDto],
+    description:
+      'Extension beyond the contract: queued runs held back by flow control (docs/flow-control.md), per workflow, gate and key, most runs first (at most 20).',
+  })
+  held!: DashboardHeldDto[];
 
   @ApiProperty({
     type: [DashboardStalePartDto],

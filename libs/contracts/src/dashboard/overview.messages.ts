@@ -5,6 +5,7 @@ import type { UnhealthyTrigger } from '../events/event.messages.js';
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import type { RunStatus } from '../runs/run-status.js';
 import type { RunTrigger } from '../runs/start-run.request.js';
+import type { RunHeldBy } from '../workflows/flow-control.js';
 import type { DashboardActivityDayDto } from './dashboard.dto.js';
 
 /**
@@ -39,9 +40,20 @@ export interface RecentFailure {
   at: string;
 }
 
+/** Queued runs held back by flow control, per workflow, gate and key (docs/flow-control.md). */
+export interface HeldRuns {
+  workflowId: string;
+  workflowName: string;
+  heldBy: RunHeldBy;
+  key: string | null;
+  runs: number;
+  oldestAt: string;
+}
+
 export interface RunnerOverview {
   runs: RecentRun[];
   failures: RecentFailure[];
+  held: HeldRuns[];
 }
 
 export interface WorkflowOverview {

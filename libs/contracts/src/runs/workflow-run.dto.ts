@@ -37,14 +37,14 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
   @ApiPropertyOptional({
     enum: RUN_HELD_BY,
     description:
-      'Extension: on a `queued` run not let through yet, the gate it waits at (docs/flow-control.md): its workflow\'s `debounce`, `throttle` or `concurrency` settings, or `share`, its organization\'s share of the runners while it has a backlog. Absent on every other run.',
+      "Extension: on a `queued` run not let through yet, the gate it waits at (docs/flow-control.md): its workflow's `debounce`, `throttle` or `concurrency` settings, or `share`, its organization's share of the runners while it has a backlog. Absent on every other run.",
   })
   heldBy?: RunHeldBy;
 
   @ApiPropertyOptional({
     type: String,
     description:
-      'Extension: with `heldBy` `debounce`, `throttle` or `concurrency`, the key the run is counted under (the setting\'s `key` rendered for this run; empty without one).',
+      "Extension: with `heldBy` `debounce`, `throttle` or `concurrency`, the key the run is counted under (the setting's `key` rendered for this run; empty without one).",
   })
   heldKey?: string;
 
