@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Kysely, sql } from 'kysely';
 
 import type { DB } from '../runner.tables.js';
+import type { HeldBy } from '../start/run-flow.js';
 
 /** The statuses of a run not yet finished, each with a partial index of its own. */
 export const UNFINISHED_STATUSES = [
@@ -18,6 +19,13 @@ export interface UnfinishedRuns {
   counts: Record<(typeof UNFINISHED_STATUSES)[number], number>;
   /** When the oldest queued run was created; null when none is queued. */
   oldestQueuedAt: Date | null;
+}
+
+/** Held runs of one workflow at one gate. */
+export interface HeldCount {
+  workflowId: string;
+  gate: HeldBy;
+  count: number;
 }
 
 @Injectable()
@@ -48,5 +56,20 @@ export class RunGaugeRepository {
       if (row.status === 'queued') oldestQueuedAt = row.oldest;
     }
     return { counts, oldestQueuedAt };
+  }
+
+  /** Held runs per workflow and gate (`runs_held_organization_idx`, whose predicate this repeats). */
+  held(): Promise<HeldCount[]> {
+    return this.db
+      .selectFrom('runner.runs')
+      .select([
+        'workflow_id as workflowId',
+        sql<HeldBy>`held_by`.as('gate'),
+        sql<number>`count(*)::integer`.as('count'),
+      ])
+      .where('held_by', 'is not', null)
+      .where('status', '=', sql.lit('queued'))
+      .groupBy(['workflow_id', 'held_by'])
+      .execute();
   }
 }

@@ -5,7 +5,9 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 /**
  * The runs this runner starts, finishes and steps through. Labels are bounded by the contract's own
  * lists: triggers (plus `rerun`), final statuses, node types, step outcomes. A workflow, run or
- * organization id is never a label: per-workflow failures are the API's to answer (runs lists).
+ * organization id is never a label: per-workflow failures are the API's to answer (runs lists). The
+ * one exception, `flowmesh_runs_held`, names at most 20 workflows, because the issue is which
+ * workflow's runs pile up behind a limit.
  */
 const started = new Counter({
   name: 'flowmesh_runs_started_total',
@@ -41,6 +43,18 @@ export const oldestQueuedRunAge = new Gauge({
   name: 'flowmesh_runs_oldest_queued_age_seconds',
   help: 'Age of the oldest run waiting in the queue for a runner; 0 when none waits.',
 });
+
+/**
+ * Queued runs held back by flow control (docs/flow-control.md), by gate and workflow: the workflows
+ * with the most held runs by name (at most `HELD_WORKFLOWS_LABELLED`), the rest together as `other`,
+ * so the label stays bounded however many workflows hold runs back. Read by `RunGauges`.
+ */
+export const heldRuns = new Gauge({
+  name: 'flowmesh_runs_held',
+  help: 'Queued runs held back by flow control, by gate (debounce, throttle, concurrency, share) and workflow_id (the 20 workflows holding most; the rest as "other").',
+  labelNames: ['gate', 'workflow_id'] as const,
+});
+export const HELD_WORKFLOWS_LABELLED = 20;
 
 export type StepOutcome = 'done' | 'waiting' | 'error';
 export type FinalStatus = Extract<RunStatus, 'complete' | 'errored' | 'terminated'>;
