@@ -24,7 +24,7 @@ import {
   TestStack,
 } from '#testing';
 
-import { argument, benchContext } from './src/context.js';
+import { argument, benchContext, must } from './src/context.js';
 
 const runs = Number(argument('runs', '300'));
 const loopMs = Number(argument('loop-ms', '1000'));
@@ -37,14 +37,6 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
 const round = (ms: number) => Math.round(ms * 10) / 10;
-
-/** The answer's data when it has the expected status (the test helpers' `expectData` needs Jest). */
-function must<T>(answer: { data?: T; response: Response }, status: number): T {
-  if (answer.response.status !== status || answer.data === undefined) {
-    throw new Error(`expected ${status}, got ${answer.response.status}`);
-  }
-  return answer.data;
-}
 
 const context = benchContext();
 const stack = await TestStack.start(

@@ -11,19 +11,11 @@
  */
 import { createOrganization, edge, nodes, TestStack, waitFor } from '#testing';
 
-import { argument, benchContext } from './src/context.js';
+import { argument, benchContext, must } from './src/context.js';
 
 const items = Number(argument('items', '1000'));
 const levels = argument('concurrency', '1,8,50').split(',').map(Number);
 const tries = Number(argument('tries', '3'));
-
-/** The answer's data when it has the expected status (the test helpers' `expectData` needs Jest). */
-function must<T>(answer: { data?: T; response: Response }, status: number): T {
-  if (answer.response.status !== status || answer.data === undefined) {
-    throw new Error(`expected ${status}, got ${answer.response.status}`);
-  }
-  return answer.data;
-}
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;

@@ -23,7 +23,7 @@ import { DataSource } from 'typeorm';
 
 // The ceiling sends the start path's statements as the services' repositories build them, so it
 // imports those repositories: a copy of their SQL here measured a stale statement once it changed.
- 
+
 import { kyselyOn } from '#persistence';
 import { UsageRepository } from '../../apps/catalog/src/billing/usage.repository.js';
 import type { DB as CatalogTables } from '../../apps/catalog/src/catalog.tables.js';
@@ -33,7 +33,6 @@ import type { NewRun } from '../../apps/runner/src/runs/new-run.js';
 import { RunRepository } from '../../apps/runner/src/runs/run.repository.js';
 import type { DB as WorkflowTables } from '../../apps/workflow/src/workflow.tables.js';
 import { WorkflowRepository } from '../../apps/workflow/src/workflows/workflow.repository.js';
- 
 
 import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
 import { argument, benchContext } from './src/context.js';

@@ -42,3 +42,11 @@ export function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
 }
+
+/** The answer's data when it has the expected status (the test helpers' `expectData` needs Jest). */
+export function must<T>(answer: { data?: T; response: Response }, status: number): T {
+  if (answer.response.status !== status || answer.data === undefined) {
+    throw new Error(`expected ${status}, got ${answer.response.status}`);
+  }
+  return answer.data;
+}
