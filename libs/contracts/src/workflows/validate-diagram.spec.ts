@@ -358,6 +358,35 @@ describe('validateDiagram', () => {
   });
 });
 
+describe('flow control settings', () => {
+  const withSettings = (settings: Record<string, unknown>): Diagram => ({ ...diagram([manual]), settings });
+
+  it('takes concurrency, throttle, debounce and priority as documented', () => {
+    expect(
+      validateDiagram(
+        withSettings({
+          concurrency: { limit: 5, key: '{{trigger.customerId}}' },
+          throttle: { limit: 100, periodSeconds: 60 },
+          debounce: { periodSeconds: 10, key: '{{trigger.recordId}}' },
+          priority: '{{trigger.tier}}',
+        }),
+      ),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['settings.concurrency.limit', { concurrency: { limit: 0 } }],
+    ['settings.concurrency.extra', { concurrency: { limit: 1, extra: true } }],
+    ['settings.concurrency.limit', { concurrency: {} }],
+    ['settings.throttle.periodSeconds', { throttle: { limit: 2, periodSeconds: 86_401 } }],
+    ['settings.debounce.periodSeconds', { debounce: { periodSeconds: 1.5 } }],
+    ['settings.debounce.key', { debounce: { periodSeconds: 5, key: 'k'.repeat(1_001) } }],
+    ['settings.priority', { priority: '' }],
+  ])('names %s when it is not as documented', (path, settings) => {
+    expect(validateDiagram(withSettings(settings))).toEqual([{ path, message: expect.any(String) }]);
+  });
+});
+
 describe('diagramShapeIssues', () => {
   it('accepts extra layout properties at every level', () => {
     expect(
