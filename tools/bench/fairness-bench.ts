@@ -125,7 +125,7 @@ try {
           AND status NOT IN ('complete', 'errored', 'terminated')`,
       [a.organizationId],
     );
-    return Number(rows[0]!.count);
+    return Number(rows[0]?.count ?? 0);
   };
 
   // A queues its backlog; B goes on one run at a time until A's backlog has drained.

@@ -23,7 +23,7 @@ import { DataSource } from 'typeorm';
 
 // The ceiling sends the start path's statements as the services' repositories build them, so it
 // imports those repositories: a copy of their SQL here measured a stale statement once it changed.
-
+/* eslint-disable @nx/enforce-module-boundaries */
 import { kyselyOn } from '#persistence';
 import { UsageRepository } from '../../apps/catalog/src/billing/usage.repository.js';
 import type { DB as CatalogTables } from '../../apps/catalog/src/catalog.tables.js';
@@ -31,13 +31,14 @@ import type { RunWithSteps } from '../../apps/runner/src/engine/run-state.js';
 import type { DB as RunnerTables } from '../../apps/runner/src/runner.tables.js';
 import type { NewRun } from '../../apps/runner/src/runs/new-run.js';
 import { RunRepository } from '../../apps/runner/src/runs/run.repository.js';
+import { UNGATED } from '../../apps/runner/src/start/run-flow.js';
 import type { DB as WorkflowTables } from '../../apps/workflow/src/workflow.tables.js';
 import { WorkflowRepository } from '../../apps/workflow/src/workflows/workflow.repository.js';
+/* eslint-enable @nx/enforce-module-boundaries */
 
 import { BENCH_RUN_BODY, publishBenchWorkflow } from './src/bench-workflow.js';
 import { argument, benchContext } from './src/context.js';
 import { cpuSecondsOf, machineTicks, pidsNamed } from './src/measure.js';
-import { UNGATED } from '../../apps/runner/src/start/run-flow.js';
 
 interface Options {
   seconds: number;

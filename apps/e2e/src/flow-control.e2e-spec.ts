@@ -34,7 +34,8 @@ const RUNNER_ENV = {
   RUNNER_SWEEP_INTERVAL_MS: '200',
   RUNNER_REQUEUE_AFTER_MS: '1000',
   RUNNER_SHUTDOWN_GRACE_MS: '500',
-  RUNNER_CONCURRENCY: '8',
+  RUNNER_CONCURRENCY: '16',
+  RUNNER_INLINE_RESERVE: '4',
   RUNNER_ORGANIZATION_SHARE: '4',
 };
 
@@ -324,8 +325,8 @@ describe('flow control', () => {
   }, 120_000);
 
   it("lets another organization's runs through while one organization has a backlog", async () => {
-    // Organization A queues 300 runs of 50 ms calls: with 8 slots the backlog lasts about 2 s or
-    // more. B's runs, started one by one meanwhile, must not wait behind it.
+    // Organization A queues 600 runs of 50 ms calls: with the 12 slots the queue's jobs may take, the
+    // backlog lasts 2.5 s or more. B's runs, started one by one meanwhile, must not wait behind it.
     const backlog = await calling({}, 'Backlog');
     app.delayMs = 50;
     const other = await createOrganization(stack.description);
@@ -344,9 +345,9 @@ describe('flow control', () => {
       ),
     );
     const queued = await Promise.all(
-      Array.from({ length: 300 }, () => startRun(api, backlog, { input: '{"key":"backlog"}' })),
+      Array.from({ length: 600 }, () => startRun(api, backlog, { input: '{"key":"backlog"}' })),
     );
-    expect(queued.map((answer) => answer.response.status)).toEqual(Array(300).fill(201));
+    expect(queued.map((answer) => answer.response.status)).toEqual(Array(600).fill(201));
     const unfinishedOfA = async () => {
       const { rows } = await db.query<{ count: string }>(
         `SELECT count(*) FROM runner.runs WHERE workflow_id = $1 AND status NOT IN ('complete', 'errored', 'terminated')`,
@@ -358,13 +359,13 @@ describe('flow control', () => {
       `SELECT count(*) FROM runner.runs WHERE workflow_id = $1 AND held_by = 'share'`,
       [backlog],
     );
-    expect(Number(held.rows[0]!.count)).toBeGreaterThan(100);
+    expect(Number(held.rows[0]!.count)).toBeGreaterThan(200);
     for (let index = 0; index < 3; index += 1) {
       const run = expectData(await startRun(other.api, otherWorkflow, {}, { Prefer: 'wait=30' }), 201);
       const done = run.status === 'complete' ? run : await runReaches(other.api, run.id, ['complete']);
       expect(done.status).toBe('complete');
       // B's run ended while most of A's backlog still waits.
-      expect(await unfinishedOfA()).toBeGreaterThan(100);
+      expect(await unfinishedOfA()).toBeGreaterThan(200);
     }
     app.delayMs = 30;
     await waitFor(async () => ((await unfinishedOfA()) === 0 ? true : undefined), {

@@ -73,6 +73,16 @@ export class RunnerConfig extends ServiceConfig {
   @Min(1)
   RUNNER_ORGANIZATION_SHARE: number = 32;
 
+  /**
+   * Slots the queue's jobs never take, kept for runs started while this runner is busy (executed at
+   * once when their organization has no backlog: docs/flow-control.md), so that one organization's
+   * backlog filling every slot does not make another's new run wait for one. 0 turns it off; at most
+   * `RUNNER_CONCURRENCY - 1` is used.
+   */
+  @IsInt()
+  @Min(0)
+  RUNNER_INLINE_RESERVE: number = 4;
+
   /** How often ended runs are looked for whose end something must follow (docs/runs.md, "Reacting to a run's end"). */
   @IsInt()
   @Min(50)

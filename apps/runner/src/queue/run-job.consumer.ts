@@ -29,6 +29,7 @@ export class RunJobConsumer implements OnApplicationBootstrap, BeforeApplication
       {
         concurrency: this.config.RUNNER_CONCURRENCY,
         slots: this.slots,
+        reserved: Math.min(this.config.RUNNER_INLINE_RESERVE, this.config.RUNNER_CONCURRENCY - 1),
       },
     );
   }

@@ -34,6 +34,12 @@ import { chooseTrigger, errorWorkflowTrigger } from './trigger-choice.util.js';
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
+ * How long an organization whose start was held for its share keeps going through the queue: its
+ * new runs wait behind its backlog rather than taking the slots kept for others.
+ */
+const BACKLOG_MEMORY_MS = 1_000;
+
+/**
  * What a called workflow's run says started it: another run did, for the same principal, which is
  * what an API start is (the contract's triggers have no value of their own for it).
  */
@@ -50,6 +56,9 @@ const CHILD_TRIGGER: RunTrigger = 'api';
  */
 @Injectable()
 export class RunStarter {
+  /** Organizations whose last queued start was held for their share, until when they count as backlogged. */
+  private readonly backlogs = new Map<string, number>();
+
   constructor(
     private readonly runs: RunRepository,
     private readonly rpc: RpcClient,
@@ -155,10 +164,12 @@ export class RunStarter {
         errorOfRunId: options.errorOfRunId ?? null,
         flow,
       };
-      // A run its workflow's flow control may hold is written queued and goes through its gates.
+      // A run its workflow's flow control may hold is written queued and goes through its gates; so
+      // is one of an organization with a backlog, behind its earlier runs.
       if (
         this.config.RUNNER_START_MODE === 'inline' &&
         flow.gate === null &&
+        !this.backlogged(organizationId) &&
         this.engine.acceptsInline &&
         this.slots.tryTake()
       ) {
@@ -193,6 +204,7 @@ export class RunStarter {
           break;
         case 'held':
           // Its job is published when a gate lets it through (`AdmittedRuns`).
+          if (flow.gate === null) this.backlogs.set(organizationId, Date.now() + BACKLOG_MEMORY_MS);
           break;
       }
       this.timed(runId, began, targeted, counted, 'queue');
@@ -362,6 +374,15 @@ export class RunStarter {
       const queued = queuedRunOf(run, await this.heldBy(run, outcome));
       return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });
     });
+  }
+
+  /** The organization had runs held for its share a moment ago (`BACKLOG_MEMORY_MS`). */
+  private backlogged(organizationId: string): boolean {
+    const until = this.backlogs.get(organizationId);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.backlogs.delete(organizationId);
+    return false;
   }
 
   /**

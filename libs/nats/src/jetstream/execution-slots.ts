@@ -41,9 +41,9 @@ export class ExecutionSlots {
     for (const wake of waiting) wake();
   }
 
-  /** Resolves once a slot is free (or at once when one is). */
-  whenFree(): Promise<void> {
-    if (this.free > 0) return Promise.resolve();
+  /** Resolves once more than `kept` slots are free (at once when they are); then look again. */
+  whenFree(kept = 0): Promise<void> {
+    if (this.free > kept) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 
+import { ExecutionSlots } from './execution-slots.js';
 import { JetStreamQueue } from './jetstream-queue.js';
 import { defineJob, type JobDefinition, JobOutcomes } from './job-definition.js';
 import { redeliveryDelayMs } from './job-worker.js';
@@ -185,6 +186,43 @@ describe('JetStreamQueue', () => {
     await sleep(1_500);
     await second.stop();
     expect(again).toEqual([]);
+  });
+
+  it('leaves `reserved` shared slots free for the process, and pulls again once more are free', async () => {
+    const job = await ready(testJob());
+    const slots = new ExecutionSlots(4);
+    let active = 0;
+    let peak = 0;
+    const seen: string[] = [];
+    const worker = queue.work(
+      job,
+      async (payload) => {
+        active += 1;
+        peak = Math.max(peak, active);
+        await sleep(30);
+        seen.push(payload.id);
+        active -= 1;
+        return JobOutcomes.ack;
+      },
+      { concurrency: 4, slots, reserved: 2, pullExpiresMs: 1_000 },
+    );
+    for (let index = 0; index < 10; index += 1) await queue.publish(job, { id: String(index) });
+    await until(() => seen.length === 10);
+    expect(peak).toBe(2);
+    // The process's own work takes the kept slots and one more: the worker waits until two are free.
+    expect(slots.tryTake() && slots.tryTake() && slots.tryTake()).toBe(true);
+    // A pull already open when they were taken may still deliver: let it expire first.
+    await sleep(1_200);
+    await queue.publish(job, { id: 'late' });
+    await sleep(1_200);
+    expect(seen).not.toContain('late');
+    // Two taken still leave only the two kept free; with one more free it pulls.
+    slots.release();
+    await sleep(300);
+    expect(seen).not.toContain('late');
+    slots.release();
+    await until(() => seen.includes('late'));
+    await worker.stop();
   });
 
   it('delivers a job again after a retry outcome or a failing handler', async () => {

@@ -15,6 +15,11 @@ export interface JobWorkerOptions {
   concurrency: number;
   /** Slots shared with other work of the process; by default the worker has `concurrency` of its own. */
   slots?: ExecutionSlots;
+  /**
+   * Shared slots the worker leaves to the process's other work: it pulls only while more than this
+   * many are free (the runner keeps some for runs started while it is busy: docs/flow-control.md).
+   */
+  reserved?: number;
   /** How long one pull request waits for jobs before the next is sent (JetStream minimum 1000). */
   pullExpiresMs?: number;
 }
@@ -85,9 +90,10 @@ export class JobWorker<TPayload> {
     let consumer: Consumer | undefined;
     let failures = 0;
     while (!this.stopping) {
-      const free = this.slots.free;
+      const reserved = this.options.reserved ?? 0;
+      const free = this.slots.free - reserved;
       if (free <= 0) {
-        await this.slots.whenFree();
+        await this.slots.whenFree(reserved);
         continue;
       }
       try {
