@@ -2,12 +2,14 @@ import { useQuery } from '@tanstack/react-query';
 
 import { api, type Schemas, unwrap } from '../api/client';
 import { ErrorNotice } from '../components/ui';
+import { FlowControlSettings } from './flow-control-settings';
 
 type Settings = Schemas['DiagramSettings'];
 
 /**
- * The diagram's `settings` (docs/workflows.md): what a failed run does (`onError`) and which workflow
- * it starts (`errorWorkflowId`, picked among this project's other workflows).
+ * The diagram's `settings` (docs/workflows.md): what a failed run does (`onError`), which workflow
+ * it starts (`errorWorkflowId`, picked among this project's other workflows), and when runs may start
+ * (flow control, docs/flow-control.md).
  */
 export function DiagramSettingsPanel({
   workflowId,
@@ -76,6 +78,7 @@ export function DiagramSettingsPanel({
           and any rollback).
         </small>
       </div>
+      <FlowControlSettings settings={current} onChange={set} />
     </details>
   );
 }

@@ -39,7 +39,15 @@ export function useLiveRun(runId: string) {
         Run,
         'status' | 'reply' | 'error'
       >;
-      update((run) => ({ ...run, status: status.status, reply: status.reply, error: status.error }));
+      // `heldBy` and `heldKey` describe a queued run only, and the stream does not send them again.
+      update((run) => ({
+        ...run,
+        status: status.status,
+        reply: status.reply,
+        error: status.error,
+        heldBy: undefined,
+        heldKey: undefined,
+      }));
     });
     source.addEventListener('end', () => {
       source.close();

@@ -5,6 +5,7 @@ import type { Schemas } from '../api/client';
 import { formatTime, PageHeader, StatusBadge } from '../components/ui';
 import { ReadOnlyDiagram } from '../editor/read-only-diagram';
 import { childRunsOf, stepAnchor } from './child-runs.util';
+import { heldLine } from './held.util';
 import type { Liveness } from './live-run';
 import { controlState, nodeStatuses } from './run-control.util';
 import { RunControls } from './run-controls';
@@ -34,6 +35,7 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
     [run.id, run.diagram, run.triggerNodeId, run.status],
   );
   const state = controlState(run.status);
+  const held = heldLine(run);
   return (
     <>
       <PageHeader title={`Run ${run.id.slice(-8)}`}>
@@ -92,6 +94,11 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
       {state ? (
         <div className="notice warn" role="status">
           {state}
+        </div>
+      ) : null}
+      {held ? (
+        <div className="notice warn" role="status" data-testid="run-held">
+          {held}
         </div>
       ) : null}
       {run.error ? (

@@ -6,6 +6,7 @@ import { Empty, formatTime, PageHeader, QueryView, StatusBadge } from '../../com
 import { ActivityChart } from '../../dashboard/activity-chart';
 import { Attention } from '../../dashboard/attention';
 import { Counts } from '../../dashboard/counts';
+import { HeldRuns } from '../../dashboard/held-runs';
 
 export const Route = createFileRoute('/_signed-in/')({ component: DashboardPage });
 
@@ -22,6 +23,7 @@ function DashboardPage() {
         {(dashboard) => (
           <>
             <Attention dashboard={dashboard} />
+            <HeldRuns held={dashboard.held} />
             <Counts counts={dashboard.counts} />
             <section aria-labelledby="activity-title">
               <h2 id="activity-title">Runs in the last seven days</h2>

@@ -15,6 +15,11 @@ function RunPage() {
   const query = useQuery({
     queryKey: ['run', runId],
     queryFn: () => unwrap(api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } })),
+    // The stream says when a held run starts, not when it moves to another gate or on to the queue.
+    refetchInterval: (current) => {
+      const run = current.state.data;
+      return run?.status === 'queued' && run.heldBy !== undefined ? 5_000 : false;
+    },
   });
   const live = useLiveRun(runId);
   return (
