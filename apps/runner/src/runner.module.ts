@@ -34,6 +34,7 @@ import { LoopIterations } from './loops/loop-iterations.repository.js';
 import { WorkflowExecutor } from './executors/workflow.executor.js';
 import { OPERATION_HANDLERS, operationProviders } from './operations/operations.providers.js';
 import { AdmittedRuns } from './flow/admitted-runs.service.js';
+import { OrganizationBacklogs } from './flow/organization-backlogs.service.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
 import { RunnerConfig } from './runner.config.js';
@@ -150,6 +151,7 @@ export class RunnerModule {
         RunJobs,
         RunJobConsumer,
         AdmittedRuns,
+        OrganizationBacklogs,
         RunSweeper,
         RunEndings,
         RunEndingRepository,

@@ -2,6 +2,7 @@ import { ExecutionSlots, JetStreamQueue, type JobWorker } from '#nats';
 import { Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 
 import { RunEngine } from '../engine/run-engine.service.js';
+import { OrganizationBacklogs } from '../flow/organization-backlogs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import type { RunJob } from './run-job.js';
 import { RunJobs } from './run-jobs.service.js';
@@ -20,6 +21,7 @@ export class RunJobConsumer implements OnApplicationBootstrap, BeforeApplication
     private readonly engine: RunEngine,
     private readonly slots: ExecutionSlots,
     private readonly config: RunnerConfig,
+    private readonly backlogs: OrganizationBacklogs,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -29,7 +31,12 @@ export class RunJobConsumer implements OnApplicationBootstrap, BeforeApplication
       {
         concurrency: this.config.RUNNER_CONCURRENCY,
         slots: this.slots,
-        reserved: Math.min(this.config.RUNNER_INLINE_RESERVE, this.config.RUNNER_CONCURRENCY - 1),
+        // Only while some organization has a backlog: otherwise the queue holds no one's backlog,
+        // and a slot kept from it would only slow its runs down.
+        reserved: () =>
+          this.backlogs.any()
+            ? Math.min(this.config.RUNNER_INLINE_RESERVE, this.config.RUNNER_CONCURRENCY - 1)
+            : 0,
       },
     );
   }

@@ -19,6 +19,7 @@ import { RunEngine } from '../engine/run-engine.service.js';
 import type { StepRun } from '../executors/node-executor.js';
 import { LeaseLost, type RunRecord, type StepRecord, WorkflowDeleted } from '../engine/run-state.js';
 import { TriggerExecutor } from '../executors/trigger.executor.js';
+import { OrganizationBacklogs } from '../flow/organization-backlogs.service.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
@@ -32,12 +33,6 @@ import { type HeldBy, runFlowOf } from './run-flow.js';
 import { chooseTrigger, errorWorkflowTrigger } from './trigger-choice.util.js';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
-
-/**
- * How long an organization whose start was held for its share keeps going through the queue: its
- * new runs wait behind its backlog rather than taking the slots kept for others.
- */
-const BACKLOG_MEMORY_MS = 1_000;
 
 /**
  * What a called workflow's run says started it: another run did, for the same principal, which is
@@ -56,9 +51,6 @@ const CHILD_TRIGGER: RunTrigger = 'api';
  */
 @Injectable()
 export class RunStarter {
-  /** Organizations whose last queued start was held for their share, until when they count as backlogged. */
-  private readonly backlogs = new Map<string, number>();
-
   constructor(
     private readonly runs: RunRepository,
     private readonly rpc: RpcClient,
@@ -68,6 +60,7 @@ export class RunStarter {
     private readonly slots: ExecutionSlots,
     private readonly config: RunnerConfig,
     private readonly children: ChildRunRepository,
+    private readonly backlogs: OrganizationBacklogs,
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -169,7 +162,7 @@ export class RunStarter {
       if (
         this.config.RUNNER_START_MODE === 'inline' &&
         flow.gate === null &&
-        !this.backlogged(organizationId) &&
+        !this.backlogs.has(organizationId) &&
         this.engine.acceptsInline &&
         this.slots.tryTake()
       ) {
@@ -204,7 +197,7 @@ export class RunStarter {
           break;
         case 'held':
           // Its job is published when a gate lets it through (`AdmittedRuns`).
-          if (flow.gate === null) this.backlogs.set(organizationId, Date.now() + BACKLOG_MEMORY_MS);
+          if (flow.gate === null) this.backlogs.saw(organizationId);
           break;
       }
       this.timed(runId, began, targeted, counted, 'queue');
@@ -374,15 +367,6 @@ export class RunStarter {
       const queued = queuedRunOf(run, await this.heldBy(run, outcome));
       return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });
     });
-  }
-
-  /** The organization had runs held for its share a moment ago (`BACKLOG_MEMORY_MS`). */
-  private backlogged(organizationId: string): boolean {
-    const until = this.backlogs.get(organizationId);
-    if (until === undefined) return false;
-    if (until > Date.now()) return true;
-    this.backlogs.delete(organizationId);
-    return false;
   }
 
   /**

@@ -18,8 +18,9 @@ export interface JobWorkerOptions {
   /**
    * Shared slots the worker leaves to the process's other work: it pulls only while more than this
    * many are free (the runner keeps some for runs started while it is busy: docs/flow-control.md).
+   * Read again before each pull.
    */
-  reserved?: number;
+  reserved?: number | (() => number);
   /** How long one pull request waits for jobs before the next is sent (JetStream minimum 1000). */
   pullExpiresMs?: number;
 }
@@ -90,7 +91,8 @@ export class JobWorker<TPayload> {
     let consumer: Consumer | undefined;
     let failures = 0;
     while (!this.stopping) {
-      const reserved = this.options.reserved ?? 0;
+      const { reserved: option = 0 } = this.options;
+      const reserved = typeof option === 'function' ? option() : option;
       const free = this.slots.free - reserved;
       if (free <= 0) {
         await this.slots.whenFree(reserved);
