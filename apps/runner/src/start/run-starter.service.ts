@@ -29,7 +29,7 @@ import { type InsertOutcome, type KeyHolder, RunRepository } from '../runs/run.r
 import { runStarted } from '../metrics/run.metrics.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { type ResolvedTarget, RunTargets } from './run-targets.service.js';
-import { type HeldBy, runFlowOf } from './run-flow.js';
+import { type HeldBy, type RunFlow, runFlowOf } from './run-flow.js';
 import { chooseTrigger, errorWorkflowTrigger } from './trigger-choice.util.js';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -126,13 +126,9 @@ export class RunStarter {
     // The run's span: its steps' parent, in the trace of the request that started it, or a trace of
     // its own for a schedule's or an event's run (docs/tracing.md).
     const createdAt = new Date();
-    let flow;
-    try {
-      flow = runFlowOf(target.diagram, request.input, createdAt, this.config.RUNNER_ORGANIZATION_SHARE);
-    } catch (error) {
-      await this.refund(principal, runId, counting);
-      throw error;
-    }
+    const flow = await this.flowOf(principal, runId, counting, () =>
+      runFlowOf(target.diagram, request.input, createdAt, this.config.RUNNER_ORGANIZATION_SHARE),
+    );
     return inSpan('run', runSpanOptions(request.trigger, runId, target.workflowId), async (span) => {
       const run: NewRun = {
         id: runId,
@@ -243,14 +239,10 @@ export class RunStarter {
     }
     await counting;
     const createdAt = new Date();
-    let flow;
-    try {
-      // Never held for the organization's share: its parent already took a place in the queue.
-      flow = runFlowOf(target.diagram, input, createdAt, null);
-    } catch (error) {
-      await this.refund(principal, runId, counting);
-      throw error;
-    }
+    // Never held for the organization's share: its parent already took a place in the queue.
+    const flow = await this.flowOf(principal, runId, counting, () =>
+      runFlowOf(target.diagram, input, createdAt, null),
+    );
     return inSpan('run', runSpanOptions(CHILD_TRIGGER, runId, target.workflowId), async (span) => {
       const run: NewRun = {
         id: runId,
@@ -316,13 +308,9 @@ export class RunStarter {
     counting.catch(() => undefined);
     await counting;
     const createdAt = new Date();
-    let flow;
-    try {
-      flow = runFlowOf(old.diagram, plan.input, createdAt, this.config.RUNNER_ORGANIZATION_SHARE);
-    } catch (error) {
-      await this.refund(principal, runId, counting);
-      throw error;
-    }
+    const flow = await this.flowOf(principal, runId, counting, () =>
+      runFlowOf(old.diagram, plan.input, createdAt, this.config.RUNNER_ORGANIZATION_SHARE),
+    );
     const run: NewRun = {
       id: runId,
       organizationId: principal.organizationId,
@@ -367,6 +355,21 @@ export class RunStarter {
       const queued = queuedRunOf(run, await this.heldBy(run, outcome));
       return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });
     });
+  }
+
+  /** The new run's flow (`runFlowOf`); a key that cannot be rendered refuses the start, its count given back. */
+  private async flowOf(
+    principal: Principal,
+    runId: string,
+    counting: Promise<unknown>,
+    render: () => RunFlow,
+  ): Promise<RunFlow> {
+    try {
+      return render();
+    } catch (error) {
+      await this.refund(principal, runId, counting);
+      throw error;
+    }
   }
 
   /**
