@@ -73,7 +73,7 @@ export class DashboardHeldDto {
   })
   key!: string | null;
 
-  @ApiProperty({ description: 'Runs waiting at this gate under this key.' })
+  @ApiProperty({ type: 'integer', description: 'Runs waiting at this gate under this key.' })
   runs!: number;
 
   @ApiProperty({ format: 'date-time', description: 'When the one waiting longest was started.' })
