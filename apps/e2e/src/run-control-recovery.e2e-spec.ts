@@ -227,7 +227,9 @@ describe('run control across runner crashes', () => {
         }),
         200,
       );
-      expect(cancelled.status).toBe(rollback ? 'rollingBack' : 'terminated');
+      // The answer reads the run after the rollback's job is published: a runner may have finished
+      // that rollback already (undoing `a` is one quick call).
+      expect(rollback ? ['rollingBack', 'terminated'] : ['terminated']).toContain(cancelled.status);
       const done = await ended(run.id);
       expect(done.status).toBe('terminated');
       expect(
