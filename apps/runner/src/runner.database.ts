@@ -14,6 +14,7 @@ import { RunEndings1765390000000 } from './migrations/1765390000000-run-endings.
 import { ChildRuns1765400000000 } from './migrations/1765400000000-child-runs.js';
 import { ErrorWorkflows1765430000000 } from './migrations/1765430000000-error-workflows.js';
 import { FlowControl1765500000000 } from './migrations/1765500000000-flow-control.js';
+import { BacklogNotices1765600000000 } from './migrations/1765600000000-backlog-notices.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
@@ -35,6 +36,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       ChildRuns1765400000000,
       ErrorWorkflows1765430000000,
       FlowControl1765500000000,
+      BacklogNotices1765600000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

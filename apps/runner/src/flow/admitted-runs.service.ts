@@ -10,9 +10,12 @@ import type { Logger } from 'pino';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
+import { OrganizationBacklogs } from './organization-backlogs.service.js';
 
 /** The channel `runner.pass_gate` notifies with `<runId>:<dispatch>` for each run it lets through. */
 export const ADMITTED_CHANNEL = 'runner_admitted';
+/** The channel `runner.run_left_queue` notifies with an organization's id as its backlog moves on. */
+export const BACKLOGGED_CHANNEL = 'runner_backlogged';
 
 const RECONNECT_MS = 1_000;
 const NOTICE = /^([0-9a-f-]{36}):(\d+)$/;
@@ -24,6 +27,10 @@ const NOTICE = /^([0-9a-f-]{36}):(\d+)$/;
  * (`run:<id>:<dispatch>`) makes the runners' publishes one job. A notice missed while this connection
  * was down leaves a `queued` run with a dispatch time and no job, which the sweeper publishes after
  * `RUNNER_REQUEUE_AFTER_MS`, as it does any lost job.
+ *
+ * The same connection hears which organizations' backlogs are draining, so every runner keeps its
+ * slots for other organizations' new runs until a backlog is gone, not only the runner whose starts
+ * were held.
  */
 @Injectable()
 export class AdmittedRuns implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -34,6 +41,7 @@ export class AdmittedRuns implements OnApplicationBootstrap, BeforeApplicationSh
   constructor(
     private readonly jobs: RunJobs,
     private readonly config: RunnerConfig,
+    private readonly backlogs: OrganizationBacklogs,
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -59,13 +67,17 @@ export class AdmittedRuns implements OnApplicationBootstrap, BeforeApplicationSh
       client.end().catch(() => undefined);
       this.reconnect = setTimeout(() => void this.listen(), RECONNECT_MS);
     };
-    client.on('notification', (notice) => this.admitted(notice.payload));
+    client.on('notification', (notice) => {
+      if (notice.channel === BACKLOGGED_CHANNEL) {
+        if (notice.payload) this.backlogs.saw(notice.payload);
+      } else this.admitted(notice.payload);
+    });
     client.on('error', lost);
     client.on('end', () => lost(new Error('connection ended')));
     this.client = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${ADMITTED_CHANNEL}`);
+      await client.query(`LISTEN ${ADMITTED_CHANNEL}; LISTEN ${BACKLOGGED_CHANNEL}`);
     } catch (error) {
       lost(error);
     }
