@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import {
-  type ApiClient,
+  ApiClient,
   chainOf,
   createConnection,
   createOrganization,
@@ -13,6 +13,7 @@ import {
   nodes,
   runReaches,
   type ServiceProcess,
+  startExtraGateway,
   startRun,
   type TestDiagram,
   TestStack,
@@ -106,6 +107,7 @@ describe('flow control', () => {
   let stack: TestStack;
   let api: ApiClient;
   let organizationId: string;
+  let apiKey: string;
   let projectId: string;
   let connectionId: string;
   let app: CountingApp;
@@ -149,6 +151,7 @@ describe('flow control', () => {
     const org = await createOrganization(stack.description);
     api = org.api;
     organizationId = org.organizationId;
+    apiKey = org.apiKey;
     projectId = await createProject(api, 'Flow');
     ({ connectionId } = await createConnection(stack.description, organizationId, 'http'));
     db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
@@ -374,4 +377,44 @@ describe('flow control', () => {
       intervalMs: 200,
     });
   }, 120_000);
+
+  it("holds one organization's burst at the gateway while another is served, and answers all of it", async () => {
+    const edge = await startExtraGateway(stack.description, 'gateway-lanes', {
+      ORGANIZATION_REQUESTS_IN_FLIGHT: '2',
+      METRICS_ON_PUBLIC_PORT: 'true',
+    });
+    const held = async () => {
+      const text = await (await fetch(`${edge.baseUrl}/metrics`)).text();
+      return Number(/^flowmesh_gateway_lane_waits_total (\d+)/m.exec(text)?.[1]);
+    };
+    const a = new ApiClient(edge.baseUrl, apiKey);
+    const burst = async () => {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => a.GET('/api/v1/projects')));
+      expect(answers.map((answer) => answer.response.status)).toEqual(Array(30).fill(200));
+    };
+    try {
+      // Alone on this gateway, the organization's 30 requests go at once.
+      expect(await held()).toBe(0);
+      await burst();
+      expect(await held()).toBe(0);
+
+      // While another organization is served, all but 2 wait their turn, and all are answered.
+      const other = await createOrganization(stack.description);
+      const b = new ApiClient(edge.baseUrl, other.apiKey);
+      let serving = true;
+      expect((await b.GET('/api/v1/projects')).response.status).toBe(200);
+      const otherRequests = (async () => {
+        while (serving) expect((await b.GET('/api/v1/projects')).response.status).toBe(200);
+      })();
+      try {
+        await burst();
+      } finally {
+        serving = false;
+        await otherRequests;
+      }
+      expect(await held()).toBeGreaterThanOrEqual(28);
+    } finally {
+      await edge.process.stop();
+    }
+  }, 60_000);
 });

@@ -52,6 +52,14 @@ export class GatewayConfig implements ProductionChecked {
   @Min(1)
   ORGANIZATION_RATE_LIMIT_PER_HOUR?: number;
 
+  /**
+   * Requests of one organization this gateway has in flight to the services at once; the rest wait
+   * their turn, so one organization's burst cannot crowd out another's requests (0: no bound).
+   */
+  @IsInt()
+  @Min(0)
+  ORGANIZATION_REQUESTS_IN_FLIGHT: number = 4;
+
   /** Requests per minute to `/api/auth/*` (sign-in, sign-out, invitations…) from one client address. */
   @IsInt()
   @Min(1)

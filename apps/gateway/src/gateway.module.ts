@@ -24,6 +24,7 @@ import { HealthController } from './health/health.controller.js';
 import { HealthProbesController } from './health/health-probes.controller.js';
 import { KeysController } from './keys/keys.controller.js';
 import { ProjectsController } from './projects/projects.controller.js';
+import { OrganizationLanes } from './rate-limit/organization-lanes.js';
 import { RateLimits } from './rate-limit/rate-limits.js';
 import { LiveHolds } from './runs/live-holds.js';
 import { LiveRuns } from './runs/live-runs.service.js';
@@ -52,6 +53,9 @@ export class GatewayModule implements OnApplicationShutdown {
           nats: config.natsEndpoint,
           connection: { name: 'gateway', check: 'nats' },
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+          ...(config.ORGANIZATION_REQUESTS_IN_FLIGHT > 0
+            ? { rpcLanes: new OrganizationLanes(config.ORGANIZATION_REQUESTS_IN_FLIGHT) }
+            : {}),
           connections: {
             nats_databases: DatabaseQueryClient,
             nats_chat: AgentChatClient,

@@ -20,6 +20,11 @@ import { injectTraceHeaders, natsClientSpan } from './trace-context.js';
 
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
+/** Where an organization's requests wait their turn before they are sent (the gateway's lanes). */
+export interface RequestLanes {
+  run<T>(organizationId: string, send: () => Promise<T>): Promise<T>;
+}
+
 /**
  * Request/reply over core NATS with our `RpcServer`: the request is `{principal, data}`, the reply the
  * envelope itself, received on the connection's `ReplyInbox`.
@@ -30,6 +35,8 @@ export class RpcClient {
     private readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
     /** The service sending, named on its spans (several share the all-in-one process). */
     private readonly service?: string,
+    /** Bounds each organization's requests in flight (the gateway's: docs/flow-control.md). */
+    private readonly lanes?: RequestLanes,
   ) {}
 
   /**
@@ -90,7 +97,9 @@ export class RpcClient {
     data: NoInfer<TRequest>,
     timeoutMs = this.timeoutMs,
   ): Promise<RpcEnvelope<TReply>> {
-    return natsClientSpan(entry.bare, this.service, () => this.send(entry, caller, data, timeoutMs));
+    const send = () =>
+      natsClientSpan(entry.bare, this.service, () => this.send(entry, caller, data, timeoutMs));
+    return this.lanes && caller ? this.lanes.run(caller.organizationId, send) : send();
   }
 
   private async send<TRequest extends object, TReply, TCaller extends Principal | null>(

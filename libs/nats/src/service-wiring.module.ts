@@ -19,7 +19,7 @@ import { ServiceHealthController } from './health/service-health.controller.js';
 import { JetStreamQueue } from './jetstream/jetstream-queue.js';
 import type { JobDefinition } from './jetstream/job-definition.js';
 import { DEFAULT_METRICS_POLL_MS, JetStreamMetrics } from './metrics/jetstream.metrics.js';
-import { RpcClient } from './rpc.client.js';
+import { type RequestLanes, RpcClient } from './rpc.client.js';
 
 /**
  * The app's own NATS connection: its requests, events and jobs go out on it. The RPC server that
@@ -33,6 +33,8 @@ export interface WiringOptions {
   connection: { name: string; check: string };
   /** How long the app's requests wait for an answer (`RPC_TIMEOUT_MS`); absent, `DEFAULT_RPC_TIMEOUT_MS`. */
   rpcTimeoutMs?: number;
+  /** Each organization's requests in flight at once; absent, no bound. */
+  rpcLanes?: RequestLanes;
 }
 
 /** A provider of the app that queues jobs: the stream its readiness check asks about is its definition's. */
@@ -168,7 +170,7 @@ export class ServiceWiringModule implements OnApplicationShutdown {
 
 const wiringExports = [NATS_CONNECTION, RpcClient, ReadinessChecks];
 
-function connectionProviders({ nats, connection, rpcTimeoutMs }: WiringOptions): Provider[] {
+function connectionProviders({ nats, connection, rpcTimeoutMs, rpcLanes }: WiringOptions): Provider[] {
   return [
     {
       provide: NATS_CONNECTION,
@@ -179,7 +181,7 @@ function connectionProviders({ nats, connection, rpcTimeoutMs }: WiringOptions):
       inject: [NATS_CONNECTION],
       // Connections are named `<service>-<role>`: the service names the client's spans.
       useFactory: (client: NatsConnection) =>
-        new RpcClient(client, rpcTimeoutMs, connection.name.split('-')[0]),
+        new RpcClient(client, rpcTimeoutMs, connection.name.split('-')[0], rpcLanes),
     },
   ];
 }
