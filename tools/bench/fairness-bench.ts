@@ -1,9 +1,10 @@
 /**
  * Fairness between organizations (issue 28, item 1; docs/flow-control.md): organization B's
  * start-to-complete latency, one run at a time, on an idle service and while organization A queues
- * `--backlog` runs (default 50,000) through the API with `--clients` connections and the runners
- * drain them. B's runs are started with `Prefer: wait=30` and timed from the request to the answer,
- * the run final, as an API user sees it.
+ * `--backlog` runs (default 50,000) through the API with `--clients` connections (autocannon, in a
+ * thread of its own) and the runners drain them. B's runs are started with `Prefer: wait=30` and
+ * timed from the request to the answer, the run final, as an API user sees it; the medians of where
+ * their time went are read from the runs' own timestamps.
  *
  * `--app-ms N` gives both workflows a call to a local app answering after N ms (through the events
  * service, as an app action runs); 0 (the default) is the benchmarks' workflow of two conditions,
@@ -28,6 +29,7 @@ import {
   ONE_ADDRESS_FOR_ALL,
   TestStack,
 } from '#testing';
+import autocannon from 'autocannon';
 import pg from 'pg';
 
 import { argument, benchContext, must } from './src/context.js';
@@ -44,6 +46,22 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/**
+ * Where one of B's runs spent its time, from the run's own timestamps (ms, one clock): the request
+ * until the run was written, until its first step, until its app call, the call, and the answer.
+ */
+interface Phases {
+  accepted: number;
+  started: number;
+  toCall: number;
+  call: number;
+  answered: number;
+}
+interface Timed {
+  ms: number;
+  phases: Phases;
+}
 
 const app = createServer((request, response) => {
   request.resume();
@@ -103,8 +121,9 @@ try {
   ]);
   const input = JSON.stringify({ amount: 250, customer: 'Ada' });
 
-  /** One run of B, started and waited for; its latency in ms. */
+  /** One run of B, started and waited for; its latency in ms, and where the time went. */
   const runB = async () => {
+    const sentAt = Date.now();
     const began = performance.now();
     const answer = await b.api.POST('/api/v1/workflows/{id}/runs', {
       params: { path: { id: workflowB }, header: { Prefer: 'wait=30' } },
@@ -121,12 +140,24 @@ try {
       );
     }
     if (run.status !== 'complete') throw new Error(`B's run ended ${run.status}: ${run.error}`);
-    return performance.now() - began;
+    const answeredAt = Date.now();
+    const call = run.steps.find((step) => step.nodeId === 'call');
+    const firstStep = Math.min(...run.steps.map((step) => Date.parse(step.startedAt)));
+    const callStart = call ? Date.parse(call.startedAt) : firstStep;
+    const callEnd = callStart + (call?.ms ?? 0);
+    const phases: Phases = {
+      accepted: Date.parse(run.createdAt) - sentAt,
+      started: firstStep - Date.parse(run.createdAt),
+      toCall: callStart - firstStep,
+      call: callEnd - callStart,
+      answered: answeredAt - callEnd,
+    };
+    return { ms: performance.now() - began, phases };
   };
 
   // Warm-up, then idle.
   for (let index = 0; index < 20; index += 1) await runB();
-  const idle: number[] = [];
+  const idle: Timed[] = [];
   for (let index = 0; index < idleRuns; index += 1) idle.push(await runB());
 
   const unfinishedOfA = async () => {
@@ -138,35 +169,33 @@ try {
     return Number(rows[0]?.count ?? 0);
   };
 
-  // A queues its backlog; B goes on one run at a time until A's backlog has drained.
-  let queued = 0;
-  let refused = 0;
+  // A queues its backlog from a thread of its own (autocannon's worker), as a caller elsewhere
+  // would: in this thread, its 16 clients' work would delay B's requests and the app's answers,
+  // which the service has no part in. B goes on one run at a time until A's backlog has drained.
   const began = performance.now();
-  const enqueue = async () => {
-    while (queued + refused < backlog) {
-      queued += 1;
-      const answer = await a.api.POST('/api/v1/workflows/{id}/runs', {
-        params: { path: { id: workflowA } },
-        body: { input },
-      });
-      if (answer.response.status !== 201) {
-        queued -= 1;
-        refused += 1;
-      }
-    }
-  };
   let enqueued = 0;
-  const enqueuing = Promise.all(Array.from({ length: clients }, enqueue)).then(() => {
+  const enqueuing = autocannon({
+    url: `${stack.description.baseUrl}/api/v1/workflows/${workflowA}/runs`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ input }),
+    connections: clients,
+    pipelining: 1,
+    amount: backlog,
+    workers: 1,
+    timeout: 60,
+  }).then((result) => {
     enqueued = performance.now();
+    return { queued: result['2xx'], refused: result.non2xx + result.errors + result.timeouts };
   });
-  const whileEnqueuing: number[] = [];
-  const whileDraining: number[] = [];
+  const whileEnqueuing: Timed[] = [];
+  const whileDraining: Timed[] = [];
   let drained = 0;
   let mostUnfinished = 0;
   let lastCheck = 0;
   for (;;) {
-    const ms = await runB();
-    (enqueued === 0 ? whileEnqueuing : whileDraining).push(ms);
+    const timed = await runB();
+    (enqueued === 0 ? whileEnqueuing : whileDraining).push(timed);
     if (performance.now() - lastCheck > 1000) {
       lastCheck = performance.now();
       const unfinished = await unfinishedOfA();
@@ -177,19 +206,34 @@ try {
       }
     }
   }
-  await enqueuing;
+  const { queued, refused } = await enqueuing;
 
-  const row = (phase: string, values: number[]) =>
-    `| ${phase} | ${values.length} | ${round(percentile(values, 50))} | ${round(percentile(values, 99))} | ${round(
-      percentile(values, 50) / percentile(idle, 50),
-    )}× |`;
+  const idleP50 = percentile(
+    idle.map(({ ms }) => ms),
+    50,
+  );
+  const row = (phase: string, timed: Timed[]) => {
+    const values = timed.map(({ ms }) => ms);
+    const median = (name: keyof Phases) =>
+      round(
+        percentile(
+          timed.map(({ phases }) => phases[name]),
+          50,
+        ),
+      );
+    return `| ${phase} | ${values.length} | ${round(percentile(values, 50))} | ${round(percentile(values, 99))} | ${round(
+      percentile(values, 50) / idleP50,
+    )}× | ${median('accepted')} / ${median('started')} / ${median('toCall')} / ${median('call')} / ${median('answered')} |`;
+  };
   console.log(context.line);
   console.log(
     `A: ${queued} runs queued in ${round((enqueued - began) / 1000)} s by ${clients} clients (${refused} refused), all ended ${round((drained - began) / 1000)} s after the first; at most ${mostUnfinished} unfinished at once. Workflow: ${appMs === 0 ? 'trigger and two conditions' : `a call to an app answering in ${appMs} ms`}. RUNNER_ORGANIZATION_SHARE ${share || 'default'}, RUNNER_INLINE_RESERVE ${reserve || 'default'}.`,
   );
   console.log('');
-  console.log("| B's runs, one at a time | runs | p50 (ms) | p99 (ms) | p50 vs idle |");
-  console.log('| --- | --- | --- | --- | --- |');
+  console.log(
+    "| B's runs, one at a time | runs | p50 (ms) | p99 (ms) | p50 vs idle | medians (ms): accepted / first step / to the call / call / answered |",
+  );
+  console.log('| --- | --- | --- | --- | --- | --- |');
   console.log(row('idle service', idle));
   console.log(row('while A queues its backlog', whileEnqueuing));
   console.log(row("while A's backlog drains", whileDraining));
