@@ -41,10 +41,27 @@ export class ExecutionSlots {
     for (const wake of waiting) wake();
   }
 
-  /** Resolves once more than `kept` slots are free (at once when they are); then look again. */
-  whenFree(kept = 0): Promise<void> {
+  /**
+   * Resolves once more than `kept` slots are free (at once when they are), or after `timeoutMs` when
+   * given; then look again.
+   */
+  whenFree(kept = 0, timeoutMs?: number): Promise<void> {
     if (this.free > kept) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve) => {
+      if (timeoutMs === undefined) {
+        this.waiters.push(resolve);
+        return;
+      }
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((waiter) => waiter !== wake);
+        resolve();
+      }, timeoutMs);
+      this.waiters.push(wake);
+    });
   }
 
   /** Wakes everything waiting for a slot, e.g. to let it notice a shutdown. */

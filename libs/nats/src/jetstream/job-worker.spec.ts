@@ -225,6 +225,27 @@ describe('JetStreamQueue', () => {
     await worker.stop();
   });
 
+  it('reads a changing reserve again while it waits, though no slot frees', async () => {
+    const job = await ready(testJob());
+    const slots = new ExecutionSlots(4);
+    let reserve = 2;
+    const seen: string[] = [];
+    // The process's own work holds two slots: with two more kept, nothing is pulled.
+    expect(slots.tryTake() && slots.tryTake()).toBe(true);
+    const worker = queue.work(job, async (payload) => (seen.push(payload.id), JobOutcomes.ack), {
+      concurrency: 4,
+      slots,
+      reserved: () => reserve,
+      pullExpiresMs: 1_000,
+    });
+    await queue.publish(job, { id: 'waiting' });
+    await sleep(600);
+    expect(seen).toEqual([]);
+    reserve = 0;
+    await until(() => seen.includes('waiting'));
+    await worker.stop();
+  });
+
   it('delivers a job again after a retry outcome or a failing handler', async () => {
     // Redeliveries here come from the naks alone, but on a busy machine JetStream may hand the
     // worker one delivery more than the naks ask for (CI saw [1, 2, 4] and [1, 2, 1, 4]): so the

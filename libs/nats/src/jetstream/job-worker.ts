@@ -32,6 +32,9 @@ export function redeliveryDelayMs(deliveryCount: number): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How often a worker waiting for slots reads a changing reserve again. */
+const RESERVE_RECHECK_MS = 250;
+
 /**
  * Pulls jobs from a durable consumer and runs a handler for each, at most `concurrency` at a time.
  *
@@ -95,7 +98,9 @@ export class JobWorker<TPayload> {
       const reserved = typeof option === 'function' ? option() : option;
       const free = this.slots.free - reserved;
       if (free <= 0) {
-        await this.slots.whenFree(reserved);
+        // A reserve read from a function may drop while no slot frees (the runner's lasts while some
+        // organization has a backlog), so it is read again every so often.
+        await this.slots.whenFree(reserved, typeof option === 'function' ? RESERVE_RECHECK_MS : undefined);
         continue;
       }
       try {
