@@ -227,7 +227,7 @@ try {
   };
   console.log(context.line);
   console.log(
-    `A: ${queued} runs queued in ${round((enqueued - began) / 1000)} s by ${clients} clients (${refused} refused), all ended ${round((drained - began) / 1000)} s after the first; at most ${mostUnfinished} unfinished at once. Workflow: ${appMs === 0 ? 'trigger and two conditions' : `a call to an app answering in ${appMs} ms`}. RUNNER_ORGANIZATION_SHARE ${share || 'default'}, RUNNER_INLINE_RESERVE ${reserve || 'default'}.`,
+    `A: ${queued} runs queued in ${round((enqueued - began) / 1000)} s by ${clients} clients (${refused} refused), all ended ${round((drained - began) / 1000)} s after the first; at most ${mostUnfinished} unfinished at once. Workflow: ${appMs === 0 ? 'trigger and two conditions' : `a call to an app answering in ${appMs} ms`}. RUNNER_ORGANIZATION_SHARE ${share || 'default'} (both organizations are on the enterprise plan: their share of the queue is 4 times it), RUNNER_INLINE_RESERVE ${reserve || 'default'}, ORGANIZATION_REQUESTS_IN_FLIGHT ${process.env.ORGANIZATION_REQUESTS_IN_FLIGHT ?? 'default'}.`,
   );
   console.log('');
   console.log(

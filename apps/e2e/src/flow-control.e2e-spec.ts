@@ -266,6 +266,31 @@ describe('flow control', () => {
     expect((await finished(api, second.id)).status).toBe('complete');
   }, 60_000);
 
+  it("holds a rerun at its workflow's limit like any start, and lets it through when a slot frees", async () => {
+    const workflowId = await calling({ concurrency: { limit: 1 } }, 'Rerun in line');
+    const key = `${workflowId}-rerun`;
+    const earlier = await start(workflowId, { key });
+    expect((await finished(api, earlier.id)).status).toBe('complete');
+    app.holding = true;
+    const running = await start(workflowId, { key });
+    await waitFor(() => (app.inFlightOf(key) === 1 ? true : undefined), { what: 'the running call' });
+    const rerun = expectData(
+      await api.POST('/api/v1/runs/{id}/rerun', { params: { path: { id: earlier.id } }, body: {} }),
+      201,
+    );
+    expect(rerun).toMatchObject({
+      status: 'queued',
+      heldBy: 'concurrency',
+      heldKey: '',
+      rerunOf: earlier.id,
+    });
+    expect(app.inFlightOf(key)).toBe(1);
+    app.release();
+    const [runningDone, rerunDone] = await allFinished([running.id, rerun.id]);
+    expect([runningDone?.status, rerunDone?.status]).toEqual(['complete', 'complete']);
+    expect(app.maxInFlight.get(key)).toBe(1);
+  }, 60_000);
+
   it('starts at most 2 runs per 2 s with a throttle, the rest waiting their turn', async () => {
     const workflowId = await calling({ throttle: { limit: 2, periodSeconds: 2 } }, 'Throttled');
     const key = `${workflowId}-throttle`;
@@ -376,6 +401,55 @@ describe('flow control', () => {
       timeoutMs: 60_000,
       intervalMs: 200,
     });
+  }, 120_000);
+
+  it("gives each organization its plan's share of the queue: enterprise 4 times free's", async () => {
+    // Every slot of the runner busy in a call held open: new runs go through the queue, where an
+    // organization has RUNNER_ORGANIZATION_SHARE (4) × its plan's queueShare runs, the rest held.
+    app.holding = true;
+    const filler = await calling({}, 'Filler');
+    const fillers = await Promise.all(Array.from({ length: 16 }, () => start(filler, { key: 'filler' })));
+    await waitFor(() => (app.inFlightOf('filler') === 16 ? true : undefined), {
+      what: 'every slot to be busy',
+      intervalMs: 50,
+    });
+    const organizationOn = async (plan: 'free' | 'enterprise') => {
+      const org = await createOrganization(stack.description, { plan, name: plan });
+      const project = await createProject(org.api, plan);
+      const connection = await createConnection(stack.description, org.organizationId, 'http');
+      const workflowId = await createWorkflow(
+        org.api,
+        project,
+        chainOf(
+          nodes.trigger('t'),
+          nodes.httpCall('call', `${app.url}/work?key=${plan}`, { connectionId: connection.connectionId }),
+        ),
+      );
+      const runs: WorkflowRun[] = [];
+      for (let index = 0; index < 20; index += 1) runs.push(await start(workflowId, {}, org.api));
+      const { rows } = await db.query<{ held_by: string | null; count: string }>(
+        `SELECT held_by, count(*) FROM runner.runs WHERE organization_id = $1 GROUP BY held_by`,
+        [org.organizationId],
+      );
+      return {
+        api: org.api,
+        runs,
+        counts: Object.fromEntries(rows.map((row) => [row.held_by ?? 'queued', Number(row.count)])),
+      };
+    };
+    const free = await organizationOn('free');
+    const enterprise = await organizationOn('enterprise');
+    expect(free.counts).toEqual({ queued: 4, share: 16 });
+    expect(enterprise.counts).toEqual({ queued: 16, share: 4 });
+    app.release();
+    const done = await Promise.all(
+      [
+        { client: api, runs: fillers },
+        { client: free.api, runs: free.runs },
+        { client: enterprise.api, runs: enterprise.runs },
+      ].flatMap(({ client, runs }) => runs.map((run) => finished(client, run.id, { timeoutMs: 60_000 }))),
+    );
+    expect(done.map((run) => run.status)).toEqual(Array(56).fill('complete'));
   }, 120_000);
 
   it("holds one organization's burst at the gateway while another is served, and answers all of it", async () => {

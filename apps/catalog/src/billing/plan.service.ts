@@ -1,5 +1,5 @@
 import { DomainException } from '#common';
-import { type Plan, type PlanId, type PlanLimitsReply, PLANS } from '#contracts';
+import { type ConsumeRunReply, type Plan, type PlanId, type PlanLimitsReply, PLANS } from '#contracts';
 import { Injectable } from '@nestjs/common';
 
 import { PlanRepository } from './plan.repository.js';
@@ -43,11 +43,15 @@ export class PlanService {
     return { limits: { ...(await this.planOf(organizationId)).limits } };
   }
 
-  /** The plan is read in the counting statement itself: a run start costs catalog one round trip. */
-  async consumeRun(organizationId: string, runId: string): Promise<{ counted: boolean }> {
-    const { result, limit } = await this.usage.consumeRun(organizationId, runId, RUN_LIMITS);
+  /**
+   * The plan is read in the counting statement itself: a run start costs catalog one round trip. The
+   * answer carries the plan's share of the runs queue, which the runner applies to the new run.
+   */
+  async consumeRun(organizationId: string, runId: string): Promise<ConsumeRunReply> {
+    const { result, limit, plan } = await this.usage.consumeRun(organizationId, runId, RUN_LIMITS);
     if (result === 'limit_reached') throw DomainException.planLimit('runs', limit);
-    return { counted: result === 'counted' };
+    const { queueShare } = plan !== null && isPlanId(plan) ? PLANS[plan] : PLANS.free;
+    return { counted: result === 'counted', queueShare };
   }
 
   async refundRun(organizationId: string, runId: string): Promise<{ refunded: boolean }> {

@@ -107,17 +107,22 @@ describe('UsageRepository', () => {
     }
   });
 
-  it("applies the organization's plan, read in the counting statement, and answers its limit", async () => {
+  it("applies the organization's plan, read in the counting statement, and answers it with its limit", async () => {
     const org = nextOrganization();
     const now = new Date('2026-11-23T10:00:00.000Z');
     await db
       .insertInto('catalog.organization_plans')
       .values({ organization_id: org, plan: 'small', complimentary: false })
       .execute();
-    expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({ result: 'counted', limit: 1 });
+    expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({
+      result: 'counted',
+      limit: 1,
+      plan: 'small',
+    });
     expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({
       result: 'limit_reached',
       limit: 1,
+      plan: 'small',
     });
     await db
       .updateTable('catalog.organization_plans')
@@ -128,6 +133,13 @@ describe('UsageRepository', () => {
     expect(await usage.consumeRun(org, newId(), limitOf(100), now)).toEqual({
       result: 'counted',
       limit: 100,
+      plan: 'gone',
+    });
+    // An organization without a plan row has none.
+    expect(await usage.consumeRun(nextOrganization(), newId(), limitOf(100), now)).toEqual({
+      result: 'counted',
+      limit: 100,
+      plan: null,
     });
   });
 

@@ -37,7 +37,8 @@ interface CountRunValues {
  * Counts a run once, in one statement on the run start's hot path: the organization's plan is read
  * in it, the run id row makes a retried start a no-op, and the conditional increment refuses the run
  * that would pass the limit; a counted run is also counted on its UTC day. Answers whether the run id
- * was new, whether it was counted, and the limit that applied.
+ * was new, whether it was counted, the limit that applied and the organization's plan (null when it
+ * has no plan row).
  */
 function countRunStatement(db: Kysely<DB>) {
   return new BoundStatement((param: Param<CountRunValues>) => {
@@ -47,11 +48,12 @@ function countRunStatement(db: Kysely<DB>) {
       .where('p.organization_id', '=', param('organizationId'));
     return db
       .with('plan', (cte) =>
-        cte.selectNoFrom(
+        cte.selectNoFrom([
           sql<number>`coalesce((${param('limits')}::jsonb ->> ${plan})::int, ${param('fallback')}::int)`.as(
             'runs',
           ),
-        ),
+          plan.as('id'),
+        ]),
       )
       .with('counted', (cte) =>
         cte
@@ -108,6 +110,7 @@ function countRunStatement(db: Kysely<DB>) {
         eb.exists(eb.selectFrom('counted').selectAll()).as('inserted'),
         eb.exists(eb.selectFrom('bumped').selectAll()).as('bumped'),
         eb.selectFrom('plan').select('runs').as('limit'),
+        eb.selectFrom('plan').select('id').as('plan'),
       ]);
   });
 }
@@ -130,19 +133,20 @@ export class UsageRepository {
     runId: string,
     runLimits: RunLimits,
     now = new Date(),
-  ): Promise<{ result: ConsumeRunResult; limit: number }> {
+  ): Promise<{ result: ConsumeRunResult; limit: number; plan: string | null }> {
     const [row] = await preparedQuery(
       this.db,
       'catalog.runs.count',
       this.countRunQuery(organizationId, runId, runLimits, now),
     );
     const limit = row?.limit ?? 0;
-    if (!row?.inserted) return { result: 'already_counted', limit };
-    if (row.bumped) return { result: 'counted', limit };
+    const plan = row?.plan ?? null;
+    if (!row?.inserted) return { result: 'already_counted', limit, plan };
+    if (row.bumped) return { result: 'counted', limit, plan };
     // Over the limit: forget the run id so it was never counted. Were this lost in a crash, the run
     // id would only read as counted to a retry of the same start, which the runner never makes.
     await this.db.deleteFrom('catalog.counted_runs').where('run_id', '=', runId).execute();
-    return { result: 'limit_reached', limit };
+    return { result: 'limit_reached', limit, plan };
   }
 
   /**

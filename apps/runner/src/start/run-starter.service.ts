@@ -121,13 +121,13 @@ export class RunStarter {
       throw error;
     }
     const targeted = performance.now();
-    await counting;
+    const { queueShare } = await counting;
     const counted = performance.now();
     // The run's span: its steps' parent, in the trace of the request that started it, or a trace of
     // its own for a schedule's or an event's run (docs/tracing.md).
     const createdAt = new Date();
     const flow = await this.flowOf(principal, runId, counting, () =>
-      runFlowOf(target.diagram, request.input, createdAt, this.config.RUNNER_ORGANIZATION_SHARE),
+      runFlowOf(target.diagram, request.input, createdAt, this.shareOf(queueShare)),
     );
     return inSpan('run', runSpanOptions(request.trigger, runId, target.workflowId), async (span) => {
       const run: NewRun = {
@@ -306,10 +306,10 @@ export class RunStarter {
     const runId = newId();
     const counting = this.rpc.request(CatalogSubjects.usageConsumeRun, principal, { runId });
     counting.catch(() => undefined);
-    await counting;
+    const { queueShare } = await counting;
     const createdAt = new Date();
     const flow = await this.flowOf(principal, runId, counting, () =>
-      runFlowOf(old.diagram, plan.input, createdAt, this.config.RUNNER_ORGANIZATION_SHARE),
+      runFlowOf(old.diagram, plan.input, createdAt, this.shareOf(queueShare)),
     );
     const run: NewRun = {
       id: runId,
@@ -355,6 +355,11 @@ export class RunStarter {
       const queued = queuedRunOf(run, await this.heldBy(run, outcome));
       return toWorkflowRunDto({ run: queued.run, steps: [...queued.steps, ...plan.carried] });
     });
+  }
+
+  /** The runs of an organization whose plan has `queueShare` that may wait in the queue (docs/flow-control.md). */
+  private shareOf(queueShare = 1): number {
+    return this.config.RUNNER_ORGANIZATION_SHARE * queueShare;
   }
 
   /** The new run's flow (`runFlowOf`); a key that cannot be rendered refuses the start, its count given back. */

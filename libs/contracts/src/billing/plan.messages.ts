@@ -7,6 +7,12 @@ export interface PlanLimitsReply {
   limits: Record<PlanResource, number>;
 }
 
+export interface ConsumeRunReply {
+  counted: boolean;
+  /** The plan's `queueShare`; absent from a catalog older than it, which counts as 1. */
+  queueShare?: number;
+}
+
 export class ConsumeRunRequest {
   /** Deduplicates retries: the same run counts once. */
   @IsString()

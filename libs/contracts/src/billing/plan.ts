@@ -21,6 +21,11 @@ export interface Plan {
    * (docs/databases.md, "Storage").
    */
   limits: Record<PlanResource, number>;
+  /**
+   * The organization's weight in the runs queue: it may have `RUNNER_ORGANIZATION_SHARE` times this
+   * many runs waiting there before its next runs are held (docs/flow-control.md).
+   */
+  queueShare: number;
 }
 
 const MiB = 2 ** 20;
@@ -39,6 +44,7 @@ export const PLANS: Record<PlanId, Plan> = {
       storage: 150 * MiB,
       databaseStorage: 100 * MiB,
     },
+    queueShare: 1,
   },
   pro: {
     id: 'pro',
@@ -52,6 +58,7 @@ export const PLANS: Record<PlanId, Plan> = {
       storage: 20 * GiB,
       databaseStorage: 5 * GiB,
     },
+    queueShare: 2,
   },
   enterprise: {
     id: 'enterprise',
@@ -65,5 +72,6 @@ export const PLANS: Record<PlanId, Plan> = {
       storage: 1024 * GiB,
       databaseStorage: 100 * GiB,
     },
+    queueShare: 4,
   },
 };

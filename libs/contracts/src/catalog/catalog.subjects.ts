@@ -19,7 +19,12 @@ import {
 } from '../auth/auth.messages.js';
 import { type ExistingIds, IdsRequest, type MountedSkill } from '../agents/agent.dto.js';
 import type { CatalogBilling } from '../billing/billing.dto.js';
-import { ConsumeRunRequest, type PlanLimitsReply, RefundRunRequest } from '../billing/plan.messages.js';
+import {
+  type ConsumeRunReply,
+  ConsumeRunRequest,
+  type PlanLimitsReply,
+  RefundRunRequest,
+} from '../billing/plan.messages.js';
 import type { DeletedDto } from '../common/deleted.dto.js';
 import { PageQueryDto } from '../common/page.dto.js';
 import { type CatalogOverview, type NamesReply, NamesRequest } from '../dashboard/overview.messages.js';
@@ -152,7 +157,7 @@ export const CatalogSubjects = {
   /** Counts one run against the monthly quota, or refuses it with plan_limit_reached. */
   usageConsumeRun: rpc('catalog.usage.consume-run', ConsumeRunRequest, {
     callers: ['runner'],
-    reply: returns<{ counted: boolean }>(),
+    reply: returns<ConsumeRunReply>(),
   }),
   /**
    * Takes back a count for a run whose start failed after it was counted (the runner counts while it
