@@ -135,6 +135,23 @@ describe('flow control', () => {
   const read = async (runId: string) =>
     expectData(await api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } }), 200);
 
+  /** Pull requests waiting at the runner's consumer of run jobs (NATS monitoring). */
+  const openPulls = async () => {
+    const info = (await (
+      await fetch(`${stack.description.natsMonitorUrl}/jsz?accounts=true&streams=true&consumers=true`)
+    ).json()) as {
+      account_details?: Array<{
+        stream_detail?: Array<{ consumer_detail?: Array<{ name: string; num_waiting?: number }> }>;
+      }>;
+    };
+    const consumers = (info.account_details ?? []).flatMap((account) =>
+      (account.stream_detail ?? []).flatMap((stream) => stream.consumer_detail ?? []),
+    );
+    const runner = consumers.filter((consumer) => consumer.name === 'runner');
+    if (runner.length === 0) throw new Error("no consumer named runner in the server's monitoring");
+    return runner.reduce((sum, consumer) => sum + (consumer.num_waiting ?? 0), 0);
+  };
+
   const allFinished = (ids: string[], timeoutMs = 60_000) =>
     Promise.all(ids.map((id) => finished(api, id, { timeoutMs, intervalMs: 100 })));
 
@@ -406,13 +423,7 @@ describe('flow control', () => {
   it("gives each organization its plan's share of the queue: enterprise 4 times free's", async () => {
     // Every slot of the runner busy in a call held open: new runs go through the queue, where an
     // organization has RUNNER_ORGANIZATION_SHARE (4) × its plan's queueShare runs, the rest held.
-    app.holding = true;
-    const filler = await calling({}, 'Filler');
-    const fillers = await Promise.all(Array.from({ length: 16 }, () => start(filler, { key: 'filler' })));
-    await waitFor(() => (app.inFlightOf('filler') === 16 ? true : undefined), {
-      what: 'every slot to be busy',
-      intervalMs: 50,
-    });
+    // The organizations are set up first: little happens while the calls are held (CI is slow).
     const organizationOn = async (plan: 'free' | 'enterprise') => {
       const org = await createOrganization(stack.description, { plan, name: plan });
       const project = await createProject(org.api, plan);
@@ -425,20 +436,60 @@ describe('flow control', () => {
           nodes.httpCall('call', `${app.url}/work?key=${plan}`, { connectionId: connection.connectionId }),
         ),
       );
+      return { ...org, workflowId };
+    };
+    const startTwenty = async ({
+      api: client,
+      organizationId: id,
+      workflowId,
+    }: {
+      api: ApiClient;
+      organizationId: string;
+      workflowId: string;
+    }) => {
       const runs: WorkflowRun[] = [];
-      for (let index = 0; index < 20; index += 1) runs.push(await start(workflowId, {}, org.api));
+      for (let index = 0; index < 20; index += 1) runs.push(await start(workflowId, {}, client));
       const { rows } = await db.query<{ held_by: string | null; count: string }>(
         `SELECT held_by, count(*) FROM runner.runs WHERE organization_id = $1 GROUP BY held_by`,
-        [org.organizationId],
+        [id],
       );
       return {
-        api: org.api,
+        api: client,
         runs,
         counts: Object.fromEntries(rows.map((row) => [row.held_by ?? 'queued', Number(row.count)])),
       };
     };
-    const free = await organizationOn('free');
-    const enterprise = await organizationOn('enterprise');
+    const freeOrganization = await organizationOn('free');
+    const enterpriseOrganization = await organizationOn('enterprise');
+    const filler = await createWorkflow(
+      api,
+      projectId,
+      chainOf(
+        nodes.trigger('t'),
+        nodes.action(
+          'call',
+          'http__request',
+          { method: 'POST', url: `${app.url}/work?key=filler`, body: '{}', timeoutMs: 120_000 },
+          { connectionId },
+        ),
+      ),
+      { name: 'Filler' },
+    );
+    app.holding = true;
+    const fillers = await Promise.all(Array.from({ length: 16 }, () => start(filler, {})));
+    await waitFor(() => (app.inFlightOf('filler') === 16 ? true : undefined), {
+      what: 'every slot to be busy',
+      intervalMs: 50,
+    });
+    // A pull the runner sent while it had free slots would still take jobs past its slots (a job
+    // delivered is worked on, not bounced): the runs start only once no pull is open.
+    await waitFor(async () => ((await openPulls()) === 0 ? true : undefined), {
+      what: "the runner's open pull to expire",
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    const free = await startTwenty(freeOrganization);
+    const enterprise = await startTwenty(enterpriseOrganization);
     expect(free.counts).toEqual({ queued: 4, share: 16 });
     expect(enterprise.counts).toEqual({ queued: 16, share: 4 });
     app.release();
