@@ -1,7 +1,8 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { ServiceConfig } from '#common';
-import { APPROVAL_TTL_SECONDS } from '#contracts';
+import { AGENT_PROVIDERS, type AgentProvider, APPROVAL_TTL_SECONDS } from '#contracts';
 import {
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -70,6 +71,20 @@ export class AgentConfig extends ServiceConfig {
   @IsInt()
   @Min(1_000)
   AGENT_MODEL_TIMEOUT_MS: number = 60_000;
+
+  /** The assistant's provider and model (docs/agents.md, "The assistant"); no model: the provider's default. */
+  @IsIn(AGENT_PROVIDERS)
+  ASSISTANT_PROVIDER: AgentProvider = 'gateway';
+
+  @IsOptional()
+  @IsString()
+  ASSISTANT_MODEL?: string;
+
+  /** Proposals that would not publish which one assistant turn may make before it must stop proposing. */
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  ASSISTANT_MAX_INVALID_PROPOSALS: number = 3;
 
   /** A tool's result is given to the model up to this many characters. */
   @IsInt()

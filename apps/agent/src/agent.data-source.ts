@@ -5,6 +5,7 @@ import { Threads1764700000000 } from './migrations/1764700000000-threads.js';
 import { Approvals1764800000000 } from './migrations/1764800000000-approvals.js';
 import { ModelUsage1764900000000 } from './migrations/1764900000000-model-usage.js';
 import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
+import { Assistant1765700000000 } from './migrations/1765700000000-assistant.js';
 
 export function agentDataSource(url: string): ServiceDataSourceOptions {
   return {
@@ -17,6 +18,7 @@ export function agentDataSource(url: string): ServiceDataSourceOptions {
       Approvals1764800000000,
       ModelUsage1764900000000,
       AuditEntries1765300000000,
+      Assistant1765700000000,
     ],
   };
 }

@@ -10,6 +10,9 @@ import { LOGGER } from './agent.tokens.js';
 import { AgentRepository } from './agents/agent.repository.js';
 import { AgentsHandler } from './agents/agents.handler.js';
 import { AgentsService } from './agents/agents.service.js';
+import { AssistantConversationRepository } from './assistant/assistant-conversation.repository.js';
+import { Assistant } from './assistant/assistant.service.js';
+import { AssistantTools } from './assistant/assistant-tools.js';
 import { AgentChat } from './chat/agent-chat.service.js';
 import { ChatStreamServer } from './chat/chat-stream.server.js';
 import { GrantCheck } from './agents/grant-check.service.js';
@@ -76,6 +79,9 @@ export class AgentModule {
         ApprovalGaugeRepository,
         ApprovalGauges,
         AgentChat,
+        Assistant,
+        AssistantTools,
+        AssistantConversationRepository,
         ChatStreamServer,
         UsageRepository,
         UsageService,

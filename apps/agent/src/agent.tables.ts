@@ -73,6 +73,16 @@ export interface AgentApprovals {
   workflow_name: string;
 }
 
+export interface AgentAssistantConversations {
+  created_at: Generated<Timestamp>;
+  id: string;
+  organization_id: string;
+  turns: Json;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+  workflow_id: string | null;
+}
+
 export interface AgentAuditEntries {
   action: string;
   actor_id: string | null;
@@ -105,7 +115,7 @@ export interface AgentMessages {
 }
 
 export interface AgentModelCalls {
-  agent_id: string;
+  agent_id: string | null;
   agent_name: string;
   cached_input_tokens: number;
   created_at: Generated<Timestamp>;
@@ -134,6 +144,7 @@ export interface AgentThreads {
 export interface DB {
   'agent.agents': AgentAgents;
   'agent.approvals': AgentApprovals;
+  'agent.assistant_conversations': AgentAssistantConversations;
   'agent.audit_entries': AgentAuditEntries;
   'agent.budgets': AgentBudgets;
   'agent.messages': AgentMessages;

@@ -34,6 +34,7 @@ import { WorkflowRunsController } from './runs/workflow-runs.controller.js';
 import { SkillsController } from './skills/skills.controller.js';
 import { AgentChatClient } from './agents/agent-chat.client.js';
 import { AgentChatController } from './agents/agent-chat.controller.js';
+import { AssistantController } from './agents/assistant.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { AgentThreadsController } from './agents/agent-threads.controller.js';
 import { ProjectWorkflowsController } from './workflows/project-workflows.controller.js';
@@ -74,6 +75,7 @@ export class GatewayModule implements OnApplicationShutdown {
         AgentsController,
         AgentThreadsController,
         AgentChatController,
+        AssistantController,
         BillingController,
         UsageController,
         DashboardController,

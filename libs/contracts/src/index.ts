@@ -3,6 +3,7 @@ export * from './agents/agent-chat.dto.js';
 export * from './agents/agent-chat.request.js';
 export * from './agents/agent.dto.js';
 export * from './agents/agent.subjects.js';
+export * from './agents/assistant.dto.js';
 export * from './agents/approval.dto.js';
 export * from './agents/chat-stream.protocol.js';
 export * from './agents/thread.dto.js';

@@ -50,13 +50,31 @@ export function parseUiMessageStream(text: string): Pick<ChatAnswer, 'chunks' | 
 }
 
 /** Posts a chat message and reads the whole streamed answer. */
-export async function sendChat(
+export function sendChat(
   api: ApiClient,
   agentId: string,
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<ChatAnswer> {
-  const response = await fetch(`${api.baseUrl}/app/agents/${agentId}/chat`, {
+  return postUiMessageStream(api, `/app/agents/${agentId}/chat`, body, headers);
+}
+
+/** Posts a message to the workflow assistant (`/app/assistant`) and reads the whole streamed answer. */
+export function sendAssistant(
+  api: ApiClient,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<ChatAnswer> {
+  return postUiMessageStream(api, '/app/assistant', body, headers);
+}
+
+async function postUiMessageStream(
+  api: ApiClient,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<ChatAnswer> {
+  const response = await fetch(`${api.baseUrl}${path}`, {
     method: 'POST',
     headers: {
       ...(api.token ? { authorization: `Bearer ${api.token}` } : {}),

@@ -8,15 +8,7 @@ import {
 } from '#contracts';
 import { isId, newId } from '#persistence';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  InvalidToolInputError,
-  type LanguageModel,
-  type ModelMessage,
-  NoSuchToolError,
-  stepCountIs,
-  streamText,
-  type ToolSet,
-} from 'ai';
+import { type LanguageModel, type ModelMessage, stepCountIs, streamText, type ToolSet } from 'ai';
 import type { Logger } from 'pino';
 
 import { AgentConfig } from '../agent.config.js';
@@ -31,7 +23,15 @@ import { ThreadRepository } from '../threads/thread.repository.js';
 import { countModelCall } from '../usage/model.metrics.js';
 import { messagesWithUsage, type StoredMessage, tokenUsageOf } from '../usage/model-usage.util.js';
 import { UsageService } from '../usage/usage.service.js';
-import { chatTitleOf, explainChatFailure, messageOf, timeoutMessage, withoutAskFirst } from './chat.util.js';
+import {
+  chatTitleOf,
+  explainChatFailure,
+  isToolFailure,
+  messageOf,
+  modelIdOf,
+  timeoutMessage,
+  withoutAskFirst,
+} from './chat.util.js';
 
 /** A turn that has started: the thread it belongs to, and its answer as the model produces it. */
 export interface ChatTurn {
@@ -203,15 +203,4 @@ export class AgentChat {
       messages,
     );
   }
-}
-
-const modelIdOf = (model: LanguageModel): string => (typeof model === 'string' ? model : model.modelId);
-
-/** A tool that failed, or a tool call the model got wrong: the model is told and carries on. */
-function isToolFailure(error: unknown, toolFailures: WeakSet<object>): boolean {
-  return (
-    (typeof error === 'object' && error !== null && toolFailures.has(error)) ||
-    NoSuchToolError.isInstance(error) ||
-    InvalidToolInputError.isInstance(error)
-  );
 }

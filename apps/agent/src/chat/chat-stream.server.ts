@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 
 import { DomainException, requestContext } from '#common';
 import {
+  type AgentChatRequest,
   AgentSubjects,
+  type AssistantTurnRequest,
   CHAT_STREAM_HEARTBEAT_MS,
   CHAT_STREAM_SILENCE_MS,
   type ChatOpened,
   ChatStreamHeaders,
   type ChatStreamKind,
+  type Principal,
   queryStreamPartBytes,
   QueueGroups,
   REQUEST_ID_HEADER,
@@ -30,7 +33,14 @@ import {
 import type { Logger } from 'pino';
 
 import { LOGGER, NATS_CONNECTION } from '../agent.tokens.js';
-import { AgentChat } from './agent-chat.service.js';
+import { Assistant } from '../assistant/assistant.service.js';
+import { AgentChat, type ChatTurn } from './agent-chat.service.js';
+
+/** A streamed subject this server answers, and how it starts a turn. */
+interface TurnSubject {
+  subject: typeof AgentSubjects.chatStream | typeof AgentSubjects.assistantStream;
+  start(principal: Principal, data: unknown, signal: AbortSignal): Promise<ChatTurn>;
+}
 
 /** On shutdown, turns under way get this long to finish before they are stopped. */
 const SHUTDOWN_GRACE_MS = 20_000;
@@ -101,30 +111,45 @@ class ChatReply {
 }
 
 /**
- * Serves `AgentSubjects.chatStream` (the protocol is described in `chat-stream.protocol.ts`): takes a
- * turn from the queue group, streams its chunks to the caller with heartbeats, and listens on a
+ * Serves `AgentSubjects.chatStream` and `AgentSubjects.assistantStream` (the protocol is described in
+ * `chat-stream.protocol.ts`): takes a turn from the queue group, streams its chunks to the caller with heartbeats, and listens on a
  * subject of this replica's own for the caller's heartbeats and its cancel.
  */
 @Injectable()
 export class ChatStreamServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly replicaSubject = `${AgentSubjects.chatStream.name}.${randomUUID().replace(/-/g, '')}`;
   private readonly turns = new Map<string, LiveTurn>();
-  private requests?: Subscription;
+  private readonly subjects: TurnSubject[];
+  private requests: Subscription[] = [];
   private controls?: Subscription;
 
   constructor(
-    private readonly chat: AgentChat,
+    chat: AgentChat,
+    assistant: Assistant,
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.subjects = [
+      {
+        subject: AgentSubjects.chatStream,
+        start: (principal, data, signal) => chat.start(principal, data as AgentChatRequest, signal),
+      },
+      {
+        subject: AgentSubjects.assistantStream,
+        start: (principal, data, signal) => assistant.start(principal, data as AssistantTurnRequest, signal),
+      },
+    ];
+  }
 
   onApplicationBootstrap(): void {
-    this.requests = this.nats.subscribe(AgentSubjects.chatStream.name, {
-      queue: QueueGroups.agent,
-      callback: (error, message) => {
-        if (!error) this.onRequest(message);
-      },
-    });
+    this.requests = this.subjects.map((turns) =>
+      this.nats.subscribe(turns.subject.name, {
+        queue: QueueGroups.agent,
+        callback: (error, message) => {
+          if (!error) this.onRequest(turns, message);
+        },
+      }),
+    );
     this.controls = this.nats.subscribe(`${this.replicaSubject}.*`, {
       callback: (error, message) => {
         if (!error) this.onControl(message);
@@ -134,7 +159,7 @@ export class ChatStreamServer implements OnApplicationBootstrap, BeforeApplicati
 
   /** Takes no new turns; those under way get a grace period, then stop and tell their callers why. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.requests?.drain();
+    await Promise.all(this.requests.map((requests) => requests.drain()));
     const ended = Promise.all([...this.turns.values()].map((turn) => turn.ended));
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)));
@@ -145,11 +170,11 @@ export class ChatStreamServer implements OnApplicationBootstrap, BeforeApplicati
     await this.controls?.drain();
   }
 
-  private onRequest(message: Msg): void {
+  private onRequest(turns: TurnSubject, message: Msg): void {
     const reply = message.reply;
     if (!reply) return;
     const requestId = message.headers?.get(REQUEST_ID_HEADER) || randomUUID();
-    void requestContext.run({ requestId }, () => this.serve(message.data, reply));
+    void requestContext.run({ requestId }, () => this.serve(turns, message.data, reply));
   }
 
   private onControl(message: Msg): void {
@@ -158,7 +183,11 @@ export class ChatStreamServer implements OnApplicationBootstrap, BeforeApplicati
     else turn?.heard();
   }
 
-  private async serve(data: Uint8Array, subject: string): Promise<void> {
+  private async serve(
+    { subject: turns, start }: TurnSubject,
+    data: Uint8Array,
+    subject: string,
+  ): Promise<void> {
     const reply = new ChatReply(this.nats, subject);
     const turnId = randomUUID().replace(/-/g, '');
     const abort = new AbortController();
@@ -190,12 +219,12 @@ export class ChatStreamServer implements OnApplicationBootstrap, BeforeApplicati
         principal?: unknown;
         data?: unknown;
       };
-      const principal = readPrincipal(AgentSubjects.chatStream.bare, packet.principal);
-      const checked = validateAs(AgentSubjects.chatStream.request, packet.data, '');
+      const principal = readPrincipal(turns.bare, packet.principal);
+      const checked = validateAs<object>(turns.request, packet.data, '');
       if (checked.value === undefined) {
-        throw new MalformedMessageException(AgentSubjects.chatStream.bare, checked.issues);
+        throw new MalformedMessageException(turns.bare, checked.issues);
       }
-      const turn = await this.chat.start(principal, checked.value, abort.signal);
+      const turn = await start(principal, checked.value, abort.signal);
       reply.open({ threadId: turn.threadId }, `${this.replicaSubject}.${turnId}`);
       opened = true;
       heard();

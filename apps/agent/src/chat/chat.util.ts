@@ -1,4 +1,11 @@
-import { APICallError, RetryError, type ToolSet } from 'ai';
+import {
+  APICallError,
+  InvalidToolInputError,
+  type LanguageModel,
+  NoSuchToolError,
+  RetryError,
+  type ToolSet,
+} from 'ai';
 
 import { explainModelFailure } from '../steps/agent-step.util.js';
 
@@ -71,4 +78,16 @@ export function timeoutMessage(
 export function messageOf(error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? message : String(error);
+}
+
+export const modelIdOf = (model: LanguageModel): string =>
+  typeof model === 'string' ? model : model.modelId;
+
+/** A tool that failed, or a tool call the model got wrong: the model is told and carries on. */
+export function isToolFailure(error: unknown, toolFailures: WeakSet<object>): boolean {
+  return (
+    (typeof error === 'object' && error !== null && toolFailures.has(error)) ||
+    NoSuchToolError.isInstance(error) ||
+    InvalidToolInputError.isInstance(error)
+  );
 }

@@ -6,7 +6,8 @@ import type { AgentModelCalls } from '../agent.tables.js';
 /** One model call to record: whose it was, where it was made, and its tokens. */
 export interface NewModelCall extends ModelCallUsage {
   organizationId: string;
-  agentId: string;
+  /** Null for the assistant's calls (`agentName` is then `ASSISTANT_USAGE_NAME`). */
+  agentId: string | null;
   agentName: string;
   provider: AgentProvider;
   /** The run and step of an Agent step; null in a chat. */
@@ -18,7 +19,7 @@ export interface NewModelCall extends ModelCallUsage {
 
 /** A month's usage of one agent with one model. */
 export interface UsageRow extends TokenUsage {
-  agentId: string;
+  agentId: string | null;
   agentName: string;
   provider: AgentProvider;
   model: string;
@@ -60,7 +61,7 @@ export const toModelCallUsage = (
 
 /** Sums come back as text (`bigint`); a month's tokens stay far below 2^53. */
 export const toUsageRow = (row: {
-  agent_id: string;
+  agent_id: string | null;
   agent_name: string;
   provider: AgentProvider;
   model: string;

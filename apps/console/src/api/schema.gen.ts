@@ -1163,8 +1163,9 @@ export interface components {
             totalTokens: number;
             /** @description Estimated cost in USD from the operator's price table (`MODEL_PRICES`); null when a model used has no price. */
             estimatedCost: number | null;
-            agentId: string;
-            /** @description The agent's name when it was used (kept after the agent is deleted). */
+            /** @description Null for the workflow assistant. */
+            agentId: string | null;
+            /** @description The agent's name when it was used (kept after the agent is deleted); `Assistant` for the workflow assistant. */
             agentName: string;
             /** @enum {string} */
             provider: "gateway" | "platform-ai";

@@ -4,6 +4,7 @@ import { currentRequestId, DomainException, isErrorCode } from '#common';
 import {
   type AgentChatRequest,
   AgentSubjects,
+  type AssistantTurnRequest,
   CHAT_STREAM_HEARTBEAT_MS,
   CHAT_STREAM_SILENCE_MS,
   CHAT_TURN_TIMEOUT_MS,
@@ -86,6 +87,15 @@ export class AgentChatClient implements OnApplicationShutdown {
 
   /** Answers once the turn is open, or throws the DomainException the agent service refused it with. */
   open(principal: Principal, request: AgentChatRequest): Promise<ChatTurnStream> {
+    return this.openOn(AgentSubjects.chatStream.name, principal, request);
+  }
+
+  /** A turn of the workflow assistant, over the same protocol. */
+  openAssistant(principal: Principal, request: AssistantTurnRequest): Promise<ChatTurnStream> {
+    return this.openOn(AgentSubjects.assistantStream.name, principal, request);
+  }
+
+  private openOn(subject: string, principal: Principal, request: object): Promise<ChatTurnStream> {
     const inbox = createInbox(inboxPrefixOf('gateway'));
     const chunks = new Queue();
     return new Promise<ChatTurnStream>((resolve, reject) => {
@@ -182,7 +192,7 @@ export class AgentChatClient implements OnApplicationShutdown {
       const headers = natsHeaders();
       headers.set(REQUEST_ID_HEADER, currentRequestId() ?? randomUUID());
       try {
-        this.nats.publish(AgentSubjects.chatStream.name, JSON.stringify({ principal, data: request }), {
+        this.nats.publish(subject, JSON.stringify({ principal, data: request }), {
           reply: inbox,
           headers,
         });

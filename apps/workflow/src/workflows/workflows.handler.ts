@@ -1,4 +1,5 @@
 import {
+  type CheckDraftRequest,
   type CreateWorkflowRequest,
   type IdAndBody,
   type IdAndQuery,
@@ -47,6 +48,11 @@ export class WorkflowsHandler {
   @Handles(WorkflowSubjects.delete)
   delete({ id }: IdRequest, principal: Principal) {
     return this.workflows.delete(principal, id);
+  }
+
+  @Handles(WorkflowSubjects.checkDraft)
+  checkDraft(request: CheckDraftRequest, principal: Principal) {
+    return this.workflows.checkDraft(principal, request);
   }
 
   @Handles(WorkflowSubjects.publish)

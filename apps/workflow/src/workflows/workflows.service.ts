@@ -1,9 +1,12 @@
 import { DomainException, type Page } from '#common';
 import {
   canonicalTimeZone,
+  type CheckDraftReply,
+  type CheckDraftRequest,
   type CreateWorkflowDto,
   DEFAULT_TIME_ZONE,
   type Diagram,
+  type DiagramIssue,
   diagramShapeIssues,
   type PageQueryDto,
   type Principal,
@@ -279,20 +282,21 @@ export class WorkflowsService {
     return toRunTarget(workflow, request.draft === true);
   }
 
+  /**
+   * The publish rules without publishing (`WorkflowSubjects.checkDraft`): the assistant's proposals.
+   * A named workflow must be the caller's; without one, the diagram is checked as a new workflow's.
+   */
+  async checkDraft(principal: Principal, request: CheckDraftRequest): Promise<CheckDraftReply> {
+    const published = request.workflowId ? await this.findOwned(principal, request.workflowId) : { id: '' };
+    return { issues: await this.publishIssues(principal, request.diagram, published) };
+  }
+
   private async assertPublishable(
     principal: Principal,
     diagram: Diagram,
     published: PublishedWorkflow,
   ): Promise<void> {
-    const issues = validateDiagram(diagram);
-    // Checks against other services read nodes as their schema says; a malformed diagram is answered
-    // with its own issues first, rather than also with what follows from them.
-    if (issues.length === 0) {
-      const checked = await Promise.all(
-        this.publishChecks.map((rule) => rule.check(principal, diagram, published)),
-      );
-      issues.push(...checked.flat());
-    }
+    const issues = await this.publishIssues(principal, diagram, published);
     if (issues.length > 0) {
       throw new DomainException(
         'invalid_workflow',
@@ -300,6 +304,21 @@ export class WorkflowsService {
         { issues },
       );
     }
+  }
+
+  private async publishIssues(
+    principal: Principal,
+    diagram: Diagram,
+    published: PublishedWorkflow,
+  ): Promise<DiagramIssue[]> {
+    const issues = validateDiagram(diagram);
+    // Checks against other services read nodes as their schema says; a malformed diagram is answered
+    // with its own issues first, rather than also with what follows from them.
+    if (issues.length > 0) return issues;
+    const checked = await Promise.all(
+      this.publishChecks.map((rule) => rule.check(principal, diagram, published)),
+    );
+    return checked.flat();
   }
 
   private liveVersion(workflow: WorkflowRecord, trx?: Transaction): Promise<WorkflowVersionRecord | null> {

@@ -7,6 +7,7 @@ import type { AgentOverview } from '../dashboard/overview.messages.js';
 import { EmptyRequest, IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
 import { returns, rpc, streamedRpc } from '../messaging/subject-catalog.js';
 import { AgentChatRequest } from './agent-chat.request.js';
+import { AssistantTurnRequest } from './assistant.dto.js';
 import {
   type AgentDto,
   AgentStepRequest,
@@ -71,6 +72,14 @@ export const AgentSubjects = {
    * messages as the model produces it: see `chat-stream.protocol.ts`.
    */
   chatStream: streamedRpc('agent.chat.stream', AgentChatRequest, {
+    callers: ['gateway'],
+    chunk: returns<UiMessageChunk>(),
+  }),
+  /**
+   * One turn of a member's conversation with the assistant (the browser's `POST /app/assistant`),
+   * streamed like a chat turn: see `chat-stream.protocol.ts`.
+   */
+  assistantStream: streamedRpc('agent.assistant.stream', AssistantTurnRequest, {
     callers: ['gateway'],
     chunk: returns<UiMessageChunk>(),
   }),

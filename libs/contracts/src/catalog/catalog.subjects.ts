@@ -60,7 +60,7 @@ export const CatalogSubjects = {
   }),
 
   projectsList: rpc('catalog.projects.list', PageQueryDto, {
-    callers: ['gateway'],
+    callers: ['gateway', 'agent'],
     reply: returns<Page<ProjectDto>>(),
   }),
   projectsCreate: rpc('catalog.projects.create', CreateProjectDto, {
@@ -82,7 +82,7 @@ export const CatalogSubjects = {
   }),
 
   skillsList: rpc('catalog.skills.list', PageQueryDto, {
-    callers: ['gateway'],
+    callers: ['gateway', 'agent'],
     reply: returns<Page<SkillDto>>(),
   }),
   skillsCreate: rpc('catalog.skills.create', CreateSkillDto, {

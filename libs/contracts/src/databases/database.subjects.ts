@@ -20,7 +20,7 @@ import { UpdateDatabaseDto } from './update-database.dto.js';
 
 export const DatabaseSubjects = {
   list: rpc('database.databases.list', PageQueryDto, {
-    callers: ['gateway'],
+    callers: ['gateway', 'agent'],
     reply: returns<Page<DatabaseDto>>(),
   }),
   create: rpc('database.databases.create', CreateDatabaseDto, {

@@ -45,7 +45,7 @@ import { type ReplayCandidatesReply, ReplayCandidatesRequest } from './replay-ca
 export const EventsSubjects = {
   /** The browser routes under /app/connections (sessions only; the gateway refuses keys). */
   connectionsList: rpc('events.connections.list', PageQueryDto, {
-    callers: ['gateway'],
+    callers: ['gateway', 'agent'],
     reply: returns<Page<ConnectionDto>>(),
   }),
   connectionsCreate: rpc('events.connections.create', CreateConnectionDto, {

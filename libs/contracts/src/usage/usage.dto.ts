@@ -71,10 +71,12 @@ export class TokenCountsDto {
 }
 
 export class UsageRowDto extends TokenCountsDto {
-  @ApiProperty()
-  agentId!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Null for the workflow assistant.' })
+  agentId!: string | null;
 
-  @ApiProperty({ description: "The agent's name when it was used (kept after the agent is deleted)." })
+  @ApiProperty({
+    description: "The agent's name when it was used (kept after the agent is deleted); `Assistant` for the workflow assistant.",
+  })
   agentName!: string;
 
   @ApiProperty({ enum: AGENT_PROVIDERS })

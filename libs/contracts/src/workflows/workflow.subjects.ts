@@ -9,7 +9,13 @@ import { PublishWorkflowDto } from './publish-workflow.dto.js';
 import { type RunTarget, RunTargetRequest } from './run-target.js';
 import { UpdateWorkflowDto } from './update-workflow.dto.js';
 import { VersionRequest } from './version-request.js';
-import { CreateWorkflowRequest, ListWorkflowsRequest, ProjectScopedRequest } from './workflow.messages.js';
+import {
+  type CheckDraftReply,
+  CheckDraftRequest,
+  CreateWorkflowRequest,
+  ListWorkflowsRequest,
+  ProjectScopedRequest,
+} from './workflow.messages.js';
 import type { WorkflowDetailDto } from './workflow-detail.dto.js';
 import type { WorkflowSummaryDto } from './workflow-summary.dto.js';
 import type { WorkflowVersionDto } from './workflow-version.dto.js';
@@ -25,8 +31,9 @@ export const WorkflowSubjects = {
     callers: ['gateway'],
     reply: returns<WorkflowDto>(),
   }),
+  /** The agent service's assistant reads the draft it edits. */
   get: rpc('workflow.workflows.get', IdRequest, {
-    callers: ['gateway'],
+    callers: ['gateway', 'agent'],
     reply: returns<WorkflowDetailDto>(),
   }),
   update: rpc('workflow.workflows.update', IdAndBodyOf(UpdateWorkflowDto), {
@@ -34,6 +41,11 @@ export const WorkflowSubjects = {
     reply: returns<WorkflowDto>(),
   }),
   delete: rpc('workflow.workflows.delete', IdRequest, { callers: ['gateway'], reply: returns<DeletedDto>() }),
+  /** The publish rules without publishing: the assistant's proposals (docs/agents.md, "The assistant"). */
+  checkDraft: rpc('workflow.workflows.check-draft', CheckDraftRequest, {
+    callers: ['agent'],
+    reply: returns<CheckDraftReply>(),
+  }),
   publish: rpc('workflow.workflows.publish', IdAndBodyOf(PublishWorkflowDto), {
     callers: ['gateway'],
     reply: returns<WorkflowVersionDto>(),
