@@ -284,6 +284,27 @@ describe('the workflow assistant', () => {
     expect(textOf(answer.chunks)).toMatch(/insert failed/);
   });
 
+  it("takes no turn once the organization's monthly token budget is used up", async () => {
+    const budgeted = await createOrganization(stack.description, { name: 'Budgeted org' });
+    const owner = await createMember(stack.description, budgeted.organizationId, 'owner');
+    model.queue({ text: 'Hello.' });
+    expect((await sendAssistant(owner.api, body('budget-1', 'Hi'))).status).toBe(200);
+    expectData(await owner.api.PUT('/api/v1/usage/budget', { body: { monthlyTokenBudget: 15 } }), 200);
+    const calls = model.calls.length;
+
+    const refused = await sendAssistant(owner.api, body('budget-2', 'Hi again'));
+
+    expect(refused.status).toBe(402);
+    expect(refused.error).toMatchObject({
+      code: 'plan_limit_reached',
+      details: { resource: 'monthlyTokenBudget', limit: 15 },
+    });
+    expect(model.calls.length).toBe(calls);
+    expectData(await owner.api.PUT('/api/v1/usage/budget', { body: { monthlyTokenBudget: 1000 } }), 200);
+    model.queue({ text: 'Hello again.' });
+    expect((await sendAssistant(owner.api, body('budget-3', 'Hi again'))).status).toBe(200);
+  });
+
   it('answers only signed-in members, about their own workflows and runs', async () => {
     const byKey = await sendAssistant(org.api, body('key-1', 'Hello'));
     expect(byKey.status).toBe(403);

@@ -73,7 +73,7 @@ export class Assistant {
 
   /**
    * Everything that can refuse the turn happens before it answers: a key rather than a member, an
-   * unknown workflow or run, a provider that is not configured.
+   * unknown workflow or run, a provider that is not configured, an organization past its token budget.
    */
   async start(principal: Principal, request: AssistantTurnRequest, signal: AbortSignal): Promise<ChatTurn> {
     const userId = principal.userId;
@@ -86,6 +86,14 @@ export class Assistant {
       request.runId ? this.rpc.request(RunnerSubjects.runsGet, principal, { id: request.runId }) : undefined,
     ]);
     const model = this.models.modelFor(this.config.ASSISTANT_PROVIDER, this.config.ASSISTANT_MODEL ?? '');
+    const passed = await this.usage.organizationBudgetPassed(principal.organizationId);
+    if (passed) {
+      throw new DomainException(
+        'plan_limit_reached',
+        `The organization has used ${passed.used} of its monthly token budget of ${passed.budget}; the assistant answers again next month, or once an owner raises the budget.`,
+        { resource: 'monthlyTokenBudget', limit: passed.budget },
+      );
+    }
     const found = await this.conversations.find(principal.organizationId, userId, request.conversationId);
     const conversation: AssistantConversation = found ?? {
       id: newId(),

@@ -77,7 +77,7 @@ export class UsageRepository {
    */
   async tokensSince(
     organizationId: string,
-    agentId: string,
+    agentId: string | null,
     start: Date,
   ): Promise<{ organization: number; agent: number }> {
     const row = await this.db

@@ -15,7 +15,14 @@ import { Injectable } from '@nestjs/common';
 import { AgentConfig } from '../agent.config.js';
 import type { AgentRecord } from '../agents/agent.mapper.js';
 import { ApprovalRepository } from '../approvals/approval.repository.js';
-import { type BudgetGauge, budgetGauge, monthOf, UNLIMITED } from './budget.util.js';
+import {
+  type BudgetGauge,
+  budgetGauge,
+  monthOf,
+  type PassedBudget,
+  passedBudget,
+  UNLIMITED,
+} from './budget.util.js';
 import { costOf, priceKey, sumCosts } from './model-prices.util.js';
 import type { NewModelCall } from './usage.mapper.js';
 import { UsageRepository } from './usage.repository.js';
@@ -92,5 +99,16 @@ export class UsageService {
       { budget: agent.monthlyTokenBudget, used: used.agent },
       { budget: organizationBudget, used: used.organization },
     );
+  }
+
+  /**
+   * The organization's budget when this month's tokens are at or over it: the assistant takes no
+   * turn then (its calls count in the organization's tokens; it has no budget of its own).
+   */
+  async organizationBudgetPassed(organizationId: string, now = new Date()): Promise<PassedBudget | null> {
+    const budget = await this.usage.budget(organizationId);
+    if (budget === null) return null;
+    const used = await this.usage.tokensSince(organizationId, null, monthOf(undefined, now).start);
+    return passedBudget({ budget: null, used: 0 }, { budget, used: used.organization });
   }
 }

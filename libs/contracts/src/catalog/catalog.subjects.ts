@@ -60,7 +60,7 @@ export const CatalogSubjects = {
   }),
 
   projectsList: rpc('catalog.projects.list', PageQueryDto, {
-    callers: ['gateway', 'agent'],
+    callers: ['gateway'],
     reply: returns<Page<ProjectDto>>(),
   }),
   projectsCreate: rpc('catalog.projects.create', CreateProjectDto, {
