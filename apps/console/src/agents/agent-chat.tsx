@@ -4,8 +4,8 @@ import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, type UIMessage } from 'ai';
 import { useMemo, useState } from 'react';
 
+import { chatFetch } from '../api/chat-fetch';
 import type { Schemas } from '../api/client';
-import { toApiError } from '../api/errors';
 import { ErrorNotice, Loading } from '../components/ui';
 
 type Agent = Schemas['AgentDto'];
@@ -32,14 +32,7 @@ export function AgentChat({ agent }: { agent: Agent }) {
         prepareSendMessagesRequest: ({ id, messages }) => ({
           body: { id: threadOf(messages) ?? id, messages: messages.slice(-1) },
         }),
-        fetch: async (input, init) => {
-          const response = await fetch(input, init);
-          if (!response.ok) {
-            const body: unknown = await response.json().catch(() => null);
-            throw toApiError(response.status, body);
-          }
-          return response;
-        },
+        fetch: chatFetch,
       }),
     [agent.id],
   );

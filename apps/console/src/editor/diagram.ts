@@ -26,6 +26,8 @@ export type FlowData = {
   status?: string;
   /** The loops whose body the node is in, outermost first (shown, never saved). */
   loops?: string[];
+  /** What an assistant's proposal does to the node, on the canvases that compare it (never saved). */
+  diff?: 'added' | 'changed' | 'removed';
   [key: string]: unknown;
 };
 export type FlowNode = Node<FlowData, 'step'>;
@@ -178,7 +180,7 @@ export function fromFlow(nodes: FlowNode[], edges: Edge[], rest: DiagramRest = {
       // What the editor shows on a node (its problems, a run's status) is not saved with it.
       const rest = Object.fromEntries(
         Object.entries(node.data).filter(
-          ([key]) => !['problems', 'status', 'loops', 'type', 'properties'].includes(key),
+          ([key]) => !['problems', 'status', 'loops', 'diff', 'type', 'properties'].includes(key),
         ),
       );
       const { type, properties } = node.data;

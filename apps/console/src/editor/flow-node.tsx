@@ -8,7 +8,9 @@ import { type FlowNode, summary } from './diagram';
 /**
  * A diagram node: its type, id and a summary; a condition leaves by a `true` and a `false` handle. A
  * loop leaves by `body` (right, into its body) and `done` (below, after its last iteration), and its
- * body comes back into its `done` handle (right); a node in a loop's body is tinted and names it.
+ * body comes back into its `done` handle (right); a node in a loop's body is tinted and names it. Beside
+ * an assistant's proposal, a node says in words (not by colour alone) whether it is added, changed or
+ * removed.
  */
 export function StepNode({ id, data, selected }: NodeProps<FlowNode>) {
   const classes = ['flow-node'];
@@ -17,12 +19,14 @@ export function StepNode({ id, data, selected }: NodeProps<FlowNode>) {
   if (selected) classes.push('selected');
   if (data.problems?.length) classes.push('invalid');
   if (data.status) classes.push(`status-${data.status}`);
+  if (data.diff) classes.push(`diff-${data.diff}`);
   return (
     <div className={classes.join(' ')} data-testid={`node-${id}`} data-status={data.status ?? ''}>
       {data.type === 'trigger' ? null : <Handle type="target" position={Position.Top} />}
       <div className="type">
         {data.type}
         {data.status ? ` · ${nodeStatusLabel(data.status)}` : ''}
+        {data.diff ? <span className="diff-mark">{data.diff}</span> : null}
       </div>
       <strong>{id}</strong>
       <div className="muted">{summary(data)}</div>

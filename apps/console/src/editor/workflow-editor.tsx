@@ -18,6 +18,8 @@ import {
 import { useCallback, useEffect, useMemo, useState } from 'react';
 
 import { api, type Schemas, unwrap } from '../api/client';
+import { useAssistantChat } from '../assistant/assistant-chat';
+import { EditorAssistant } from '../assistant/editor-assistant';
 import { ErrorNotice } from '../components/ui';
 import {
   defaultProperties,
@@ -51,7 +53,7 @@ const edgeId = (connection: Connection) =>
 /**
  * The diagram editor: add, move, connect and delete nodes; a node's properties in a form generated
  * from its type's schema; save the draft, publish it, start a run. Problems the API finds (publish,
- * a draft run) are shown on the nodes they name.
+ * a draft run) are shown on the nodes they name. The assistant proposes drafts to apply.
  */
 export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
   const client = useQueryClient();
@@ -67,6 +69,10 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
   const [problemError, setProblemError] = useState<unknown>(null);
   const [timeZone, setTimeZone] = useState(() => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
   const [runOpen, setRunOpen] = useState(false);
+  const [assistantOpen, setAssistantOpen] = useState(false);
+  // Here rather than in the panel, so closing the panel keeps the conversation.
+  const assistant = useAssistantChat({ workflowId: workflow.id });
+  const current = useMemo(() => fromFlow(nodes, edges, rest), [nodes, edges, rest]);
 
   const problems = useMemo(() => problemsOf(problemError), [problemError]);
   const shownNodes = useMemo(
@@ -110,6 +116,18 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
       void client.invalidateQueries({ queryKey: ['versions', workflow.id] });
     },
   });
+
+  /** A proposal the assistant saved as the draft: the editor now shows it, saved. */
+  const showApplied = (saved: Schemas['WorkflowDto']) => {
+    const flow = toFlow(saved.diagram);
+    setNodes(flow.nodes);
+    setEdges(flow.edges);
+    setRest(restOf(saved.diagram));
+    setSelectedId(null);
+    setProblemError(null);
+    setDirty(false);
+    client.setQueryData(['workflow', workflow.id], { ...workflow, ...saved });
+  };
 
   const onConnect = useCallback(
     (connection: Connection) => {
@@ -178,6 +196,14 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
         >
           Start a run…
         </button>
+        <button
+          type="button"
+          className="secondary"
+          aria-expanded={assistantOpen}
+          onClick={() => setAssistantOpen((open) => !open)}
+        >
+          Assistant
+        </button>
       </div>
       {publish.isSuccess ? (
         <div className="notice success" role="status">
@@ -204,6 +230,16 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
           }}
           onError={setProblemError}
           onStarted={(run) => void navigate({ to: '/runs/$runId', params: { runId: run.id } })}
+        />
+      ) : null}
+      {assistantOpen ? (
+        <EditorAssistant
+          assistant={assistant}
+          workflowId={workflow.id}
+          current={current}
+          dirty={dirty}
+          onApplied={showApplied}
+          onClose={() => setAssistantOpen(false)}
         />
       ) : null}
       <div className="palette" role="group" aria-label="Add a node">

@@ -2,6 +2,7 @@ import { Link } from '@tanstack/react-router';
 import { useMemo } from 'react';
 
 import type { Schemas } from '../api/client';
+import { ExplainFailure } from '../assistant/explain-failure';
 import { formatTime, PageHeader, StatusBadge } from '../components/ui';
 import { ReadOnlyDiagram } from '../editor/read-only-diagram';
 import { childRunsOf, stepAnchor } from './child-runs.util';
@@ -17,7 +18,10 @@ type Run = Schemas['WorkflowRunDto'];
 
 const FINAL_STATUSES: readonly string[] = ['complete', 'errored', 'terminated', 'unknown'];
 
-/** A run as it ran: its controls, its diagram with each step's status, timeline, steps, reply and input. */
+/**
+ * A run as it ran: its controls, its diagram with each step's status, timeline, steps, reply and input;
+ * a failed run offers the assistant's explanation.
+ */
 export function RunView({ run, live }: { run: Run; live: Liveness }) {
   const statuses = useMemo(() => nodeStatuses(run.steps), [run.steps]);
   const childRuns = useMemo(() => childRunsOf(run), [run]);
@@ -107,6 +111,7 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
           {run.error}
         </div>
       ) : null}
+      {run.status === 'errored' ? <ExplainFailure key={run.id} run={run} /> : null}
       {run.errorWorkflow ? <ErrorWorkflowNotice outcome={run.errorWorkflow} /> : null}
       {run.reply ? (
         <section aria-labelledby="reply-title">

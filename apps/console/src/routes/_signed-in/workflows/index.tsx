@@ -3,6 +3,7 @@ import { createFileRoute } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 
 import { api, unwrap } from '../../../api/client';
+import { NewWorkflowAssistant } from '../../../assistant/new-workflow-assistant';
 import { ErrorNotice, PageHeader, QueryView } from '../../../components/ui';
 import { ProjectSection } from '../../../workflows/project-section';
 
@@ -52,6 +53,7 @@ function WorkflowsPage() {
       >
         {(page) => (
           <>
+            <NewWorkflowAssistant projects={page.data} />
             {page.data.map((project) => (
               <ProjectSection key={project.id} project={project} />
             ))}
