@@ -75,7 +75,8 @@ export class UsageRowDto extends TokenCountsDto {
   agentId!: string | null;
 
   @ApiProperty({
-    description: "The agent's name when it was used (kept after the agent is deleted); `Assistant` for the workflow assistant.",
+    description:
+      "The agent's name when it was used (kept after the agent is deleted); `Assistant` for the workflow assistant.",
   })
   agentName!: string;
 
