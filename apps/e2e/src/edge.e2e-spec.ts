@@ -290,6 +290,8 @@ describe('the edge: nothing heavy before authentication, limits for strangers an
         ['POST', '/app/keys'],
         ['DELETE', '/app/connections/some-id'],
         ['POST', '/app/agents/some-id/chat'],
+        ['POST', '/app/assistant'],
+        ['POST', '/mcp'],
       );
       expect(changes.length).toBeGreaterThan(20);
       const answers = await Promise.all(

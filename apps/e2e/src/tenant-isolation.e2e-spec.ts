@@ -183,6 +183,8 @@ describe('tenant isolation', () => {
     | '/app/agents/{id}/chat'
     | '/app/connections/{id}'
     | '/app/connections/{id}/sending-secret'
+    | '/app/connections/{id}/tools'
+    | '/app/connections/{id}/refresh-tools'
     | '/app/keys/{id}';
   interface Attempt {
     method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -375,6 +377,8 @@ describe('tenant isolation', () => {
       as: 'member',
       codes: ['not_found'],
     },
+    { method: 'GET', route: '/app/connections/{id}/tools', as: 'member', codes: ['not_found'] },
+    { method: 'POST', route: '/app/connections/{id}/refresh-tools', as: 'member', codes: ['not_found'] },
     { method: 'DELETE', route: '/app/connections/{id}', as: 'member', codes: ['not_found'] },
     { method: 'DELETE', route: '/app/keys/{id}', as: 'member', codes: ['not_found'] },
   ];

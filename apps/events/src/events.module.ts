@@ -24,6 +24,9 @@ import { EventsService } from './events/events.service.js';
 import { HooksHandler } from './hooks/hooks.handler.js';
 import { HooksService } from './hooks/hooks.service.js';
 import { AppProviders } from './integrations/app-providers.js';
+import { McpToolListRepository } from './mcp/mcp-tool-list.repository.js';
+import { McpToolsHandler } from './mcp/mcp-tools.handler.js';
+import { McpToolsService } from './mcp/mcp-tools.service.js';
 import { NotificationDeliveryRepository } from './notifications/notification-delivery.repository.js';
 import { NotificationDispatcher } from './notifications/notification-dispatcher.service.js';
 import { NotificationEndpointRepository } from './notifications/notification-endpoint.repository.js';
@@ -68,6 +71,7 @@ export class EventsModule implements OnApplicationShutdown {
         SubscriptionsHandler,
         EventsHandler,
         ActionsHandler,
+        McpToolsHandler,
         NotificationsHandler,
       ],
       providers: [
@@ -81,9 +85,12 @@ export class EventsModule implements OnApplicationShutdown {
         },
         {
           provide: AppProviders,
-          inject: [OutboundHttp],
-          useFactory: (http: OutboundHttp) => new AppProviders(http),
+          inject: [OutboundHttp, McpToolListRepository],
+          useFactory: (http: OutboundHttp, toolLists: McpToolListRepository) =>
+            new AppProviders(http, toolLists),
         },
+        McpToolListRepository,
+        McpToolsService,
         RunCancellations.provider(logger),
         ConnectionRepository,
         ConnectionsService,

@@ -5,6 +5,8 @@ import type {
   ConnectionHealth,
   EventOutcome,
   IntegrationId,
+  McpIgnoredToolDto,
+  McpServerToolDto,
   NotificationAttemptDto,
   NotificationDeliveryStatus,
   NotifiedRunStatus,
@@ -84,6 +86,14 @@ export interface EventsEventOutcomes {
   workflow_id: string;
 }
 
+export interface EventsMcpToolLists {
+  connection_id: string;
+  ignored: Generated<ColumnType<McpIgnoredToolDto[], string, string>>;
+  organization_id: string;
+  refreshed_at: Timestamp;
+  tools: ColumnType<McpServerToolDto[], string, string>;
+}
+
 export interface EventsNotificationDeliveries {
   attempts: Generated<number>;
   body: string;
@@ -132,6 +142,7 @@ export interface DB {
   'events.audit_entries': EventsAuditEntries;
   'events.connections': EventsConnections;
   'events.event_outcomes': EventsEventOutcomes;
+  'events.mcp_tool_lists': EventsMcpToolLists;
   'events.notification_deliveries': EventsNotificationDeliveries;
   'events.notification_endpoints': EventsNotificationEndpoints;
   'events.trigger_bindings': EventsTriggerBindings;

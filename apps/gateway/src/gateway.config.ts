@@ -98,6 +98,15 @@ export class GatewayConfig implements ProductionChecked {
   @Min(1)
   LIVE_HOLDS_PER_ORGANIZATION: number = 100;
 
+  /**
+   * How long an MCP tool call waits for its run (docs/mcp.md); clients give a call 60 s unless its
+   * progress notifications reset their timeout, so the default answers before that.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  MCP_TOOL_WAIT_SECONDS: number = 55;
+
   /** How long a resolved credential is trusted before catalog is asked again. */
   @IsInt()
   @Min(0)

@@ -35,6 +35,7 @@ import { SkillsController } from './skills/skills.controller.js';
 import { AgentChatClient } from './agents/agent-chat.client.js';
 import { AgentChatController } from './agents/agent-chat.controller.js';
 import { AssistantController } from './agents/assistant.controller.js';
+import { McpController } from './mcp/mcp.controller.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { AgentThreadsController } from './agents/agent-threads.controller.js';
 import { ProjectWorkflowsController } from './workflows/project-workflows.controller.js';
@@ -76,6 +77,7 @@ export class GatewayModule implements OnApplicationShutdown {
         AgentThreadsController,
         AgentChatController,
         AssistantController,
+        McpController,
         BillingController,
         UsageController,
         DashboardController,

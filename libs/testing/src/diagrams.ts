@@ -39,13 +39,16 @@ export type TestDiagram = {
   /**
    * Extensions: `onError: "rollback"` undoes a failed run's actions (docs/runs.md, "Run control");
    * `errorWorkflowId` starts that workflow when a run fails (docs/workflows.md, "Error workflows");
-   * `notifications` tells endpoints when runs end (docs/notifications.md); `concurrency`,
+   * `notifications` tells endpoints when runs end (docs/notifications.md); `mcp` offers it as an
+   * MCP tool (docs/mcp.md); `concurrency`,
    * `throttle`, `debounce` and `priority` hold runs back (docs/flow-control.md).
    */
   settings?: {
     onError?: 'stop' | 'rollback';
     errorWorkflowId?: string | null;
     notifications?: Array<{ endpointId: string; statuses: Array<'complete' | 'errored' | 'terminated'> }>;
+    /** Offers the live version as a tool on `/mcp` (docs/mcp.md). */
+    mcp?: { enabled: boolean };
   } & FlowControl;
 };
 

@@ -34,3 +34,4 @@ export * from './processes.js';
 export * from './agents.js';
 export * from './openapi-document.js';
 export * from './otlp-receiver.js';
+export * from './mcp-server.js';

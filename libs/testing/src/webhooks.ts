@@ -18,7 +18,7 @@ export interface Connection {
 export function createConnection(
   stack: StackDescription,
   organizationId: string,
-  integration: 'http' | 'webhook' | 'slack',
+  integration: 'http' | 'webhook' | 'slack' | 'mcp',
   { name = `${integration}-${randomUUID().slice(0, 8)}`, config }: { name?: string; config?: object } = {},
 ): Promise<Connection> {
   return adminCli<Connection>(

@@ -24,7 +24,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   org set-plan --org ORG_ID --plan PLAN [--json]
   key create --org ORG_ID [--name NAME] [--json]                 → {"apiKey"}
   user create --org ORG_ID --email E --password P --role owner|admin|member [--json] → {"userId"}
-  connection create --org ORG_ID --integration http|webhook|slack --name NAME [--config JSON] [--json]
+  connection create --org ORG_ID --integration http|webhook|slack|mcp --name NAME [--config JSON] [--json]
                                                                  → {"connectionId", "secret"?, "sendingSecret"?}
   connection rotate-sending-secret --org ORG_ID --connection ID [--json] → {"sendingSecret"}
   databases shards list [--json]                                 → {"shards": [{shard, state, live, databases, …}]}

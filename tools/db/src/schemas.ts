@@ -90,9 +90,13 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
       'events.notification_deliveries.status': 'Generated<NotificationDeliveryStatus>',
       'events.notification_deliveries.outcomes':
         'Generated<ColumnType<NotificationAttemptDto[], string, string>>',
+      'events.mcp_tool_lists.tools': 'ColumnType<McpServerToolDto[], string, string>',
+      'events.mcp_tool_lists.ignored': 'Generated<ColumnType<McpIgnoredToolDto[], string, string>>',
     },
     imports: {
       IntegrationId: '#contracts',
+      McpIgnoredToolDto: '#contracts',
+      McpServerToolDto: '#contracts',
       NotificationAttemptDto: '#contracts',
       NotificationDeliveryStatus: '#contracts',
       NotifiedRunStatus: '#contracts',

@@ -28,12 +28,20 @@ export class GrantCheck {
   constructor(private readonly rpc: RpcClient) {}
 
   async assertValid(principal: Principal, grants: Grants): Promise<void> {
-    const [connections, skills, databases] = await Promise.all([
+    const mcpConnectionIds = grants.apps
+      .filter((grant) => grant.integrationId === 'mcp')
+      .map((grant) => grant.connectionId);
+    const [connections, mcpServers, skills, databases] = await Promise.all([
       grants.apps.length === 0
         ? []
         : this.rpc
             .request(EventsSubjects.connectionsSummary, principal, {})
             .then((reply) => reply.connections),
+      mcpConnectionIds.length === 0
+        ? []
+        : this.rpc
+            .request(EventsSubjects.mcpTools, principal, { connectionIds: mcpConnectionIds })
+            .then((reply) => reply.servers),
       this.existing(grants.skills, (ids) =>
         this.rpc.request(CatalogSubjects.skillsExisting, principal, { ids }),
       ),
@@ -67,11 +75,32 @@ export class GrantCheck {
         });
         return;
       }
+      const serverTools =
+        connection.integrationId === 'mcp'
+          ? new Set(
+              mcpServers
+                .find((server) => server.connectionId === connection.id)
+                ?.tools.map((tool) => tool.name) ?? [],
+            )
+          : null;
       grant.actions.forEach((action, actionIndex) => {
+        const path = `${at}.actions.${actionIndex}`;
         const ref = parseActionRef(action);
+        if (serverTools) {
+          // What the server listed last: a tool it added since needs a refresh of the list first.
+          if (ref?.provider !== 'mcp' || !serverTools.has(ref.action)) {
+            issues.push({
+              path,
+              message:
+                `${action} is not a tool the MCP server of ${connection.id} listed (mcp__<tool>; ` +
+                'refresh its list with POST /app/connections/{id}/refresh-tools)',
+            });
+          }
+          return;
+        }
         if (!ref || ref.provider !== connection.integrationId || !hasAction(ref.provider, ref.action)) {
           issues.push({
-            path: `${at}.actions.${actionIndex}`,
+            path,
             message: `${action} is not an action of ${connection.integrationId} (<provider>__<action>)`,
           });
         }

@@ -1,9 +1,14 @@
 import { DomainException } from '#common';
 import {
   ACTION_ANSWER_MARGIN_MS,
+  ACTION_DEFAULT_TIMEOUT_MS,
+  type ActionInputSchema,
   type ActionResult,
   ACTION_INPUT_SCHEMAS,
   actionTimeoutMs,
+  isMcpToolRef,
+  type McpServerToolsDto,
+  mcpToolRef,
   CatalogSubjects,
   DatabaseSubjects,
   EventsSubjects,
@@ -16,7 +21,7 @@ import { Injectable } from '@nestjs/common';
 import { type JSONSchema7, jsonSchema, type ModelMessage, tool, type ToolSet } from 'ai';
 
 import { AgentConfig } from '../agent.config.js';
-import type { AgentRecord } from '../agents/agent.mapper.js';
+import type { AgentRecord, AppGrant } from '../agents/agent.mapper.js';
 
 /** Tool names as providers accept them: letters, digits, `_` and `-`, at most 64. */
 const TOOL_NAME_MAX = 64;
@@ -87,6 +92,28 @@ export function toolLines(messages: readonly ModelMessage[]): string {
     .join('\n');
 }
 
+/** What the model is told of a granted action: built-ins from the contract, MCP tools from their server's list. */
+function describerOf(
+  grant: AppGrant,
+  mcpServers: readonly McpServerToolsDto[],
+): (action: string) => { description: string; input: ActionInputSchema } | undefined {
+  if (grant.integrationId !== 'mcp') return (action) => ACTION_INPUT_SCHEMAS[action];
+  const listed = new Map(
+    (mcpServers.find((server) => server.connectionId === grant.connectionId)?.tools ?? []).map(
+      (serverTool) => [mcpToolRef(serverTool.name), serverTool],
+    ),
+  );
+  return (action) => {
+    const serverTool = listed.get(action);
+    if (!serverTool) return undefined;
+    const { name, title, description } = serverTool;
+    return {
+      description: `${title && title !== name ? `${title}: ` : ''}${description || `The MCP tool ${name}.`} (an MCP server's tool)`,
+      input: serverTool.inputSchema,
+    };
+  };
+}
+
 /** `<runId>:<nodeId>:<toolCallId>`: the key an app sees for one call of a step. */
 export function actionKey(scope: Pick<StepScope, 'runId' | 'nodeId'>, toolCallId: string): string {
   return `${scope.runId}:${scope.nodeId}:${toolCallId}`;
@@ -108,7 +135,10 @@ export class AgentTools {
 
   async forStep(agent: AgentRecord, scope: StepScope): Promise<AgentToolbox> {
     const { principal } = scope;
-    const [skills, databases] = await Promise.all([
+    const mcpConnectionIds = agent.apps
+      .filter((grant) => grant.integrationId === 'mcp')
+      .map((grant) => grant.connectionId);
+    const [skills, databases, mcpServers] = await Promise.all([
       agent.skills.length === 0
         ? []
         : this.rpc
@@ -123,23 +153,30 @@ export class AgentTools {
           }),
         ),
       ),
+      mcpConnectionIds.length === 0
+        ? []
+        : this.rpc
+            .request(EventsSubjects.mcpTools, principal, { connectionIds: mcpConnectionIds })
+            .then((reply) => reply.servers),
     ]);
     const tools: ToolSet = {};
     const names = new Set<string>();
     const askFirst = new Map<string, AskFirstAction>();
 
     for (const grant of agent.apps) {
+      const described = describerOf(grant, mcpServers);
       for (const action of grant.actions) {
-        const described = ACTION_INPUT_SCHEMAS[action];
-        if (!described) continue;
+        const offered = described(action);
+        // A built-in action this version does not know, or a tool its MCP server no longer lists.
+        if (!offered) continue;
         const name = uniqueName(action, names);
         const needsApproval = grant.approvals.includes(action);
         if (needsApproval) askFirst.set(name, { action, connectionId: grant.connectionId });
         tools[name] = tool({
           description:
-            `${described.description} (connection ${grant.connectionId})` +
+            `${offered.description} (connection ${grant.connectionId})` +
             (needsApproval ? '. A member must approve each call before it runs.' : ''),
-          inputSchema: jsonSchema<Record<string, unknown>>(described.input as JSONSchema7),
+          inputSchema: jsonSchema<Record<string, unknown>>(offered.input as JSONSchema7),
           needsApproval,
           execute: async (input, { toolCallId }) => {
             // An approved call runs when it is approved, and its outcome answers it on resume.
@@ -206,9 +243,13 @@ export class AgentTools {
     return { tools, skills, askFirst };
   }
 
-  /** Runs an app action through the events service, within the action's own time limit. */
+  /**
+   * Runs an app action through the events service, within the action's own time limit. An MCP
+   * tool's arguments are the server's to define (a `timeoutMs` there is the tool's own), so its
+   * calls take the default limit.
+   */
   async runAction(principal: Principal, call: ActionCall): Promise<ActionResult> {
-    const timeoutMs = actionTimeoutMs(call.input);
+    const timeoutMs = isMcpToolRef(call.action) ? ACTION_DEFAULT_TIMEOUT_MS : actionTimeoutMs(call.input);
     return this.rpc.request(
       EventsSubjects.actionsExecute,
       principal,

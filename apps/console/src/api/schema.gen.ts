@@ -992,7 +992,7 @@ export interface components {
             connectionId: string;
             /** @description The connection's integration, e.g. `http`. */
             integrationId: string;
-            /** @description Action refs `<provider>__<action>` of the integration. */
+            /** @description Action refs `<provider>__<action>` of the integration; for an `mcp` connection, `mcp__<tool>` for each tool of its server the agent may call (docs/mcp.md). */
             actions: string[];
             /** @description The picked refs that wait for approval before running. */
             approvals: string[];
@@ -1032,7 +1032,7 @@ export interface components {
             connectionId: string;
             /** @description The connection's integration, e.g. `http`. */
             integrationId: string;
-            /** @description Action refs `<provider>__<action>` of the integration. */
+            /** @description Action refs `<provider>__<action>` of the integration; for an `mcp` connection, `mcp__<tool>` for each tool of its server the agent may call (docs/mcp.md). */
             actions: string[];
             /** @description The picked refs that wait for approval before running. */
             approvals: string[];
@@ -1249,6 +1249,12 @@ export interface components {
             workflowId: string;
             workflowName: string;
         };
+        DashboardConnectionDto: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            integrationId: "http" | "webhook" | "slack" | "mcp";
+        };
         DashboardRunDto: {
             id: string;
             workflowId: string;
@@ -1292,7 +1298,7 @@ export interface components {
         };
         DashboardStalePartDto: {
             /**
-             * @description The service whose part is stale: `projects` (counts.projects, activity, runsThisWeek), `runs` (runs, failures), `workflows` (counts.workflows, counts.published), `events` (triggers, counts.connections), `agents` (approvals), `names` (workflow and project names).
+             * @description The service whose part is stale: `projects` (counts.projects, activity, runsThisWeek), `runs` (runs, failures), `workflows` (counts.workflows, counts.published), `events` (triggers, unhealthyConnections, counts.connections), `agents` (approvals), `names` (workflow and project names).
              * @enum {string}
              */
             part: "projects" | "runs" | "workflows" | "events" | "agents" | "names";
@@ -1311,6 +1317,8 @@ export interface components {
             failures: components["schemas"]["DashboardFailureDto"][];
             /** @description Only the App event triggers whose subscription or connection is unhealthy. */
             triggers: components["schemas"]["DashboardTriggerDto"][];
+            /** @description Extension beyond the contract: the app connections marked `unhealthy`, whether or not a trigger uses them: the app refused the connection or could not be reached the last time it was used (an MCP server that is down; docs/mcp.md). At most 100, by name. */
+            unhealthyConnections: components["schemas"]["DashboardConnectionDto"][];
             /** @description The organization's most recent runs, newest first (at most 10). */
             runs: components["schemas"]["DashboardRunDto"][];
             counts: components["schemas"]["DashboardCountsDto"];
@@ -1997,6 +2005,10 @@ export interface components {
             };
             /** @description A template rendering a number (an integer, clamped to ±1000000; anything else counts as 0): among this workflow's runs waiting for the same limit, and its organization's runs waiting for their share of the runners, higher starts first. */
             priority?: string;
+            mcp?: {
+                /** @description `true` offers the live version as a tool on the organization's `/mcp` server (docs/mcp.md). Off by default. */
+                enabled: boolean;
+            };
             /** @description Another workflow of the organization whose live version starts, once, when a run of a published version of this one ends `errored` (after its retries and any rollback), with a JSON input describing the failed run (docs/workflows.md, "Error workflows"). Null or absent: none. A run started this way starts no error workflow when it fails itself. */
             errorWorkflowId?: string | null;
         } & {
@@ -2025,6 +2037,10 @@ export interface components {
             trigger?: string;
             /** @description Event: payload path → expected value; events that differ do not start a run. */
             filter?: {
+                [key: string]: unknown;
+            };
+            /** @description Api or manual: the JSON schema (`"type": "object"`) of the arguments of this workflow as an MCP tool (`settings.mcp`); a call's arguments become the run's input as JSON. Without it the tool takes one free text, `input`, as the run's input (docs/mcp.md). */
+            inputSchema?: {
                 [key: string]: unknown;
             };
             /** @description Retries of a failed step. Without it a failed step fails the run at once. */

@@ -8,8 +8,8 @@ type Settings = Schemas['DiagramSettings'];
 
 /**
  * The diagram's `settings` (docs/workflows.md): what a failed run does (`onError`), which workflow
- * it starts (`errorWorkflowId`, picked among this project's other workflows), and when runs may start
- * (flow control, docs/flow-control.md).
+ * it starts (`errorWorkflowId`, picked among this project's other workflows), whether MCP clients may
+ * run it (`mcp`, docs/mcp.md), and when runs may start (flow control, docs/flow-control.md).
  */
 export function DiagramSettingsPanel({
   workflowId,
@@ -76,6 +76,20 @@ export function DiagramSettingsPanel({
         <small className="muted">
           Started with a description of the failure when a run of a published version fails (after its retries
           and any rollback).
+        </small>
+      </div>
+      <div className="field">
+        <label>
+          <input
+            type="checkbox"
+            checked={current.mcp?.enabled === true}
+            onChange={(event) => set({ mcp: event.target.checked ? { enabled: true } : undefined })}
+          />{' '}
+          Offer as an MCP tool
+        </label>
+        <small className="muted">
+          Once published, MCP clients with an organization key can run it from <code>/mcp</code>{' '}
+          (docs/mcp.md).
         </small>
       </div>
       <FlowControlSettings settings={current} onChange={set} />

@@ -10,7 +10,7 @@ import { RunCancellations } from '#nats';
 import { Injectable } from '@nestjs/common';
 
 import { ConnectionsService } from '../connections/connections.service.js';
-import { ConnectionRefused } from '../integrations/app-provider.js';
+import { AnsweredFailure, ConnectionRefused } from '../integrations/app-provider.js';
 import { AppProviders } from '../integrations/app-providers.js';
 
 /**
@@ -39,7 +39,12 @@ export class ActionsService {
   ): Promise<ActionResult> {
     const connection = await this.connections.openOwned(principal.organizationId, request.connectionId);
     const ref = parseActionRef(request.action);
-    if (!ref || ref.provider !== connection.integrationId || !hasAction(ref.provider, ref.action)) {
+    if (
+      !ref ||
+      ref.provider !== connection.integrationId ||
+      // An MCP server's tools are its own to list: a tool it does not have, it refuses.
+      (ref.provider !== 'mcp' && !hasAction(ref.provider, ref.action))
+    ) {
       throw DomainException.invalidRequest([
         {
           path: 'action',
@@ -60,6 +65,7 @@ export class ActionsService {
       return { status, result };
     } catch (error) {
       if (error instanceof ConnectionRefused) await this.connections.setHealth(connection, 'unhealthy');
+      if (error instanceof AnsweredFailure) await this.connections.setHealth(connection, 'healthy');
       throw error;
     }
   }

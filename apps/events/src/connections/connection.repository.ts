@@ -1,5 +1,5 @@
 import type { Page } from '#common';
-import type { ConnectionHealth } from '#contracts';
+import type { ConnectionHealth, UnhealthyConnection } from '#contracts';
 import { type AuditCaller, InjectKysely, keysetPage, mapPage, type PageRequest } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
@@ -61,6 +61,20 @@ export class ConnectionRepository {
       .orderBy('id')
       .execute();
     return rows.map((row) => ({ id: row.id, integrationId: row.integration_id }));
+  }
+
+  /** The dashboard's unhealthy connections, by name. */
+  async unhealthy(organizationId: string, limit: number): Promise<UnhealthyConnection[]> {
+    const rows = await this.db
+      .selectFrom('events.connections')
+      .select(['id', 'name', 'integration_id'])
+      .where('organization_id', '=', organizationId)
+      .where('health', '<>', 'healthy')
+      .orderBy('name')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ id: row.id, name: row.name, integrationId: row.integration_id }));
   }
 
   async count(organizationId: string): Promise<number> {

@@ -85,7 +85,9 @@ export class ConnectionsService {
         { path: 'config', message: `config must be at most ${CONNECTION_CONFIG_MAX_BYTES} bytes of JSON` },
       ]);
     }
-    const { credentials, secret, sendingSecret } = this.providers.get(input.integrationId).connect(config);
+    const { credentials, secret, sendingSecret, keep } = await this.providers
+      .get(input.integrationId)
+      .connect(config);
     const id = newId();
     const created = await this.connections.insert(
       {
@@ -97,6 +99,7 @@ export class ConnectionsService {
       },
       caller,
     );
+    await keep?.(created);
     return {
       ...toConnectionDto(created, this.settingsOf(created.integrationId, credentials)),
       ...(secret === undefined ? {} : { secret }),

@@ -41,6 +41,8 @@ export interface Connected {
   credentials: Record<string, unknown>;
   secret?: string;
   sendingSecret?: string;
+  /** Keeps what the app told about itself while connecting (an MCP server's tools), once the connection exists. */
+  keep?(connection: { id: string; organizationId: string }): Promise<void>;
 }
 
 /** A new sending secret: the credentials to keep, and the secret to show once. */
@@ -56,8 +58,11 @@ export interface Rotated {
  */
 export interface AppProvider {
   readonly id: IntegrationId;
-  /** Checks a member's `config` and turns it into the credentials to keep (invalid_request). */
-  connect(config: Record<string, unknown>): Connected;
+  /**
+   * Checks a member's `config` and turns it into the credentials to keep (invalid_request). An app
+   * that must be asked first (an MCP server, for its tools) answers a promise.
+   */
+  connect(config: Record<string, unknown>): Connected | Promise<Connected>;
   /**
    * Starts listening for `trigger` on the connection, or refuses with the reason (answered as
    * subscription_failed). Built-in triggers arrive by webhook, so there is nothing to call.
@@ -77,6 +82,16 @@ export interface AppProvider {
 
 /** The app refused the connection itself (revoked credentials, a gone URL): it becomes unhealthy. */
 export class ConnectionRefused extends DomainException {
+  constructor(message: string) {
+    super('service_unavailable', message);
+  }
+}
+
+/**
+ * The app answered, and its answer is a failure of the action (an MCP tool's `isError`): the
+ * attempt fails, and the connection is known to work.
+ */
+export class AnsweredFailure extends DomainException {
   constructor(message: string) {
     super('service_unavailable', message);
   }

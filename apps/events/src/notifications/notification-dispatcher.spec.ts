@@ -21,6 +21,7 @@ import { EventsConfig } from '../events.config.js';
 import { eventsDataSource } from '../events.data-source.js';
 import type { DB } from '../events.tables.js';
 import { AppProviders } from '../integrations/app-providers.js';
+import { McpToolListRepository } from '../mcp/mcp-tool-list.repository.js';
 import { OutboundHttp } from '../outbound/outbound-http.js';
 import { NotificationDeliveryRepository } from './notification-delivery.repository.js';
 import { NotificationDispatcher } from './notification-dispatcher.service.js';
@@ -66,7 +67,7 @@ describe('NotificationDispatcher', () => {
     const http = new OutboundHttp(config.ACTIONS_ALLOW_PRIVATE_NETWORKS, 64 * 1024);
     const connections = new ConnectionsService(
       new ConnectionRepository(db),
-      new AppProviders(http),
+      new AppProviders(http, new McpToolListRepository(db)),
       cipher,
       logger,
     );

@@ -11,7 +11,13 @@ import {
   SpanStatusCode,
 } from '#common';
 import ipaddr from 'ipaddr.js';
-import { Agent, errors as undiciErrors, request } from 'undici';
+import {
+  Agent,
+  fetch as undiciFetch,
+  type RequestInit as UndiciRequestInit,
+  errors as undiciErrors,
+  request,
+} from 'undici';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
@@ -49,6 +55,16 @@ export interface OutboundResponse {
 
 /** Where a request was refused before any byte left: an address the service may not call. */
 export class ForbiddenAddress extends Error {}
+
+/** No answer came: the name did not resolve, the connection was refused or reset (`fetch`). */
+export class Unreachable extends DomainException {
+  constructor(message: string) {
+    super('service_unavailable', message);
+  }
+}
+
+/** Statuses whose answer has no body to bound. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 /** NAT64's well-known prefix: the last 32 bits are the IPv4 address a NAT64 gateway will call. */
@@ -195,6 +211,31 @@ export class OutboundHttp {
     }
   }
 
+  /**
+   * `fetch` for a client that speaks HTTP itself (the MCP SDK's transport), over the same pool and
+   * address checks as `send`. It never follows a redirect: the caller gets the 3xx and decides, and
+   * its next request is checked like the first. The answer's body fails once it passes the size
+   * limit. No time limit of its own: the caller's `signal` bounds it.
+   */
+  readonly fetch = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = this.checkedUrl(String(input));
+    try {
+      const answer = await undiciFetch(url, {
+        ...(init as UndiciRequestInit),
+        redirect: 'manual',
+        dispatcher: this.agent,
+      });
+      return this.boundedResponse(answer as unknown as Response);
+    } catch (error) {
+      if (init.signal?.aborted) throw error;
+      const cause = (error as { cause?: unknown }).cause;
+      if (cause instanceof ForbiddenAddress) throw forbidden(cause.message);
+      const why =
+        cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
+      throw new Unreachable(`${url.origin} could not be reached: ${why}`);
+    }
+  };
+
   async close(): Promise<void> {
     await this.agent.close();
   }
@@ -229,6 +270,36 @@ export class OutboundHttp {
       throw forbidden(`${host} is a private address`);
     }
     return url;
+  }
+
+  private boundedResponse(answer: Response): Response {
+    if (!answer.body || NULL_BODY_STATUSES.has(answer.status)) return answer;
+    const reader = answer.body.getReader();
+    const max = this.maxResponseBytes;
+    let size = 0;
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (cancelled) return;
+        if (done) return controller.close();
+        size += value.byteLength;
+        if (size > max) {
+          await reader.cancel();
+          return controller.error(appFailure(`The app answered with more than ${max} bytes.`));
+        }
+        controller.enqueue(value);
+      },
+      cancel: (reason) => {
+        cancelled = true;
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+    });
   }
 
   private async readBounded(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {

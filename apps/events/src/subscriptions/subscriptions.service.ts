@@ -18,6 +18,9 @@ import { type Binding, subscriptionKey } from './binding.mapper.js';
 import { BindingRepository } from './binding.repository.js';
 import { filterKey, filterProblem } from './event-filter.js';
 
+/** The dashboard lists this many unhealthy connections at most. */
+const UNHEALTHY_CONNECTIONS_MAX = 100;
+
 const refused = (trigger: EventTriggerBinding, message: string) =>
   new DomainException('subscription_failed', `Trigger ${trigger.triggerNodeId}: ${message}`, {
     triggerNodeId: trigger.triggerNodeId,
@@ -70,16 +73,21 @@ export class SubscriptionsService {
     return { stopped };
   }
 
-  /** Connections and active subscriptions (what billing counts), and the triggers that need a look. */
+  /**
+   * Connections and active subscriptions (what billing counts), and the triggers and connections that
+   * need a look.
+   */
   async overview({ organizationId }: Principal): Promise<EventsOverview> {
-    const [connections, subscriptions, rows] = await Promise.all([
+    const [connections, subscriptions, rows, unhealthyConnections] = await Promise.all([
       this.connectionRows.count(organizationId),
       this.bindings.activeCount(organizationId),
       this.bindings.unhealthy(organizationId),
+      this.connectionRows.unhealthy(organizationId, UNHEALTHY_CONNECTIONS_MAX),
     ]);
     return {
       connections,
       subscriptions,
+      unhealthyConnections,
       triggers: rows.map((row) => ({
         workflowId: row.workflowId,
         triggerNodeId: row.triggerNodeId,

@@ -1,3 +1,4 @@
+import { DomainException } from '#common';
 import {
   CreateConnectionDto,
   EventsSubjects,
@@ -47,6 +48,22 @@ export class ConnectionsController {
   @HttpCode(201)
   rotateSendingSecret(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.rpc.request(EventsSubjects.connectionsRotateSendingSecret, principal, { id });
+  }
+
+  /** Extension (docs/mcp.md): the tools an MCP connection keeps, as its server last listed them. */
+  @Get(':id/tools')
+  async tools(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    const { servers } = await this.rpc.request(EventsSubjects.mcpTools, principal, { connectionIds: [id] });
+    const [list] = servers;
+    if (!list) throw new DomainException('not_found', `No MCP connection with id ${id}.`);
+    return list;
+  }
+
+  /** Extension (docs/mcp.md): asks the MCP server for its tools now; the list it keeps is the answer. */
+  @Post(':id/refresh-tools')
+  @HttpCode(200)
+  refreshTools(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.rpc.request(EventsSubjects.mcpToolsRefresh, principal, { id });
   }
 
   @Delete(':id')

@@ -116,6 +116,8 @@ export class DashboardService {
       triggers: events.triggers
         .filter((trigger) => live(trigger.workflowId))
         .map((trigger) => ({ ...trigger, workflowName: workflowName(trigger.workflowId) })),
+      // An events service of an earlier version answers without it.
+      unhealthyConnections: events.unhealthyConnections ?? [],
       runs: runs.runs.map((run) => ({
         id: run.id,
         workflowId: run.workflowId,

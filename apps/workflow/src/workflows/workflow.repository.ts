@@ -9,6 +9,7 @@ import {
   type PageRequest,
   preparedQuery,
 } from '#persistence';
+import type { Diagram } from '#contracts';
 import { Injectable } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 
@@ -113,6 +114,30 @@ export class WorkflowRepository {
       .forUpdate()
       .executeTakeFirst();
     return row ? toWorkflowRecord(row) : null;
+  }
+
+  /**
+   * The published, not paused workflows whose live version opts in to `/mcp`, by name, at most
+   * `limit`: each with its live diagram, for the tool's trigger and input schema.
+   */
+  async mcpTools(
+    organizationId: string,
+    limit: number,
+  ): Promise<Array<{ id: string; name: string; description: string | null; diagram: Diagram }>> {
+    return this.db
+      .selectFrom('workflow.workflows as w')
+      .innerJoin('workflow.versions as v', (join) =>
+        join.onRef('v.workflow_id', '=', 'w.id').onRef('v.number', '=', 'w.published_version'),
+      )
+      .select(['w.id', 'w.name', 'w.description', 'v.diagram'])
+      .where('w.organization_id', '=', organizationId)
+      .where('w.deleted_at', 'is', null)
+      .where('w.paused_at', 'is', null)
+      .where(sql<boolean>`(v.diagram::jsonb -> 'settings' -> 'mcp' ->> 'enabled') = 'true'`)
+      .orderBy('w.name')
+      .orderBy('w.id')
+      .limit(limit)
+      .execute();
   }
 
   async list(organizationId: string, projectId: string, page: PageRequest): Promise<Page<WorkflowRecord>> {

@@ -1,6 +1,7 @@
 import {
   type CheckDraftRequest,
   type CreateWorkflowRequest,
+  type EmptyRequest,
   type IdAndBody,
   type IdAndQuery,
   type IdRequest,
@@ -48,6 +49,11 @@ export class WorkflowsHandler {
   @Handles(WorkflowSubjects.delete)
   delete({ id }: IdRequest, principal: Principal) {
     return this.workflows.delete(principal, id);
+  }
+
+  @Handles(WorkflowSubjects.mcpTools)
+  mcpTools(_request: EmptyRequest, principal: Principal) {
+    return this.workflows.mcpTools(principal);
   }
 
   @Handles(WorkflowSubjects.checkDraft)

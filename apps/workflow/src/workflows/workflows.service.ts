@@ -7,6 +7,9 @@ import {
   DEFAULT_TIME_ZONE,
   type Diagram,
   type DiagramIssue,
+  MCP_TOOLS_MAX,
+  mcpEntryTrigger,
+  type McpWorkflowToolsReply,
   diagramShapeIssues,
   type PageQueryDto,
   type Principal,
@@ -280,6 +283,30 @@ export class WorkflowsService {
       : null;
     if (!workflow) throw DomainException.notFound('workflow', id);
     return toRunTarget(workflow, request.draft === true);
+  }
+
+  /** The workflows `/mcp` offers as tools (docs/mcp.md, "Workflows as tools"). */
+  async mcpTools(principal: Principal): Promise<McpWorkflowToolsReply> {
+    const rows = await this.workflows.mcpTools(principal.organizationId, MCP_TOOLS_MAX);
+    return {
+      tools: rows.flatMap((row) => {
+        const trigger = mcpEntryTrigger(row.diagram);
+        if (!trigger) return [];
+        const inputSchema = trigger.data.properties.inputSchema;
+        return [
+          {
+            workflowId: row.id,
+            name: row.name,
+            description: row.description,
+            triggerNodeId: trigger.id,
+            inputSchema:
+              typeof inputSchema === 'object' && inputSchema !== null
+                ? (inputSchema as Record<string, unknown>)
+                : null,
+          },
+        ];
+      }),
+    };
   }
 
   /**

@@ -73,7 +73,9 @@ export class AppGrantDto {
   @TextField({ min: 1, max: 100, description: "The connection's integration, e.g. `http`." })
   integrationId!: string;
 
-  @IdsField('Action refs `<provider>__<action>` of the integration.')
+  @IdsField(
+    'Action refs `<provider>__<action>` of the integration; for an `mcp` connection, `mcp__<tool>` for each tool of its server the agent may call (docs/mcp.md).',
+  )
   actions!: string[];
 
   @IdsField('The picked refs that wait for approval before running.')

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 import { CONNECTION_HEALTH, type ConnectionHealth } from '../events/connection.dto.js';
+import { INTEGRATION_IDS, type IntegrationId } from '../events/integrations.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../events/event.messages.js';
 import { RUN_STATUSES, type RunStatus } from '../runs/run-status.js';
 import { RUN_TRIGGERS, type RunTrigger } from '../runs/start-run.request.js';
@@ -107,6 +108,17 @@ export class DashboardTriggerDto {
   workflowName!: string;
 }
 
+export class DashboardConnectionDto {
+  @ApiProperty()
+  id!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ enum: INTEGRATION_IDS })
+  integrationId!: IntegrationId;
+}
+
 export class DashboardRunDto {
   @ApiProperty()
   id!: string;
@@ -157,7 +169,7 @@ export class DashboardStalePartDto {
   @ApiProperty({
     enum: DASHBOARD_PARTS,
     description:
-      'The service whose part is stale: `projects` (counts.projects, activity, runsThisWeek), `runs` (runs, failures), `workflows` (counts.workflows, counts.published), `events` (triggers, counts.connections), `agents` (approvals), `names` (workflow and project names).',
+      'The service whose part is stale: `projects` (counts.projects, activity, runsThisWeek), `runs` (runs, failures), `workflows` (counts.workflows, counts.published), `events` (triggers, unhealthyConnections, counts.connections), `agents` (approvals), `names` (workflow and project names).',
   })
   part!: DashboardPart;
 
@@ -196,6 +208,13 @@ export class DashboardDto {
     description: 'Only the App event triggers whose subscription or connection is unhealthy.',
   })
   triggers!: DashboardTriggerDto[];
+
+  @ApiProperty({
+    type: [DashboardConnectionDto],
+    description:
+      'Extension beyond the contract: the app connections marked `unhealthy`, whether or not a trigger uses them: the app refused the connection or could not be reached the last time it was used (an MCP server that is down; docs/mcp.md). At most 100, by name.',
+  })
+  unhealthyConnections!: DashboardConnectionDto[];
 
   @ApiProperty({
     type: [DashboardRunDto],

@@ -1,7 +1,7 @@
 import { ArrayMaxSize, IsArray, IsString, MaxLength } from 'class-validator';
 
 import type { PendingApprovalDto } from '../agents/approval.dto.js';
-import type { UnhealthyTrigger } from '../events/event.messages.js';
+import type { UnhealthyConnection, UnhealthyTrigger } from '../events/event.messages.js';
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import type { RunStatus } from '../runs/run-status.js';
 import type { RunTrigger } from '../runs/start-run.request.js';
@@ -66,6 +66,8 @@ export interface EventsOverview {
   /** Active subscriptions, as the plan counts them. */
   subscriptions: number;
   triggers: UnhealthyTrigger[];
+  /** Absent from an events service of an earlier version. */
+  unhealthyConnections?: UnhealthyConnection[];
 }
 
 export interface AgentOverview {

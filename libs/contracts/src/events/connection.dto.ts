@@ -20,7 +20,9 @@ export class ConnectionDto {
 
   @ApiProperty({
     enum: CONNECTION_HEALTH,
-    description: '`unhealthy` after its app refused the connection (bad credentials, a gone URL).',
+    description:
+      '`unhealthy` after its app refused the connection (bad credentials, a gone URL) or could not be ' +
+      'reached (an MCP server that is down); `healthy` again once it answers.',
   })
   health!: ConnectionHealth;
 
@@ -28,7 +30,8 @@ export class ConnectionDto {
     type: [String],
     description:
       'An `http` connection with headers: the origins its headers may be sent to. Empty for one made ' +
-      'before connections named them: its headers go nowhere until an owner or admin sets them.',
+      'before connections named them: its headers go nowhere until an owner or admin sets them. An ' +
+      "`mcp` connection: its server's origin, the only one its credentials go to (not changeable).",
   })
   allowedOrigins?: string[];
 
@@ -72,7 +75,9 @@ export class CreateConnectionDto {
 
   /**
    * `http`: `{headers?, allowedOrigins?}`: headers sent with requests to those origins only
-   * (required with headers); `slack`: `{webhookUrl}`; `webhook`: nothing.
+   * (required with headers); `slack`: `{webhookUrl}`; `webhook`: nothing; `mcp`: `{url, bearerToken?,
+   * headers?}`: the MCP server's Streamable HTTP endpoint and what is sent to its origin only
+   * (docs/mcp.md). An `mcp` connection is made only once the server has listed its tools.
    */
   @IsOptional()
   @IsObject()

@@ -62,7 +62,10 @@ export function actionConnectionIssues(
       issues.push({
         nodeId: node.id,
         path: `${path}.action`,
-        message: `No app has the action ${String(action)}.`,
+        message:
+          ref?.provider === 'mcp'
+            ? `${String(action)} is an MCP server's tool: grant it to an agent and call it from an Agent step (docs/mcp.md).`
+            : `No app has the action ${String(action)}.`,
       });
       return;
     }

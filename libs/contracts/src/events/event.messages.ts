@@ -21,7 +21,7 @@ import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import { IsStringRecord } from '../messaging/string-record.decorator.js';
 import { DIAGRAM_ID_MAX_LENGTH } from '../workflows/diagram.js';
 import type { ConnectionHealth } from './connection.dto.js';
-import { INTEGRATION_IDS, type IntegrationId } from './integrations.js';
+import { ACTION_REF_PATTERN, INTEGRATION_IDS, type IntegrationId } from './integrations.js';
 
 export const SUBSCRIPTION_STATUSES = ['active', 'error', 'stopped'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
@@ -100,9 +100,10 @@ export class ExecuteActionRequest {
   @MaxLength(MESSAGE_ID_MAX_LENGTH)
   connectionId!: string;
 
-  /** `<provider>__<action>`. */
+  /** `<provider>__<action>`, or `mcp__<tool>` for a tool of an MCP server's connection. */
   @IsString()
-  @Matches(/^[a-z][a-z0-9_-]*__[a-z][a-z0-9_]*$/, { message: 'action must be <provider>__<action>' })
+  @MaxLength(200)
+  @Matches(ACTION_REF_PATTERN, { message: 'action must be <provider>__<action> or mcp__<tool>' })
   action!: string;
 
   @IsObject()
@@ -225,6 +226,16 @@ export interface UnhealthyTrigger {
   /** The connection's health; null when the connection is gone. */
   health: ConnectionHealth | null;
   workflowId: string;
+}
+
+/**
+ * A connection its app refused or could not be reached at, last time it was used (the dashboard's
+ * `unhealthyConnections`): an MCP server that is down, a revoked Slack URL.
+ */
+export interface UnhealthyConnection {
+  id: string;
+  name: string;
+  integrationId: IntegrationId;
 }
 
 /** A JetStream job of the events service: fan an event out to its listeners, or replay it for one trigger. */

@@ -27,6 +27,11 @@ import {
   ReplayEventRequest,
 } from './event.messages.js';
 import type { ConnectionSummary } from './integrations.js';
+import {
+  McpServerToolsRequest,
+  type McpServerToolsReply,
+  type McpServerToolsDto,
+} from './mcp-server-tools.dto.js';
 import type { NotificationDeliveryDto } from '../notifications/notification-delivery.dto.js';
 import {
   type CreatedNotificationEndpointDto,
@@ -71,6 +76,19 @@ export const EventsSubjects = {
   connectionsSummary: rpc('events.connections.summary', EmptyRequest, {
     callers: ['workflow', 'runner', 'agent'],
     reply: returns<{ connections: ConnectionSummary[] }>(),
+  }),
+  /**
+   * The tool lists MCP connections keep (docs/mcp.md): an agent's grant check and its tools, and the
+   * browser's `GET /app/connections/{id}/tools`.
+   */
+  mcpTools: rpc('events.mcp.tools', McpServerToolsRequest, {
+    callers: ['gateway', 'agent'],
+    reply: returns<McpServerToolsReply>(),
+  }),
+  /** `POST /app/connections/{id}/refresh-tools`: asks the MCP server for its tools now and keeps them. */
+  mcpToolsRefresh: rpc('events.mcp.refresh-tools', IdRequest, {
+    callers: ['gateway'],
+    reply: returns<McpServerToolsDto>(),
   }),
   adminConnectionCreate: systemRpc('events.admin.connection.create', AdminConnectionCreate, {
     callers: ['admin'],

@@ -7,6 +7,8 @@ export const INTEGRATIONS = {
   http: { triggers: [], actions: ['request'] },
   webhook: { triggers: ['received'], actions: ['send'] },
   slack: { triggers: [], actions: ['post_message'] },
+  // An MCP server's actions are its tools, listed by the server itself (docs/mcp.md): none is built in.
+  mcp: { triggers: [], actions: [] },
 } as const satisfies Record<string, { triggers: readonly string[]; actions: readonly string[] }>;
 
 export type IntegrationId = keyof typeof INTEGRATIONS;
@@ -16,10 +18,43 @@ export function isIntegrationId(value: unknown): value is IntegrationId {
   return typeof value === 'string' && Object.hasOwn(INTEGRATIONS, value);
 }
 
-/** `http__request` → `{provider: 'http', action: 'request'}`; null when it is not an action ref. */
+/**
+ * The tool names an `mcp__<tool>` ref carries: MCP's own rule for tool names (letters of either case,
+ * digits, `_`, `-` and `.`, 1 to 128 of them; SEP-986). A server's tool named otherwise is listed
+ * as ignored and cannot be granted.
+ */
+export const MCP_TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** The provider part of an MCP tool's ref: `mcp__<tool>`. */
+export const MCP_REF_PREFIX = 'mcp__';
+
+/**
+ * What an action ref looks like, for a message to check before any lookup: a built-in
+ * `<provider>__<action>`, or `mcp__<tool>` with the tool's name as its server spells it.
+ */
+export const ACTION_REF_PATTERN =
+  /^(?:(?!mcp__)[a-z][a-z0-9_-]*__[a-z][a-z0-9_]*|mcp__[A-Za-z0-9_.-]{1,128})$/;
+
+/**
+ * `http__request` → `{provider: 'http', action: 'request'}`, `mcp__Search.docs` → `{provider: 'mcp',
+ * action: 'Search.docs'}`; null when it is not an action ref. An MCP tool's name keeps its case and
+ * may itself hold `__`, so everything after the first `mcp__` is the tool.
+ */
 export function parseActionRef(ref: string): { provider: string; action: string } | null {
+  if (ref.startsWith(MCP_REF_PREFIX)) {
+    const tool = ref.slice(MCP_REF_PREFIX.length);
+    return MCP_TOOL_NAME_PATTERN.test(tool) ? { provider: 'mcp', action: tool } : null;
+  }
   const match = /^([a-z][a-z0-9_-]*)__([a-z][a-z0-9_]*)$/.exec(ref);
   return match ? { provider: match[1] ?? '', action: match[2] ?? '' } : null;
+}
+
+/** `mcp__<tool>` for an MCP server's tool. */
+export const mcpToolRef = (tool: string): string => `${MCP_REF_PREFIX}${tool}`;
+
+/** Whether `ref` names an MCP server's tool (well formed; whether the server has it is the list's to say). */
+export function isMcpToolRef(ref: string): boolean {
+  return parseActionRef(ref)?.provider === 'mcp';
 }
 
 /** `webhook/received` → `{provider: 'webhook', trigger: 'received'}`; null when it is not a trigger ref. */
@@ -28,7 +63,10 @@ export function parseTriggerRef(ref: string): { provider: string; trigger: strin
   return match ? { provider: match[1] ?? '', trigger: match[2] ?? '' } : null;
 }
 
-/** Whether the built-in integration `provider` has the action `action`. */
+/**
+ * Whether the built-in integration `provider` has the action `action`. An MCP server's tools are not
+ * built in: workflows' Action nodes cannot name them; agents are granted them (`isMcpToolRef`).
+ */
 export function hasAction(provider: string, action: string): boolean {
   return isIntegrationId(provider) && (INTEGRATIONS[provider].actions as readonly string[]).includes(action);
 }

@@ -74,6 +74,12 @@ const trigger: JsonSchema = {
       additionalProperties: true,
       description: 'Event: payload path → expected value; events that differ do not start a run.',
     },
+    inputSchema: {
+      type: 'object',
+      additionalProperties: true,
+      description:
+        'Api or manual: the JSON schema (`"type": "object"`) of the arguments of this workflow as an MCP tool (`settings.mcp`); a call\'s arguments become the run\'s input as JSON. Without it the tool takes one free text, `input`, as the run\'s input (docs/mcp.md).',
+    },
     retry,
   },
   required: ['kind'],
@@ -423,6 +429,18 @@ export const DIAGRAM_SETTINGS_SCHEMA: JsonSchema = {
       },
     },
     ...FLOW_CONTROL_SETTINGS_SCHEMA,
+    mcp: {
+      type: 'object',
+      properties: {
+        enabled: {
+          type: 'boolean',
+          description:
+            "`true` offers the live version as a tool on the organization's `/mcp` server (docs/mcp.md). Off by default.",
+        },
+      },
+      required: ['enabled'],
+      additionalProperties: false,
+    },
     errorWorkflowId: {
       type: ['string', 'null'],
       minLength: 1,

@@ -80,6 +80,8 @@ export interface TriggerNodeProperties extends CommonProperties {
   trigger?: string;
   /** Event: payload path → expected value. */
   filter?: Record<string, unknown>;
+  /** Api or manual: the arguments' JSON schema of the workflow as an MCP tool (docs/mcp.md). */
+  inputSchema?: Record<string, unknown>;
 }
 
 export interface AgentNodeProperties extends CommonProperties {

@@ -17,6 +17,7 @@ import {
   loopBodies,
 } from './loop-body.js';
 import { matchesPatternProblem } from './matches-pattern.js';
+import { mcpIssues } from './mcp-tool.js';
 import { DIAGRAM_SCHEMA, DIAGRAM_SETTINGS_SCHEMA, NODE_TYPE_SCHEMAS } from './node-type-schemas.js';
 import { CONDITION_HANDLES, type Condition, isNodeType, NODE_TYPES, type NodeType } from './node-types.js';
 import { cronProblem } from './schedule.js';
@@ -97,6 +98,7 @@ export function validateDiagram(diagram: Diagram): DiagramIssue[] {
     issues.push({ path: 'nodes', message: 'the diagram has no trigger node; add one to start runs from' });
   }
   issues.push(...settingsIssues(diagram));
+  issues.push(...mcpIssues(diagram));
   issues.push(...edgeIssues(diagram.edges, nodesById));
   const bodies = loopBodies(diagram);
   issues.push(...loopIssues(diagram, bodies));

@@ -5,6 +5,7 @@ import type { DeletedDto } from '../common/deleted.dto.js';
 import { type NamesReply, NamesRequest, type WorkflowOverview } from '../dashboard/overview.messages.js';
 import { EmptyRequest, IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../messaging/common-requests.js';
 import { returns, rpc } from '../messaging/subject-catalog.js';
+import type { McpWorkflowToolsReply } from './mcp-tool.js';
 import { PublishWorkflowDto } from './publish-workflow.dto.js';
 import { type RunTarget, RunTargetRequest } from './run-target.js';
 import { UpdateWorkflowDto } from './update-workflow.dto.js';
@@ -76,6 +77,14 @@ export const WorkflowSubjects = {
   deleteForProject: rpc('workflow.workflows.delete-for-project', ProjectScopedRequest, {
     callers: ['catalog'],
     reply: returns<{ deleted: number }>(),
+  }),
+  /**
+   * The organization's workflows offered on `/mcp`: published, not paused, their live version opted
+   * in (`settings.mcp.enabled`), at most `MCP_TOOLS_MAX`, by name.
+   */
+  mcpTools: rpc('workflow.workflows.mcp-tools', EmptyRequest, {
+    callers: ['gateway'],
+    reply: returns<McpWorkflowToolsReply>(),
   }),
   /** The dashboard's workflow counts. */
   overview: rpc('workflow.overview.get', EmptyRequest, {
