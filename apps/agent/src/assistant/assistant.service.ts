@@ -18,13 +18,7 @@ import type { Logger } from 'pino';
 import { AgentConfig } from '../agent.config.js';
 import { LOGGER } from '../agent.tokens.js';
 import type { ChatTurn } from '../chat/agent-chat.service.js';
-import {
-  explainChatFailure,
-  isToolFailure,
-  messageOf,
-  modelIdOf,
-  timeoutMessage,
-} from '../chat/chat.util.js';
+import { explainChatFailure, isToolFailure, messageOf, modelIdOf, relayTurn } from '../chat/chat.util.js';
 import { LanguageModels } from '../steps/language-models.js';
 import { modelTelemetry } from '../steps/model-telemetry.util.js';
 import { countModelCall } from '../usage/model.metrics.js';
@@ -179,17 +173,7 @@ export class Assistant {
       onError: (error) =>
         isToolFailure(error, toolFailures) ? messageOf(error) : explainChatFailure(error, limits),
     });
-    try {
-      for await (const chunk of stream) {
-        if (chunk.type === 'abort' && !signal.aborted) {
-          yield { type: 'error', errorText: timeoutMessage(chunk.reason, limits) };
-          continue;
-        }
-        yield chunk;
-      }
-    } catch (error) {
-      if (!signal.aborted) yield { type: 'error', errorText: explainChatFailure(error, limits) };
-    }
+    yield* relayTurn(stream, signal, limits);
     try {
       await this.usage.record(
         calls.map((call) => ({

@@ -29,7 +29,7 @@ import {
   isToolFailure,
   messageOf,
   modelIdOf,
-  timeoutMessage,
+  relayTurn,
   withoutAskFirst,
 } from './chat.util.js';
 
@@ -150,19 +150,7 @@ export class AgentChat {
       onError: (error) =>
         isToolFailure(error, toolFailures) ? messageOf(error) : explainChatFailure(error, limits),
     });
-    try {
-      for await (const chunk of stream) {
-        if (chunk.type === 'abort' && !signal.aborted) {
-          // Only the time limits abort a turn the member did not leave.
-          yield { type: 'error', errorText: timeoutMessage(chunk.reason, limits) };
-          continue;
-        }
-        yield chunk;
-      }
-    } catch (error) {
-      // A failure while the answer arrives ends the stream rather than becoming a chunk of it.
-      if (!signal.aborted) yield { type: 'error', errorText: explainChatFailure(error, limits) };
-    }
+    yield* relayTurn(stream, signal, limits);
     try {
       await this.usage.record(
         calls.map((call) => ({

@@ -7,6 +7,8 @@ import {
   type ToolSet,
 } from 'ai';
 
+import type { UiMessageChunk } from '#contracts';
+
 import { explainModelFailure } from '../steps/agent-step.util.js';
 
 /** How much of the first message names a chat's thread. */
@@ -90,4 +92,28 @@ export function isToolFailure(error: unknown, toolFailures: WeakSet<object>): bo
     NoSuchToolError.isInstance(error) ||
     InvalidToolInputError.isInstance(error)
   );
+}
+
+/**
+ * Passes a turn's UI message chunks on, with the time limits' aborts and a failure while the answer
+ * arrives turned into `error` chunks; an abort the member caused (`signal`: they left) adds nothing.
+ */
+export async function* relayTurn(
+  stream: AsyncIterable<UiMessageChunk & { reason?: string }>,
+  signal: AbortSignal,
+  limits: { stepMs: number; turnMs: number },
+): AsyncGenerator<UiMessageChunk> {
+  try {
+    for await (const chunk of stream) {
+      if (chunk.type === 'abort' && !signal.aborted) {
+        // Only the time limits abort a turn the member did not leave.
+        yield { type: 'error', errorText: timeoutMessage(chunk.reason, limits) };
+        continue;
+      }
+      yield chunk;
+    }
+  } catch (error) {
+    // A failure while the answer arrives ends the stream rather than becoming a chunk of it.
+    if (!signal.aborted) yield { type: 'error', errorText: explainChatFailure(error, limits) };
+  }
 }

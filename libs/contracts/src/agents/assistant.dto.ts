@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
@@ -6,27 +7,24 @@ import type { Diagram } from '../workflows/diagram.js';
 import { AgentChatDto, CHAT_MESSAGE_MAX_LENGTH } from './agent-chat.dto.js';
 import { chatRequestOf } from './agent-chat.request.js';
 
+/** An id of what the member is looking at, which a turn may leave out. */
+const OptionalId = () => applyDecorators(IsOptional(), IsString(), MaxLength(MESSAGE_ID_MAX_LENGTH));
+
 /**
  * The body of `POST /app/assistant` (sessions only): what `useChat`'s DefaultChatTransport sends,
  * plus what the member is looking at. docs/agents.md, "The assistant".
  */
 export class AssistantChatDto extends AgentChatDto {
   /** The workflow whose draft the assistant edits; without it, it drafts a new workflow. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  @OptionalId()
   workflowId?: string;
 
   /** Without a workflow: the project the new workflow is meant for. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  @OptionalId()
   projectId?: string;
 
   /** A run the member asks about ("Explain this failure"). */
-  @IsOptional()
-  @IsString()
-  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  @OptionalId()
   runId?: string;
 }
 
@@ -42,19 +40,13 @@ export class AssistantTurnRequest {
   @MaxLength(CHAT_MESSAGE_MAX_LENGTH)
   text!: string;
 
-  @IsOptional()
-  @IsString()
-  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  @OptionalId()
   workflowId?: string;
 
-  @IsOptional()
-  @IsString()
-  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  @OptionalId()
   projectId?: string;
 
-  @IsOptional()
-  @IsString()
-  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  @OptionalId()
   runId?: string;
 }
 
