@@ -1,22 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 
 import { browserRequest } from '../api/browser-client';
 import type { Connection } from '../api/browser-routes';
 import { api, type Schemas, unwrap } from '../api/client';
 import { ErrorNotice, Loading } from '../components/ui';
+import { mcpToolsQuery } from '../connections/mcp-tools-query';
+import { mcpToolChoices, setAction, setApproval, toggle } from './agent-grants.util';
 
 type AppGrant = Schemas['AppGrantDto'];
 
-/** The actions each built-in app offers an agent (docs/events.md). */
+/** The actions each built-in app offers an agent (docs/events.md); an MCP server's are its tools. */
 const APP_ACTIONS: Record<string, string[]> = {
   http: ['http__request'],
   webhook: ['webhook__send'],
   slack: ['slack__post_message'],
 };
-
-export function toggle(list: string[], value: string, on: boolean): string[] {
-  return on ? [...new Set([...list, value])] : list.filter((item) => item !== value);
-}
 
 /** Each connected app's actions the agent may take, and which of them it asks before taking. */
 export function AppGrants({ apps, onChange }: { apps: AppGrant[]; onChange: (apps: AppGrant[]) => void }) {
@@ -24,10 +23,8 @@ export function AppGrants({ apps, onChange }: { apps: AppGrant[]; onChange: (app
     queryKey: ['connections'],
     queryFn: () => browserRequest('GET /app/connections', { query: { limit: 100 } }),
   });
-  const grantOf = (connection: Connection): AppGrant | undefined =>
-    apps.find((grant) => grant.connectionId === connection.id);
-  const setGrant = (connection: Connection, change: (grant: AppGrant) => AppGrant | null) => {
-    const current = grantOf(connection) ?? {
+  const setGrant = (connection: Connection, change: (grant: AppGrant) => AppGrant) => {
+    const current = apps.find((grant) => grant.connectionId === connection.id) ?? {
       connectionId: connection.id,
       integrationId: connection.integrationId,
       actions: [],
@@ -36,7 +33,7 @@ export function AppGrants({ apps, onChange }: { apps: AppGrant[]; onChange: (app
     const next = change(current);
     onChange([
       ...apps.filter((grant) => grant.connectionId !== connection.id),
-      ...(next && next.actions.length > 0 ? [next] : []),
+      ...(next.actions.length > 0 ? [next] : []),
     ]);
   };
   return (
@@ -48,48 +45,106 @@ export function AppGrants({ apps, onChange }: { apps: AppGrant[]; onChange: (app
         <p className="muted">No apps connected yet (Connections).</p>
       ) : null}
       {connections.data?.data.map((connection) => {
-        const grant = grantOf(connection);
+        const grant = apps.find((g) => g.connectionId === connection.id);
+        const row = (ref: string, about?: ReactNode) => (
+          <ActionRow
+            key={ref}
+            action={ref}
+            connection={connection}
+            grant={grant}
+            about={about}
+            onChange={(change) => setGrant(connection, change)}
+          />
+        );
         return (
           <fieldset key={connection.id}>
             <legend>
               {connection.name} ({connection.integrationId})
             </legend>
-            {(APP_ACTIONS[connection.integrationId] ?? []).map((action) => (
-              <div key={action} className="row">
-                <label className="check">
-                  <input
-                    type="checkbox"
-                    checked={grant?.actions.includes(action) ?? false}
-                    onChange={(e) =>
-                      setGrant(connection, (g) => ({
-                        ...g,
-                        actions: toggle(g.actions, action, e.target.checked),
-                        approvals: e.target.checked ? g.approvals : g.approvals.filter((a) => a !== action),
-                      }))
-                    }
-                  />
-                  {action} on {connection.name}
-                </label>
-                <label className="check">
-                  <input
-                    type="checkbox"
-                    disabled={!grant?.actions.includes(action)}
-                    checked={grant?.approvals.includes(action) ?? false}
-                    onChange={(e) =>
-                      setGrant(connection, (g) => ({
-                        ...g,
-                        approvals: toggle(g.approvals, action, e.target.checked),
-                      }))
-                    }
-                  />
-                  Ask first: {action} on {connection.name}
-                </label>
-              </div>
-            ))}
+            {connection.integrationId === 'mcp' ? (
+              <McpToolRows connection={connection} granted={grant?.actions ?? []} row={row} />
+            ) : (
+              (APP_ACTIONS[connection.integrationId] ?? []).map((action) => row(action))
+            )}
           </fieldset>
         );
       })}
     </fieldset>
+  );
+}
+
+/** One action of a connection: picked or not, and ask-first or not (only once picked). */
+function ActionRow({
+  action,
+  connection,
+  grant,
+  about,
+  onChange,
+}: {
+  action: string;
+  connection: Connection;
+  grant: AppGrant | undefined;
+  about?: ReactNode;
+  onChange: (change: (grant: AppGrant) => AppGrant) => void;
+}) {
+  const picked = grant?.actions.includes(action) ?? false;
+  return (
+    <div>
+      <div className="row">
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={picked}
+            onChange={(e) => onChange((g) => setAction(g, action, e.target.checked))}
+          />
+          {action} on {connection.name}
+        </label>
+        <label className="check">
+          <input
+            type="checkbox"
+            disabled={!picked}
+            checked={grant?.approvals.includes(action) ?? false}
+            onChange={(e) => onChange((g) => setApproval(g, action, e.target.checked))}
+          />
+          Ask first: {action} on {connection.name}
+        </label>
+      </div>
+      {about}
+    </div>
+  );
+}
+
+/**
+ * An MCP connection's kept tools (`GET /app/connections/{id}/tools`, shared with the Connections page's
+ * tools view), each as `mcp__<name>`; granted tools its server stopped listing are kept to be dropped.
+ */
+function McpToolRows({
+  connection,
+  granted,
+  row,
+}: {
+  connection: Connection;
+  granted: string[];
+  row: (ref: string, about?: ReactNode) => ReactNode;
+}) {
+  const tools = useQuery(mcpToolsQuery(connection.id));
+  if (tools.isPending) return <Loading label={`Loading the tools of ${connection.name}…`} />;
+  if (tools.isError) {
+    return <ErrorNotice error={tools.error} title={`Could not read the tools of ${connection.name}.`} />;
+  }
+  const choices = mcpToolChoices(tools.data.tools, granted);
+  if (choices.length === 0) {
+    return <p className="muted">Its server listed no tools. Refresh them on the Connections page.</p>;
+  }
+  return (
+    <>
+      {choices.map(({ ref, tool }) => {
+        const about = tool
+          ? [tool.title, tool.description].filter(Boolean).join(': ')
+          : 'No longer listed by its server: drop it, or refresh the list, to save the agent.';
+        return row(ref, about ? <small className="muted">{about}</small> : undefined);
+      })}
+    </>
   );
 }
 

@@ -16,6 +16,10 @@ export interface BrowserRoutes {
   };
   'POST /app/connections/{id}/sending-secret': { path: { id: string }; answer: { sendingSecret: string } };
   'DELETE /app/connections/{id}': { path: { id: string }; answer: unknown };
+  /** An `mcp` connection's tools as its server last listed them (docs/mcp.md); 404 for another app's. */
+  'GET /app/connections/{id}/tools': { path: { id: string }; answer: McpServerTools };
+  /** Lists them again now; 503 `service_unavailable` while the server cannot be reached. */
+  'POST /app/connections/{id}/refresh-tools': { path: { id: string }; answer: McpServerTools };
 
   'GET /app/agents/{id}/threads': { path: { id: string }; query: PageQuery; answer: Page<Thread> };
   'GET /app/agents/{id}/threads/{threadId}': { path: { id: string; threadId: string }; answer: ThreadDetail };
@@ -92,10 +96,13 @@ interface Page<T> {
 
 export interface Connection {
   id: string;
-  integrationId: 'http' | 'webhook' | 'slack';
+  integrationId: 'http' | 'webhook' | 'slack' | 'mcp';
   name: string;
   health: 'healthy' | 'unhealthy';
-  /** `http` with headers: where they may be sent; empty when nowhere yet. */
+  /**
+   * `http` with headers: where they may be sent; empty when nowhere yet. `mcp`: its server's origin,
+   * the only one its credentials go to (not changeable).
+   */
   allowedOrigins?: string[];
   createdAt: string;
   updatedAt: string;
@@ -105,11 +112,31 @@ export interface Connection {
   sendingSecret?: string;
 }
 
-/** `config` is the integration's own: `http` `{headers, allowedOrigins}`, `slack` `{webhookUrl}`. */
+/**
+ * `config` is the integration's own: `http` `{headers, allowedOrigins}`, `slack` `{webhookUrl}`, `mcp`
+ * `{url, bearerToken?, headers?}`.
+ */
 export interface NewConnection {
   integrationId: Connection['integrationId'];
   name: string;
   config?: Record<string, unknown>;
+}
+
+/** One tool an MCP server listed and its connection keeps; an agent is granted it as `mcp__<name>`. */
+export interface McpServerTool {
+  name: string;
+  title?: string;
+  description: string;
+  /** The server's JSON Schema of its arguments, as it sent it: any shape, read defensively. */
+  inputSchema: Record<string, unknown>;
+}
+
+/** The tool list an `mcp` connection keeps, with the tools it could not keep and why. */
+export interface McpServerTools {
+  connectionId: string;
+  tools: McpServerTool[];
+  ignored: Array<{ name: string; reason: string }>;
+  refreshedAt: string;
 }
 
 export interface Thread {

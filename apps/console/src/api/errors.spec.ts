@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { ApiError, describeError, toApiError } from './errors';
+import { ApiError, describeError, issuesAt, toApiError, withoutIssuesAt } from './errors';
 
 describe('API errors in words', () => {
   it("reads the contract's shape, with the issues of a refused request", () => {
@@ -56,5 +56,34 @@ describe('API errors in words', () => {
       'The server answered 502 without saying why.',
     );
     expect(describeError(toApiError(0, null))).toMatch(/could not be reached/);
+  });
+
+  it("finds a refused request's issues at a field, and leaves the rest to the form's notice", () => {
+    const error = toApiError(400, {
+      error: {
+        code: 'invalid_request',
+        message: 'The request is not valid.',
+        details: {
+          issues: [
+            { path: 'config.url', message: 'the tools could not be listed (HTTP 401)' },
+            { path: 'config.headers.x-key', message: 'x-key is not a header name' },
+            { path: 'config.urls', message: 'not the url field' },
+            { path: 'name', message: 'name is taken' },
+          ],
+        },
+      },
+    });
+    expect(issuesAt(error, 'config.url')).toEqual(['the tools could not be listed (HTTP 401)']);
+    expect(issuesAt(error, 'config.headers')).toEqual(['x-key is not a header name']);
+    expect(issuesAt(error, 'config.bearerToken')).toEqual([]);
+    expect(issuesAt(new Error('down'), 'config.url')).toEqual([]);
+
+    expect(describeError(withoutIssuesAt(error, ['config.url', 'config.headers']))).toBe(
+      'The request is not valid. config.urls: not the url field; name: name is taken.',
+    );
+    expect(withoutIssuesAt(error, ['config', 'name'])).toBeNull();
+    expect(withoutIssuesAt(error, ['config.bearerToken'])).toBe(error);
+    const down = toApiError(503, { error: { code: 'service_unavailable', message: 'down' } });
+    expect(withoutIssuesAt(down, ['config.url'])).toBe(down);
   });
 });

@@ -43,6 +43,27 @@ export function toApiError(status: number, body: unknown): ApiError {
   return new ApiError(status, code, message, details);
 }
 
+/** The messages of a refused request's issues at `path` or inside it (`config.headers.x-key`). */
+export function issuesAt(error: unknown, path: string): string[] {
+  if (!(error instanceof ApiError)) return [];
+  return error.issues
+    .filter((issue) => issue.path === path || issue.path.startsWith(`${path}.`))
+    .map((issue) => issue.message);
+}
+
+/**
+ * The error without its issues at these paths, for a form that shows those on their fields; null when
+ * the fields say all there is to say, so the same words are not shown twice.
+ */
+export function withoutIssuesAt(error: unknown, paths: string[]): unknown {
+  if (!(error instanceof ApiError) || error.issues.length === 0) return error;
+  const onFields = (path: string) => paths.some((field) => path === field || path.startsWith(`${field}.`));
+  const rest = error.issues.filter((issue) => !onFields(issue.path));
+  if (rest.length === 0) return null;
+  if (rest.length === error.issues.length) return error;
+  return new ApiError(error.status, error.code, error.message, { ...error.details, issues: rest });
+}
+
 /**
  * The refusals of a run's controls come when the run moved on since the page last read it (it ended,
  * another member paused it): the page reads it again, and says so.

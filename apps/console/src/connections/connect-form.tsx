@@ -3,23 +3,32 @@ import { useState } from 'react';
 
 import { browserRequest } from '../api/browser-client';
 import type { Connection, NewConnection } from '../api/browser-routes';
+import { issuesAt, withoutIssuesAt } from '../api/errors';
 import { ErrorNotice, Field, SecretOnce } from '../components/ui';
+import { MCP_FIELD_PATHS, McpServerFields, NO_MCP_SERVER } from './mcp-server-fields';
+import { mcpConfigOf } from './mcp.util';
 import { ORIGINS_HINT, originsOf } from './origins-form';
 
 const INTEGRATIONS = {
   http: 'HTTP requests (action http__request)',
   webhook: 'Incoming webhooks (trigger webhook/received) and outgoing ones (webhook__send)',
   slack: 'Slack messages through an incoming-webhook URL (slack__post_message)',
+  mcp: "An MCP server's tools, for agents (mcp__<tool>)",
 } as const;
 
-/** Connect an app (any member); a webhook's URL and its two secrets are shown once, after. */
+/**
+ * Connect an app (any member); a webhook's URL and its two secrets are shown once, after. An MCP
+ * server's token and headers are sent once and never come back: the fields are emptied once it is in.
+ */
 export function ConnectForm({ onConnected }: { onConnected: () => void }) {
   const [integrationId, setIntegrationId] = useState<Connection['integrationId']>('webhook');
   const [name, setName] = useState('');
   const [headers, setHeaders] = useState('');
   const [origins, setOrigins] = useState('');
   const [webhookUrl, setWebhookUrl] = useState('');
+  const [mcpServer, setMcpServer] = useState(NO_MCP_SERVER);
   const [formError, setFormError] = useState<string | null>(null);
+  const [headersIssue, setHeadersIssue] = useState<string | null>(null);
   const create = useMutation({
     mutationFn: (body: NewConnection) => browserRequest('POST /app/connections', { body }),
     onSuccess: () => {
@@ -27,13 +36,23 @@ export function ConnectForm({ onConnected }: { onConnected: () => void }) {
       setHeaders('');
       setOrigins('');
       setWebhookUrl('');
+      setMcpServer(NO_MCP_SERVER);
       onConnected();
     },
   });
   const submit = () => {
     setFormError(null);
+    setHeadersIssue(null);
     let config: Record<string, unknown> | undefined;
     if (integrationId === 'slack') config = { webhookUrl };
+    if (integrationId === 'mcp') {
+      const made = mcpConfigOf(mcpServer);
+      if ('issue' in made) {
+        setHeadersIssue(made.issue.message);
+        return;
+      }
+      config = made.config;
+    }
     if (integrationId === 'http' && headers.trim() !== '') {
       try {
         config = { headers: JSON.parse(headers) as unknown, allowedOrigins: originsOf(origins) };
@@ -45,6 +64,9 @@ export function ConnectForm({ onConnected }: { onConnected: () => void }) {
     create.mutate({ integrationId, name, ...(config ? { config } : {}) });
   };
   const created = create.data;
+  const mcp = integrationId === 'mcp';
+  const mcpIssueAt = (path: string) =>
+    (path === 'config.headers' ? headersIssue : null) ?? issuesAt(create.error, path)[0];
   return (
     <>
       <form
@@ -121,6 +143,7 @@ export function ConnectForm({ onConnected }: { onConnected: () => void }) {
             </Field>
           </>
         ) : null}
+        {mcp ? <McpServerFields value={mcpServer} onChange={setMcpServer} issueAt={mcpIssueAt} /> : null}
         {formError ? (
           <div className="notice error" role="alert">
             {formError}
@@ -129,8 +152,16 @@ export function ConnectForm({ onConnected }: { onConnected: () => void }) {
         <button type="submit" disabled={create.isPending}>
           Connect
         </button>
+        {create.isPending && mcp ? (
+          <p className="muted" role="status">
+            Asking the server for its tools…
+          </p>
+        ) : null}
       </form>
-      <ErrorNotice error={create.error} title="Could not connect the app." />
+      <ErrorNotice
+        error={mcp ? withoutIssuesAt(create.error, MCP_FIELD_PATHS) : create.error}
+        title="Could not connect the app."
+      />
       {created?.integrationId === 'webhook' ? (
         <div className="card">
           <p>

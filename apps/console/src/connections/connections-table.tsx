@@ -2,13 +2,17 @@ import type { Connection } from '../api/browser-routes';
 import { formatTime, StatusBadge } from '../components/ui';
 
 /**
- * The organization's connections; for a `manager` (owner or admin), each with its buttons: set an
- * http connection's origins, make a webhook connection a new sending secret, delete (both confirmed).
+ * The organization's connections, an `mcp` one with the button that shows its tools; for a `manager`
+ * (owner or admin), each with its buttons: set an http connection's origins, make a webhook connection
+ * a new sending secret, delete (both confirmed). An MCP server's origin is not changeable: a connection
+ * is made for another server instead.
  */
 export function ConnectionsTable({
   connections,
   manager,
   rotating,
+  showingTools,
+  onShowTools,
   onSetOrigins,
   onRotate,
   onRemove,
@@ -16,6 +20,9 @@ export function ConnectionsTable({
   connections: Connection[];
   manager: boolean;
   rotating: boolean;
+  /** The connection whose tools are shown, if any. */
+  showingTools: string | null;
+  onShowTools: (connection: Connection) => void;
   onSetOrigins: (connection: Connection) => void;
   onRotate: (connection: Connection) => void;
   onRemove: (connection: Connection) => void;
@@ -30,6 +37,7 @@ export function ConnectionsTable({
             <th scope="col">Health</th>
             <th scope="col">Webhook URL</th>
             <th scope="col">Headers go to</th>
+            <th scope="col">Tools</th>
             <th scope="col">Created</th>
             {manager ? (
               <th scope="col">
@@ -48,13 +56,31 @@ export function ConnectionsTable({
               </td>
               <td>{connection.integrationId === 'webhook' ? <code>/hooks/{connection.id}</code> : '—'}</td>
               <td>
-                <HeadersGoTo origins={connection.allowedOrigins} />
+                {connection.integrationId === 'mcp' ? (
+                  <>{connection.allowedOrigins?.[0] ?? '—'} (the server)</>
+                ) : (
+                  <HeadersGoTo origins={connection.allowedOrigins} />
+                )}
+              </td>
+              <td>
+                {connection.integrationId === 'mcp' ? (
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-pressed={showingTools === connection.id}
+                    onClick={() => onShowTools(connection)}
+                  >
+                    Tools of {connection.name}
+                  </button>
+                ) : (
+                  '—'
+                )}
               </td>
               <td>{formatTime(connection.createdAt)}</td>
               {manager ? (
                 <td>
                   <div className="row">
-                    {connection.allowedOrigins ? (
+                    {connection.allowedOrigins && connection.integrationId !== 'mcp' ? (
                       <button type="button" className="secondary" onClick={() => onSetOrigins(connection)}>
                         Set origins of {connection.name}
                       </button>

@@ -5,7 +5,10 @@ import { Link } from '@tanstack/react-router';
 import type { Schemas } from '../api/client';
 import { Empty, formatTime, StatusBadge } from '../components/ui';
 
-/** Pending approvals, steps that failed and unhealthy triggers: what needs a member first. */
+/**
+ * Pending approvals, steps that failed and unhealthy triggers: what needs a member first. Unhealthy
+ * connections have a panel of their own below (`UnhealthyConnections`).
+ */
 export function Attention({ dashboard }: { dashboard: Schemas['DashboardDto'] }) {
   const nothing =
     dashboard.approvals.length === 0 && dashboard.failures.length === 0 && dashboard.triggers.length === 0;
@@ -13,7 +16,11 @@ export function Attention({ dashboard }: { dashboard: Schemas['DashboardDto'] })
     <section aria-labelledby="attention-title" className="attention">
       <h2 id="attention-title">Needs attention</h2>
       {nothing ? (
-        <Empty>Nothing needs you: no pending approvals, failed steps or unhealthy triggers.</Empty>
+        <Empty>
+          {/* Said otherwise when the unhealthy connections below do need someone. */}
+          {dashboard.unhealthyConnections.length === 0 ? 'Nothing needs you: no' : 'No'} pending approvals,
+          failed steps or unhealthy triggers.
+        </Empty>
       ) : (
         <ul className="attention-list">
           {dashboard.approvals.map((approval) => (

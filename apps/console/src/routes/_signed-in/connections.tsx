@@ -8,12 +8,13 @@ import { managesOrganization, useMember } from '../../auth/session';
 import { ErrorNotice, PageHeader, QueryView, SecretOnce } from '../../components/ui';
 import { ConnectForm } from '../../connections/connect-form';
 import { ConnectionsTable } from '../../connections/connections-table';
+import { McpTools } from '../../connections/mcp-tools';
 import { OriginsForm } from '../../connections/origins-form';
 
 /**
  * App connections (browser-only `/app/connections`): credentials go in and never come back. Any
- * member connects an app; owners and admins also change where an http connection's headers go, make
- * a webhook connection a new sending secret, and delete.
+ * member connects an app and sees and refreshes an MCP server's tools; owners and admins also change
+ * where an http connection's headers go, make a webhook connection a new sending secret, and delete.
  */
 export const Route = createFileRoute('/_signed-in/connections')({ component: ConnectionsPage });
 
@@ -21,6 +22,7 @@ function ConnectionsPage() {
   const client = useQueryClient();
   const manager = managesOrganization(useMember().role);
   const [editing, setEditing] = useState<Connection | null>(null);
+  const [toolsOf, setToolsOf] = useState<string | null>(null);
   const list = useQuery({
     queryKey: ['connections'],
     queryFn: () => browserRequest('GET /app/connections', { query: { limit: 100 } }),
@@ -38,6 +40,8 @@ function ConnectionsPage() {
       return { name: connection.name, sendingSecret };
     },
   });
+  // By id, so the panel follows the listed connection (its health, a deletion) as the list is read again.
+  const toolsConnection = list.data?.data.find((connection) => connection.id === toolsOf);
   return (
     <>
       <PageHeader title="Connections" />
@@ -51,6 +55,9 @@ function ConnectionsPage() {
             refresh();
           }}
         />
+      ) : null}
+      {toolsConnection ? (
+        <McpTools key={toolsConnection.id} connection={toolsConnection} onClose={() => setToolsOf(null)} />
       ) : null}
       {rotate.data ? (
         <SecretOnce
@@ -67,6 +74,8 @@ function ConnectionsPage() {
             connections={page.data}
             manager={manager}
             rotating={rotate.isPending}
+            showingTools={toolsOf}
+            onShowTools={(connection) => setToolsOf(toolsOf === connection.id ? null : connection.id)}
             onSetOrigins={setEditing}
             onRotate={(connection) => rotate.mutate(connection)}
             onRemove={(connection) => remove.mutate(connection.id)}

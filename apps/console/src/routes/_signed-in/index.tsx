@@ -7,6 +7,7 @@ import { ActivityChart } from '../../dashboard/activity-chart';
 import { Attention } from '../../dashboard/attention';
 import { Counts } from '../../dashboard/counts';
 import { HeldRuns } from '../../dashboard/held-runs';
+import { UnhealthyConnections } from '../../dashboard/unhealthy-connections';
 
 export const Route = createFileRoute('/_signed-in/')({ component: DashboardPage });
 
@@ -23,6 +24,7 @@ function DashboardPage() {
         {(dashboard) => (
           <>
             <Attention dashboard={dashboard} />
+            <UnhealthyConnections connections={dashboard.unhealthyConnections} />
             <HeldRuns held={dashboard.held} />
             <Counts counts={dashboard.counts} />
             <section aria-labelledby="activity-title">
