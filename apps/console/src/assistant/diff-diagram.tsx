@@ -1,10 +1,7 @@
-import '@xyflow/react/dist/style.css';
-import '../editor/canvas.css';
-
-import { Background, Controls, ReactFlow, useNodesState, useReactFlow } from '@xyflow/react';
+import { useNodesState } from '@xyflow/react';
 import { useEffect } from 'react';
 
-import { nodeTypes } from '../editor/flow-node';
+import { FitView, StaticFlow } from '../editor/static-flow';
 import type { DiffFlow } from './proposal-diff.util';
 
 /**
@@ -16,33 +13,15 @@ export function DiffDiagram({ flow, label, flowId }: { flow: DiffFlow; label: st
   const [nodes, setNodes, onNodesChange] = useNodesState(flow.nodes);
   useEffect(() => setNodes(flow.nodes), [setNodes, flow.nodes]);
   return (
-    <div className="canvas small" role="group" aria-label={label}>
-      <ReactFlow
-        id={flowId}
-        nodes={nodes}
-        onNodesChange={onNodesChange}
-        edges={flow.edges}
-        nodeTypes={nodeTypes}
-        nodesDraggable={false}
-        nodesConnectable={false}
-        elementsSelectable={false}
-        fitView
-        fitViewOptions={{ maxZoom: 1 }}
-      >
-        <Background />
-        <Controls showInteractive={false} />
-        <FitView signature={flow.nodes.map((node) => node.id).join('\u0000')} />
-      </ReactFlow>
-    </div>
+    <StaticFlow
+      nodes={nodes}
+      onNodesChange={onNodesChange}
+      edges={flow.edges}
+      label={label}
+      role="group"
+      flowId={flowId}
+    >
+      <FitView signature={flow.nodes.map((node) => node.id).join('\u0000')} />
+    </StaticFlow>
   );
-}
-
-/** Keeps every node in sight when the nodes drawn change (the draft after a proposal is applied). */
-function FitView({ signature }: { signature: string }) {
-  const { fitView } = useReactFlow();
-  useEffect(() => {
-    const frame = requestAnimationFrame(() => void fitView({ maxZoom: 1, padding: 0.15 }));
-    return () => cancelAnimationFrame(frame);
-  }, [fitView, signature]);
-  return null;
 }

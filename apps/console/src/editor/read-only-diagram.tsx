@@ -1,11 +1,8 @@
-import '@xyflow/react/dist/style.css';
-import './canvas.css';
-
-import { Background, Controls, ReactFlow, useNodesState } from '@xyflow/react';
+import { useNodesState } from '@xyflow/react';
 import { useEffect, useMemo } from 'react';
 
 import { type Diagram, toFlow } from './diagram';
-import { nodeTypes } from './flow-node';
+import { StaticFlow } from './static-flow';
 
 /** A diagram to look at (a run as it ran, a published version), with each node's step status. */
 export function ReadOnlyDiagram({
@@ -28,21 +25,6 @@ export function ReadOnlyDiagram({
     );
   }, [setNodes, statuses]);
   return (
-    <div className="canvas small" aria-label="Diagram (read-only)">
-      <ReactFlow
-        nodes={nodes}
-        onNodesChange={onNodesChange}
-        edges={flow.edges}
-        nodeTypes={nodeTypes}
-        nodesDraggable={false}
-        nodesConnectable={false}
-        elementsSelectable={false}
-        fitView
-        fitViewOptions={{ maxZoom: 1 }}
-      >
-        <Background />
-        <Controls showInteractive={false} />
-      </ReactFlow>
-    </div>
+    <StaticFlow nodes={nodes} onNodesChange={onNodesChange} edges={flow.edges} label="Diagram (read-only)" />
   );
 }

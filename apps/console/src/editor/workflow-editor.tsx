@@ -13,9 +13,8 @@ import {
   ReactFlow,
   useEdgesState,
   useNodesState,
-  useReactFlow,
 } from '@xyflow/react';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 
 import { api, type Schemas, unwrap } from '../api/client';
 import { useAssistantChat } from '../assistant/assistant-chat';
@@ -39,6 +38,7 @@ import { NodePanel } from './node-panel';
 import { useNodeTypeSchemas } from './node-type-schemas';
 import { problemsOf, ProblemsNotice } from './problems';
 import { StartRun } from './start-run';
+import { FitView } from './static-flow';
 
 type Workflow = Schemas['WorkflowDetailDto'];
 
@@ -301,14 +301,4 @@ export function WorkflowEditor({ workflow }: { workflow: Workflow }) {
       </div>
     </div>
   );
-}
-
-/** Keeps every node in sight when nodes come or go, or problems are shown on them. */
-function FitView({ signature }: { signature: string }) {
-  const { fitView } = useReactFlow();
-  useEffect(() => {
-    const frame = requestAnimationFrame(() => void fitView({ maxZoom: 1, padding: 0.15 }));
-    return () => cancelAnimationFrame(frame);
-  }, [fitView, signature]);
-  return null;
 }
