@@ -149,14 +149,17 @@ export class AppEventRepository {
         .selectFrom('events.app_events as e')
         .select(APP_EVENT_COLUMNS.map((column) => `e.${column}` as const))
         .where('e.organization_id', '=', organizationId)
-        .where(({ exists, selectFrom, lit }) =>
-          exists(
-            selectFrom('events.event_outcomes as o')
-              .select(lit(1).as('reached'))
-              .whereRef('o.event_id', '=', 'e.id')
-              .where('o.workflow_id', '=', workflowId),
-          ),
-        );
+        .where(({ exists, selectFrom, lit }) => {
+          let reached = selectFrom('events.event_outcomes as o')
+            .select(lit(1).as('reached'))
+            .whereRef('o.event_id', '=', 'e.id')
+            .where('o.workflow_id', '=', workflowId);
+          // Implied by the join, but stated so the walk of the workflow's outcomes starts at the
+          // cursor too: without it a deep page reads every newer outcome first (docs/benchmarks.md,
+          // "Growth").
+          if (after !== undefined) reached = reached.where('o.event_id', '<', after);
+          return exists(reached);
+        });
       if (after !== undefined) query = query.where('e.id', '<', after);
       return query.orderBy('e.id', 'desc').limit(limit).execute();
     });
