@@ -21,6 +21,7 @@ import type { RunJob } from '../queue/run-job.js';
 import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { NATS_CONNECTION } from '../runner.tokens.js';
+import { RunSweeper } from '../sweeper/run-sweeper.service.js';
 import { ENGINE_RESOURCES, type EngineResources } from './engine-resources.js';
 import { type NewRun, runRecordOf, triggerStepOf } from '../runs/new-run.js';
 import { type ExecutionEnd, RunExecution } from './run-execution.js';
@@ -47,6 +48,7 @@ export class RunEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly jobs: RunJobs,
     private readonly config: RunnerConfig,
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
+    private readonly sweeper: RunSweeper,
   ) {
     // Each run started inline listens to the shutdown until it ends: one listener per slot in use.
     setMaxListeners(0, this.shutdown.signal);
@@ -195,6 +197,9 @@ export class RunEngine implements OnApplicationBootstrap, BeforeApplicationShutd
     this.executing.set(runId, execution);
     try {
       const end = await execution.execute();
+      if (end.kind === 'settled' && end.settlement.status === 'waiting') {
+        this.sweeper.expectWake(end.settlement.wakeAt);
+      }
       if (end.kind === 'handedBack' && onRecord) await runs.releaseLease(runId, leaseToken);
       return end;
     } catch (error) {

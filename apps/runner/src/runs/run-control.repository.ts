@@ -156,6 +156,19 @@ export class RunControlRepository {
   }
 
   /**
+   * How long until the earliest waiting run is due, in milliseconds by the database's clock (so the
+   * replicas' clocks do not matter), or null when none waits on a time. One step into
+   * `runs_waiting_idx`, whatever the number of waiting runs.
+   */
+  async nextWakeInMs(): Promise<number | null> {
+    const { rows } = await sql<{ in_ms: number | null }>`
+      SELECT extract(epoch FROM min(wake_at) - now()) * 1000 AS in_ms
+        FROM runner.runs WHERE status = 'waiting'`.execute(this.db);
+    const inMs = rows[0]?.in_ms;
+    return inMs === null || inMs === undefined ? null : Number(inMs);
+  }
+
+  /**
    * Moves due runs back to the queue and answers the jobs to publish for them: waiting runs whose
    * wake time has come, queued runs whose job seems lost (its publish failed), and running runs
    * whose runner died and whose job JetStream no longer redelivers. Rows are claimed with

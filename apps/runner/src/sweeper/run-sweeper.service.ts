@@ -13,6 +13,8 @@ import { RunChanges } from '../runs/run-changes.service.js';
 import { RunControlRepository } from '../runs/run-control.repository.js';
 
 const BATCH = 200;
+// The floor keeps a due run the sweep cannot move yet (its row locked a moment) from spinning it.
+const MIN_DELAY_MS = 20;
 
 /**
  * The durable timer and the safety net of the queue. Every few moments it moves back to the queue:
@@ -24,6 +26,10 @@ const BATCH = 200;
 @Injectable()
 export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer?: NodeJS.Timeout;
+  /** When the timer fires (ms since the epoch); Infinity while a sweep runs. */
+  private nextSweepAt = Number.POSITIVE_INFINITY;
+  /** A wake this runner learned of while a sweep ran, for the timer set after it. */
+  private expected = Number.POSITIVE_INFINITY;
   private sweeping?: Promise<void>;
   private stopped = false;
 
@@ -44,6 +50,22 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
     this.stopped = true;
     clearTimeout(this.timer);
     await this.sweeping;
+  }
+
+  /**
+   * A run this runner executed now waits until `at`: the next sweep comes by then, not at the next
+   * interval. (A sweep also looks for the earliest wake after it runs; this covers the runs that
+   * start waiting between two sweeps.)
+   */
+  expectWake(at: Date): void {
+    const due = at.getTime();
+    if (this.stopped || due >= this.nextSweepAt) return;
+    if (this.sweeping) {
+      this.expected = Math.min(this.expected, due);
+      return;
+    }
+    clearTimeout(this.timer);
+    this.schedule(due - Date.now());
   }
 
   /** Sweeps until nothing is due; answers how many runs went back to the queue. */
@@ -68,18 +90,37 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
     }
   }
 
-  private schedule(): void {
+  /**
+   * The next sweep comes after the interval, or sooner when a waiting run is due before that: a
+   * delay wakes at its time, not up to an interval late. A run that starts waiting after this
+   * look (on this replica or another) is woken by the sweep after it, at most an interval late.
+   */
+  private async untilNextSweep(): Promise<number> {
+    const interval = this.config.RUNNER_SWEEP_INTERVAL_MS;
+    const nextWake = await this.runs.nextWakeInMs();
+    return nextWake === null ? interval : Math.min(interval, Math.ceil(nextWake));
+  }
+
+  private schedule(delay = this.config.RUNNER_SWEEP_INTERVAL_MS): void {
     if (this.stopped) return;
+    const wait = Math.max(MIN_DELAY_MS, Math.min(delay, this.expected - Date.now()));
+    this.expected = Number.POSITIVE_INFINITY;
+    this.nextSweepAt = Date.now() + wait;
     this.timer = setTimeout(() => {
+      this.nextSweepAt = Number.POSITIVE_INFINITY;
       this.sweeping = this.sweep()
         .then((moved) => {
           if (moved > 0) this.logger.debug({ moved }, 'runs moved back to the queue');
+          return this.untilNextSweep();
         })
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'sweeping runs failed; trying again'))
-        .finally(() => {
+        .catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'sweeping runs failed; trying again');
+          return this.config.RUNNER_SWEEP_INTERVAL_MS;
+        })
+        .then((next) => {
           this.sweeping = undefined;
-          this.schedule();
+          this.schedule(next);
         });
-    }, this.config.RUNNER_SWEEP_INTERVAL_MS);
+    }, wait);
   }
 }
