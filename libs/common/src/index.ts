@@ -1,4 +1,5 @@
 export * from './config.util.js';
+export * from './concurrency.util.js';
 export * from './domain.exception.js';
 export * from './error-code.js';
 export * from './logger.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { DomainException } from '#common';
+import { DomainException, mapConcurrently } from '#common';
 import { type EventJob, IDEMPOTENCY_KEY_MAX_LENGTH, RunnerSubjects, servicePrincipal } from '#contracts';
 import { type JobDelivery, type JobOutcome, JobOutcomes, redeliveryDelayMs, RpcClient } from '#nats';
 import { Inject, Injectable } from '@nestjs/common';
@@ -110,24 +110,19 @@ export class EventDelivery {
     listening: Map<string, Binding>,
     delivery: JobDelivery,
   ): Promise<Array<DecidedOutcome | UndecidedOutcome>> {
-    const outcomes: Array<DecidedOutcome | UndecidedOutcome> = [];
-    for (let start = 0; start < pending.length; start += DECISIONS_AT_ONCE) {
-      const batch = pending.slice(start, start + DECISIONS_AT_ONCE);
-      outcomes.push(
-        ...(await Promise.all(
-          batch.map(async ({ workflowId, triggerNodeId }) => {
-            const binding = listening.get(`${workflowId}\u0000${triggerNodeId}`);
-            try {
-              return await this.decide(event, payload, workflowId, triggerNodeId, binding, delivery);
-            } catch (error) {
-              if (!(error instanceof TryAgain)) throw error;
-              return { workflowId, triggerNodeId, outcome: null };
-            }
-          }),
-        )),
-      );
-    }
-    return outcomes;
+    return mapConcurrently(
+      pending,
+      DECISIONS_AT_ONCE,
+      async ({ workflowId, triggerNodeId }): Promise<DecidedOutcome | UndecidedOutcome> => {
+        const binding = listening.get(`${workflowId}\u0000${triggerNodeId}`);
+        try {
+          return await this.decide(event, payload, workflowId, triggerNodeId, binding, delivery);
+        } catch (error) {
+          if (!(error instanceof TryAgain)) throw error;
+          return { workflowId, triggerNodeId, outcome: null };
+        }
+      },
+    );
   }
 
   private async replay(
