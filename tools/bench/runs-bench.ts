@@ -376,6 +376,12 @@ async function main(): Promise<void> {
         ...lines,
       ].join('\n'),
     );
+    // One row of the dated regression-guard table in docs/benchmarks.md (tools/bench/guard.sh).
+    console.log(
+      `\n| ${context.date.slice(0, 10)} | \`${context.commit}\` | ${process.version} | ${results
+        .map((r) => `${r.clients}: ${r.runsPerSecond} runs/s, ${r.completeP50} / ${r.completeP99} ms`)
+        .join(' | ')} | ${context.loadavg.split(' ')[0]} |`,
+    );
     agent.destroy();
 
     if (settings.ceiling) {

@@ -1,0 +1,182 @@
+import {
+  chainOf,
+  createConnection,
+  createOrganization,
+  createProject,
+  createWorkflow,
+  deliver,
+  eventsOf,
+  nodes,
+  type OrganizationFixture,
+  runsOf,
+  signedDelivery,
+  startRun,
+  TestStack,
+  waitFor,
+} from '#testing';
+import pg from 'pg';
+
+/**
+ * The growth benchmarks' paths at test size (docs/benchmarks.md, "Growth"; the full sizes run only
+ * there): many schedules due at once, one event reaching many workflows, and many delays woken at
+ * their time rather than at the sweeper's next interval.
+ */
+describe('growth', () => {
+  let stack: TestStack;
+  let org: OrganizationFixture;
+  let projectId: string;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    // A sweep interval longer than any wait here: a delay that wakes must have been woken at its time.
+    stack = await TestStack.start(
+      { RATE_LIMIT_PER_HOUR: '1000000', RUNNER_SWEEP_INTERVAL_MS: '120000' },
+      { services: ['catalog', 'workflow', 'runner', 'events'] },
+    );
+    await stack.startService('workflow', {}, 'workflow-2');
+    org = await createOrganization(stack.description);
+    projectId = await createProject(org.api, 'Growth');
+    db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    await db?.end();
+    await stack?.stop();
+  });
+
+  it('fires 300 schedules due at once exactly once each, with two schedulers polling', async () => {
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      { nodes: [nodes.schedule('s', '0 0 1 1 *')], edges: [] },
+      { name: 'Yearly' },
+    );
+    // 299 copies of the published workflow, its version and its schedule row, as the benchmark makes
+    // 10,000; then every schedule is due now.
+    await db.query(
+      `CREATE TEMP TABLE copies AS
+         SELECT (lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || '7' ||
+                 substr(md5('w' || g), 1, 3) || '8' || substr(md5('w' || g), 4, 15))::uuid AS id, g
+           FROM generate_series(1, 299) AS g`,
+    );
+    await db.query(
+      `INSERT INTO workflow.workflows (id, organization_id, project_id, name, description, diagram,
+         published_version, created_by)
+       SELECT c.id, w.organization_id, w.project_id, w.name || ' ' || c.g, w.description, w.diagram,
+         w.published_version, w.created_by
+       FROM workflow.workflows w, copies c WHERE w.id = $1`,
+      [workflowId],
+    );
+    await db.query(
+      `INSERT INTO workflow.versions (id, workflow_id, number, time_zone, diagram, published_by)
+       SELECT gen_random_uuid(), c.id, v.number, v.time_zone, v.diagram, v.published_by
+       FROM workflow.versions v, copies c WHERE v.workflow_id = $1`,
+      [workflowId],
+    );
+    await db.query(
+      `INSERT INTO workflow.schedules (workflow_id, trigger_node_id, organization_id, version, cron, time_zone, next_run_at)
+       SELECT c.id, s.trigger_node_id, s.organization_id, s.version, s.cron, s.time_zone, s.next_run_at
+       FROM workflow.schedules s, copies c WHERE s.workflow_id = $1`,
+      [workflowId],
+    );
+    await db.query(`UPDATE workflow.schedules SET next_run_at = now() WHERE organization_id = $1`, [
+      org.organizationId,
+    ]);
+
+    const fired = async () =>
+      (
+        await db.query<{ runs: number; workflows: number }>(
+          `SELECT count(*)::int AS runs, count(DISTINCT workflow_id)::int AS workflows FROM runner.runs
+            WHERE organization_id = $1 AND trigger = 'schedule'`,
+          [org.organizationId],
+        )
+      ).rows[0];
+    await waitFor(async () => ((await fired())?.runs === 300 ? true : undefined), {
+      what: '300 scheduled runs',
+      timeoutMs: 60_000,
+    });
+    // Every schedule moved on to next year, so nothing more fires; each due time made one run.
+    await waitFor(
+      async () => {
+        const { rows } = await db.query<{ due: number }>(
+          `SELECT count(*)::int AS due FROM workflow.schedules
+            WHERE organization_id = $1 AND next_run_at <= now()`,
+          [org.organizationId],
+        );
+        return rows[0]?.due === 0 ? true : undefined;
+      },
+      { what: 'every schedule to move to its next due time' },
+    );
+    expect(await fired()).toEqual({ runs: 300, workflows: 300 });
+  });
+
+  it('starts one run of each of 60 workflows that one webhook event reaches', async () => {
+    const hook = await createConnection(stack.description, org.organizationId, 'webhook');
+    const workflowIds = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        createWorkflow(
+          org.api,
+          projectId,
+          chainOf(nodes.webhook('hook', hook.connectionId), nodes.alwaysTrue('c')),
+          { name: `Listener ${i}` },
+        ),
+      ),
+    );
+    const answer = await deliver(
+      stack.baseUrl,
+      hook.connectionId,
+      signedDelivery(hook.secret!, { order: 7 }),
+    );
+    expect(answer.status).toBe(202);
+
+    const { rows } = await waitFor(
+      async () => {
+        const counted = await db.query<{ workflow_id: string; runs: number }>(
+          `SELECT workflow_id, count(*)::int AS runs FROM runner.runs
+            WHERE organization_id = $1 AND trigger = 'event' AND status = 'complete' GROUP BY workflow_id`,
+          [org.organizationId],
+        );
+        return counted.rows.length === 60 ? counted : undefined;
+      },
+      { what: 'a complete run of each listening workflow', timeoutMs: 60_000 },
+    );
+    expect(rows.map((row) => row.workflow_id).sort()).toEqual([...workflowIds].sort());
+    expect(rows.every((row) => row.runs === 1)).toBe(true);
+    const [event] = await eventsOf(org.api, workflowIds[0]!);
+    expect(event?.outcomes).toEqual([
+      expect.objectContaining({ outcome: 'started', runId: expect.any(String) }),
+    ]);
+  });
+
+  it('wakes 200 delays at their time, not at the next sweep a long interval away', async () => {
+    const workflowId = await createWorkflow(
+      org.api,
+      projectId,
+      chainOf(nodes.trigger('t'), nodes.delay('wait', 2), nodes.alwaysTrue('after')),
+      { name: 'Delayed' },
+    );
+    for (let i = 0; i < 200; i += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const started = await startRun(org.api, workflowId);
+          expect(started.response.status).toBe(201);
+        }),
+      );
+    }
+    // The sweeper's interval is two minutes: only the wake each runner expects brings these back.
+    await waitFor(
+      async () => {
+        const runs = await runsOf(org.api, workflowId);
+        return runs.length === 200 && runs.every((run) => run.status === 'complete') ? true : undefined;
+      },
+      { what: 'every delayed run to complete', timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const { rows } = await db.query<{ steps: number }>(
+      `SELECT count(*)::int AS steps FROM runner.run_steps s JOIN runner.runs r ON r.id = s.run_id
+        WHERE r.workflow_id = $1 AND s.node_id = 'after' AND s.status = 'done'`,
+      [workflowId],
+    );
+    expect(rows[0]?.steps).toBe(200);
+  });
+});
