@@ -40,6 +40,11 @@ export class RunJobs implements OnModuleInit {
     );
   }
 
+  /** Jobs the queue holds that no runner has been handed yet. */
+  async undelivered(): Promise<number> {
+    return (await this.queue.consumerBacklog(this.definition)).pending;
+  }
+
   /**
    * Queues a run's job, and never throws: the run row is already written, so when the publish
    * fails the sweeper finds the run `queued` (or its lease run out) and publishes it again.

@@ -175,9 +175,10 @@ export class RunControlRepository {
    * `FOR UPDATE SKIP LOCKED`, so the sweepers of several replicas share the work. The caller
    * publishes after this commits: a job must never reach a runner before the run it names is
    * claimable, and a publish that fails leaves a `queued` run the next sweep publishes again.
+   * `requeueAfterMs` null looks for no lost job (the queue has a backlog: see `RunSweeper`).
    * Each status is a literal, so the planner matches it to its partial index.
    */
-  sweep(limit: number, requeueAfterMs: number, recoverAfterMs: number): Promise<SweptRun[]> {
+  sweep(limit: number, requeueAfterMs: number | null, recoverAfterMs: number): Promise<SweptRun[]> {
     return this.db
       .with('waiting', (db) =>
         db
@@ -195,7 +196,9 @@ export class RunControlRepository {
           .selectFrom('runner.runs')
           .select('id')
           .where('status', '=', sql.lit('queued'))
-          .where('dispatched_at', '<', ago(requeueAfterMs))
+          .where(
+            requeueAfterMs === null ? sql.lit(false) : sql<boolean>`dispatched_at < ${ago(requeueAfterMs)}`,
+          )
           .orderBy('dispatched_at')
           .limit(limit)
           .forUpdate()

@@ -71,12 +71,9 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
   /** Sweeps until nothing is due; answers how many runs went back to the queue. */
   async sweep(): Promise<number> {
     let total = await this.runs.openDueGates(BATCH);
+    const requeueAfterMs = (await this.queueHasBacklog()) ? null : this.config.RUNNER_REQUEUE_AFTER_MS;
     for (;;) {
-      const moved = await this.runs.sweep(
-        BATCH,
-        this.config.RUNNER_REQUEUE_AFTER_MS,
-        this.config.RUNNER_LEASE_MS,
-      );
+      const moved = await this.runs.sweep(BATCH, requeueAfterMs, this.config.RUNNER_LEASE_MS);
       // Only a woken run changed as a client sees it; the others were and stay queued or running.
       for (const run of moved) if (run.woken) this.changes.changed(run.runId, 'queued');
       // A failed publish leaves the run queued; the sweep after RUNNER_REQUEUE_AFTER_MS retries it.
@@ -95,6 +92,22 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
    * delay wakes at its time, not up to an interval late. A run that starts waiting after this
    * look (on this replica or another) is woken by the sweep after it, at most an interval late.
    */
+  /**
+   * Whether the queue holds jobs no runner has been handed yet. Then a run queued for long is most
+   * likely waiting its turn, not lost, and a copy of its job would only lengthen the line: under a
+   * backlog of tens of thousands, copies every `RUNNER_REQUEUE_AFTER_MS` made most of the runners'
+   * work (docs/benchmarks.md, "Timers"). A job that is really lost is published again once the line
+   * is through. When JetStream does not answer, the sweep looks for lost jobs as it always did.
+   */
+  private async queueHasBacklog(): Promise<boolean> {
+    try {
+      return (await this.jobs.undelivered()) > 0;
+    } catch (error) {
+      this.logger.debug({ err: error }, 'the queue backlog is unknown; looking for lost jobs');
+      return false;
+    }
+  }
+
   private async untilNextSweep(): Promise<number> {
     const interval = this.config.RUNNER_SWEEP_INTERVAL_MS;
     const nextWake = await this.runs.nextWakeInMs();
