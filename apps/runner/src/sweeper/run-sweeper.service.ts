@@ -71,8 +71,10 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
   /** Sweeps until nothing is due; answers how many runs went back to the queue. */
   async sweep(): Promise<number> {
     let total = await this.runs.openDueGates(BATCH);
-    const requeueAfterMs = (await this.queueHasBacklog()) ? null : this.config.RUNNER_REQUEUE_AFTER_MS;
     for (;;) {
+      // Asked again for each batch: one sweep can go on for as long as runs keep falling due, and the
+      // line grows with what it wakes.
+      const requeueAfterMs = (await this.queueHasBacklog()) ? null : this.config.RUNNER_REQUEUE_AFTER_MS;
       const moved = await this.runs.sweep(BATCH, requeueAfterMs, this.config.RUNNER_LEASE_MS);
       // Only a woken run changed as a client sees it; the others were and stay queued or running.
       for (const run of moved) if (run.woken) this.changes.changed(run.runId, 'queued');
