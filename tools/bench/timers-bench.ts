@@ -237,20 +237,21 @@ async function main(): Promise<void> {
         `${SCHEDULES} schedules in ${((Date.now() - began) / 1000).toFixed(0)} s, due ${due.toISOString()}`,
       );
 
+      // The runs of that due time: their idempotency key ends with it (docs/workflows.md).
+      const ofDueTime = `trigger = 'schedule' AND idempotency_key LIKE '%:' || $1::text`;
       const fired = `SELECT count(*)::int AS n, count(DISTINCT workflow_id)::int AS workflows FROM runner.runs
-                      WHERE trigger = 'schedule' AND created_at < $1::timestamptz + interval '55 seconds'`;
+                      WHERE ${ofDueTime}`;
       await waitFor(
         async () => {
-          const { rows } = await pool.query<{ n: number }>(fired, [due]);
+          const { rows } = await pool.query<{ n: number }>(fired, [due.toISOString()]);
           return (rows[0]?.n ?? 0) >= SCHEDULES ? true : undefined;
         },
         { what: 'every schedule to fire', timeoutMs: 5 * 60_000, intervalMs: 1_000 },
       );
-      const { rows: counts } = await pool.query<{ n: number; workflows: number }>(fired, [due]);
+      const { rows: counts } = await pool.query<{ n: number; workflows: number }>(fired, [due.toISOString()]);
       const { rows: late } = await pool.query<{ ms: number }>(
-        `SELECT extract(epoch FROM created_at - $1::timestamptz) * 1000 AS ms FROM runner.runs
-          WHERE trigger = 'schedule' AND created_at < $1::timestamptz + interval '55 seconds'`,
-        [due],
+        `SELECT extract(epoch FROM created_at - $2::timestamptz) * 1000 AS ms FROM runner.runs WHERE ${ofDueTime}`,
+        [due.toISOString(), due],
       );
       lines.push(
         '',
