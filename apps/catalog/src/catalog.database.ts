@@ -5,6 +5,7 @@ import { ProjectCounts1763715600000 } from './migrations/1763715600000-project-c
 import { ProjectDeletion1764400000000 } from './migrations/1764400000000-project-deletion.js';
 import { RunDays1764900000000 } from './migrations/1764900000000-run-days.js';
 import { AuditEntries1765300000000 } from './migrations/1765300000000-audit-entries.js';
+import { RetentionSettings1765710000000 } from './migrations/1765710000000-retention-settings.js';
 
 export function catalogDataSource(url: string): ServiceDataSourceOptions {
   return {
@@ -17,6 +18,7 @@ export function catalogDataSource(url: string): ServiceDataSourceOptions {
       ProjectDeletion1764400000000,
       RunDays1764900000000,
       AuditEntries1765300000000,
+      RetentionSettings1765710000000,
     ],
   };
 }

@@ -29,6 +29,9 @@ import { ProjectsHandler } from './projects/projects.handler.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { RateLimitHandler } from './rate-limit/rate-limit.handler.js';
 import { RateLimitRepository } from './rate-limit/rate-limit.repository.js';
+import { RetentionHandler } from './retention/retention.handler.js';
+import { RetentionRepository } from './retention/retention.repository.js';
+import { RetentionService } from './retention/retention.service.js';
 import { SkillRepository } from './skills/skill.repository.js';
 import { SkillsHandler } from './skills/skills.handler.js';
 import { SkillsService } from './skills/skills.service.js';
@@ -59,6 +62,7 @@ export class CatalogModule {
         ApiKeysHandler,
         BillingHandler,
         RateLimitHandler,
+        RetentionHandler,
       ],
       providers: [
         catalogAuditRetention(config.AUDIT_RETENTION_DAYS),
@@ -90,6 +94,8 @@ export class CatalogModule {
         PlanService,
         BillingService,
         RateLimitRepository,
+        RetentionRepository,
+        RetentionService,
       ],
     };
   }

@@ -8,6 +8,9 @@ export default async function globalSetup(): Promise<void> {
       ACTIONS_ALLOW_PRIVATE_NETWORKS: 'true',
       // Retention runs every second, so the 30-day test need not wait an hour.
       EVENTS_RETENTION_INTERVAL_MS: '1000',
+      // The runner's purge of step payloads and diagrams too (docs/retention.md): it trims only
+      // where an operator set a retention, which the tests do per organization.
+      RETENTION_INTERVAL_MS: '1000',
       // A notification endpoint that was down gets its delivery within seconds of coming back.
       NOTIFICATIONS_RETRY_BASE_MS: '300',
       NOTIFICATIONS_RETRY_MAX_DELAY_MS: '1500',

@@ -38,4 +38,14 @@ describe('RunnerConfig', () => {
     expect(() => loadConfig(RunnerConfig, { CODE_TIMEOUT_MS: '30001' })).toThrow('CODE_TIMEOUT_MS');
     expect(() => loadConfig(RunnerConfig, { CODE_MEMORY_MB: '257' })).toThrow('CODE_MEMORY_MB');
   });
+
+  it('trims past retention every 10 minutes in batches of 500 runs by default, and refuses an empty batch', () => {
+    expect(loadConfig(RunnerConfig, {})).toMatchObject({
+      RETENTION_INTERVAL_MS: 600_000,
+      RETENTION_BATCH: 500,
+    });
+    expect(loadConfig(RunnerConfig, { RETENTION_BATCH: '50' }).RETENTION_BATCH).toBe(50);
+    expect(() => loadConfig(RunnerConfig, { RETENTION_BATCH: '0' })).toThrow('RETENTION_BATCH');
+    expect(() => loadConfig(RunnerConfig, { RETENTION_INTERVAL_MS: '10' })).toThrow('RETENTION_INTERVAL_MS');
+  });
 });

@@ -139,6 +139,23 @@ export class RunnerConfig extends ServiceConfig {
   @Min(1)
   OPERATIONS_MAX_ATTEMPTS: number = 5;
 
+  /**
+   * How often each runner trims the step payloads and diagrams that the operator's retention settings
+   * no longer keep in full (docs/retention.md). Nothing is trimmed until an operator sets a retention.
+   */
+  @IsInt()
+  @Min(1000)
+  RETENTION_INTERVAL_MS: number = 600_000;
+
+  /**
+   * Runs one retention statement looks at: each batch is one short statement of its own, so no lock
+   * is held for long and writers never wait on the purge.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  RETENTION_BATCH: number = 500;
+
   /** Requests to workflow and catalog while starting a run. */
   @IsInt()
   @Min(100)

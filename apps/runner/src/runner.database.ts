@@ -15,6 +15,7 @@ import { ChildRuns1765400000000 } from './migrations/1765400000000-child-runs.js
 import { ErrorWorkflows1765430000000 } from './migrations/1765430000000-error-workflows.js';
 import { FlowControl1765500000000 } from './migrations/1765500000000-flow-control.js';
 import { BacklogNotices1765600000000 } from './migrations/1765600000000-backlog-notices.js';
+import { Retention1765710000000 } from './migrations/1765710000000-retention.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
@@ -37,6 +38,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       ErrorWorkflows1765430000000,
       FlowControl1765500000000,
       BacklogNotices1765600000000,
+      Retention1765710000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

@@ -37,6 +37,8 @@ import { AdmittedRuns } from './flow/admitted-runs.service.js';
 import { OrganizationBacklogs } from './flow/organization-backlogs.service.js';
 import { RunJobConsumer } from './queue/run-job.consumer.js';
 import { RunJobs } from './queue/run-jobs.service.js';
+import { RetentionPurge } from './retention/retention-purge.service.js';
+import { RetentionRepository } from './retention/retention.repository.js';
 import { RunnerConfig } from './runner.config.js';
 import { runnerDataSource } from './runner.database.js';
 import { RUNNER_LOGGER } from './runner.tokens.js';
@@ -166,6 +168,8 @@ export class RunnerModule {
         RunWaits,
         RunGaugeRepository,
         RunGauges,
+        RetentionRepository,
+        RetentionPurge,
         ...operationProviders(config),
       ],
     };

@@ -9,6 +9,7 @@ import type {
   OperationAction,
   OperationStatus,
   Principal,
+  RetentionKind,
   RunTrigger,
   StepStatus,
 } from '#contracts';
@@ -79,6 +80,19 @@ export interface RunnerOperationTargets {
   target_id: string;
 }
 
+export interface RunnerRetentionPending {
+  kind: RetentionKind;
+  organization_id: string;
+  run_id: string;
+}
+
+export interface RunnerRetentionProgress {
+  kind: RetentionKind;
+  last_run_id: string | null;
+  organization_id: string;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface RunnerRunEndings {
   attempts: Generated<number>;
   created_at: Generated<Timestamp>;
@@ -99,6 +113,7 @@ export interface RunnerRuns {
   debounce_key: string | null;
   depth: Generated<number>;
   diagram: ColumnType<Diagram, string, string>;
+  diagram_trimmed_at: Timestamp | null;
   dispatch: Generated<number>;
   dispatched_at: Timestamp | null;
   error: string | null;
@@ -150,6 +165,7 @@ export interface RunnerRunSteps {
   ms: number | null;
   node_id: string;
   output: ColumnType<Record<string, string>, string, string> | null;
+  payload_trimmed_at: Timestamp | null;
   position: number;
   route: string | null;
   run_id: string;
@@ -170,6 +186,8 @@ export interface DB {
   'runner.audit_entries': RunnerAuditEntries;
   'runner.operation_targets': RunnerOperationTargets;
   'runner.operations': RunnerOperations;
+  'runner.retention_pending': RunnerRetentionPending;
+  'runner.retention_progress': RunnerRetentionProgress;
   'runner.run_endings': RunnerRunEndings;
   'runner.run_steps': RunnerRunSteps;
   'runner.runs': RunnerRuns;

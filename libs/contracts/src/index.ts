@@ -18,6 +18,7 @@ export * from './common/error.dto.js';
 export * from './common/field.decorators.js';
 export * from './common/page.dto.js';
 export * from './common/principal.js';
+export * from './retention/retention.messages.js';
 export * from './projects/create-project.dto.js';
 export * from './projects/project.dto.js';
 export * from './projects/update-project.dto.js';

@@ -10,6 +10,9 @@ import {
   type MemberRole,
   PLAN_IDS,
   type PlanId,
+  RETENTION_DAYS_MAX,
+  RETENTION_DAYS_MIN,
+  type RetentionChoice,
   type RpcEnvelope,
   EventsSubjects,
   INTEGRATION_IDS,
@@ -30,6 +33,13 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   databases shards list [--json]                                 → {"shards": [{shard, state, live, databases, …}]}
   databases shards drain --shard K [--json]                      → {"moved", "failed", "shards"}
   databases shards rebalance [--json]                            → {"moved", "failed", "shards"}
+  retention set (--plan PLAN | --org ORG_ID) [--step-payload-days N|keep|plan] [--diagram-days N|keep|plan] [--json]
+  retention show [--org ORG_ID] [--json]                         → {"plans", "organizations", "more"}
+
+The retention commands set how many days runs keep their step payloads (inputs, outputs) and their
+diagrams' node properties in full before the runner trims them, for a plan or for one organization,
+whose setting wins over its plan's; \`keep\` (the default) never trims, \`plan\` removes an
+organization's own setting. Trimming cannot be undone: docs/retention.md.
 
 The shard commands talk to the database service: drain before a scale-down (the shard's databases
 move to the others), rebalance after a scale-up (databases even out over the live replicas); they
@@ -124,6 +134,22 @@ function toCommand(words: string[], values: Record<string, string | boolean | un
       };
       return (rpc) => rpc.requestEnvelope(EventsSubjects.adminConnectionRotateSendingSecret, null, request);
     }
+    case 'retention set': {
+      const scope = retentionScope(values);
+      const request = {
+        ...scope,
+        ...retentionChoice(values, 'step-payload-days', 'stepPayloadDays', 'plan' in scope),
+        ...retentionChoice(values, 'diagram-days', 'diagramDays', 'plan' in scope),
+      };
+      if (!('stepPayloadDays' in request) && !('diagramDays' in request)) {
+        throw new UsageError('--step-payload-days, --diagram-days or both are required');
+      }
+      return (rpc) => rpc.requestEnvelope(CatalogSubjects.adminRetentionSet, null, request);
+    }
+    case 'retention show': {
+      const request = typeof values.org === 'string' ? { organizationId: values.org } : {};
+      return (rpc) => rpc.requestEnvelope(CatalogSubjects.adminRetentionShow, null, request);
+    }
     case 'databases shards list':
       return (rpc) => rpc.requestEnvelope(DatabaseSubjects.adminShardsList, null, {});
     case 'databases shards drain': {
@@ -135,6 +161,41 @@ function toCommand(words: string[], values: Record<string, string | boolean | un
     default:
       throw new UsageError(`Unknown command: ${words.join(' ') || '(none)'}`);
   }
+}
+
+function retentionScope(
+  values: Record<string, string | boolean | undefined>,
+): { plan: PlanId } | { organizationId: string } {
+  const org = typeof values.org === 'string' && values.org !== '' ? values.org : undefined;
+  if ((values.plan === undefined) === (org === undefined)) {
+    throw new UsageError('retention set takes either --plan or --org');
+  }
+  return org === undefined ? { plan: plan(values.plan) } : { organizationId: org };
+}
+
+/** `N` (days), `keep`, or for an organization `plan`: its own setting removed. */
+function retentionChoice(
+  values: Record<string, string | boolean | undefined>,
+  option: string,
+  field: 'stepPayloadDays' | 'diagramDays',
+  forPlan: boolean,
+): Partial<Record<typeof field, RetentionChoice>> {
+  const value = values[option];
+  if (value === undefined) return {};
+  if (value === 'keep' || (value === 'plan' && !forPlan)) return { [field]: value };
+  const days = Number(value);
+  if (
+    typeof value !== 'string' ||
+    !/^\d{1,6}$/.test(value) ||
+    days < RETENTION_DAYS_MIN ||
+    days > RETENTION_DAYS_MAX
+  ) {
+    const choices = forPlan ? 'keep' : 'keep or plan';
+    throw new UsageError(
+      `--${option} must be days (${RETENTION_DAYS_MIN} to ${RETENTION_DAYS_MAX}) or ${choices}`,
+    );
+  }
+  return { [field]: days };
 }
 
 function shardNumber(value: string): number {
@@ -190,6 +251,8 @@ async function main(): Promise<number> {
       config: { type: 'string' },
       connection: { type: 'string' },
       shard: { type: 'string' },
+      'step-payload-days': { type: 'string' },
+      'diagram-days': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },

@@ -29,7 +29,10 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
     columns: {
       'catalog.run_usage.period': 'ColumnType<Date, string, string>',
       'catalog.run_days.day': 'ColumnType<Date, string, string>',
+      'catalog.retention_settings.scope': "'plan' | 'organization'",
+      'catalog.retention_settings.kind': 'RetentionKind',
     },
+    imports: { RetentionKind: '#contracts' },
   },
   {
     service: 'workflow',
@@ -61,6 +64,8 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
       'runner.operations.principal': 'ColumnType<Principal, string, string>',
       'runner.operations.params': 'ColumnType<OperationParams, string, string>',
       'runner.operation_targets.state': 'Generated<TargetState>',
+      'runner.retention_progress.kind': 'RetentionKind',
+      'runner.retention_pending.kind': 'RetentionKind',
     },
     imports: {
       StoredRunStatus: './engine/run-state.js',
@@ -74,6 +79,7 @@ export const SCHEMA_TYPES: SchemaTypes[] = [
       Diagram: '#contracts',
       ErrorWorkflowOutcome: '#contracts',
       StepStatus: '#contracts',
+      RetentionKind: '#contracts',
     },
   },
   {

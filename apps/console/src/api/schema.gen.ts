@@ -544,7 +544,7 @@ export interface paths {
         put?: never;
         /**
          * Rerun a run, from a step
-         * @description Extension beyond the contract. Starts a new run of the same version (or of the draft diagram the run stored), which names this one in `rerunOf`. With `fromNodeId`, that node and everything downstream of it run anew, and every step that does not depend on it is carried over `done` with its output (`carriedFrom` on the step) and not executed again. Without `fromNodeId`, from the first failed step (the whole run again when none failed); with `input`, from the trigger with that input. Works for a run of any final status, and counts against the monthly runs (402 `plan_limit_reached`). A run that is not final yet answers 409 `run_not_final`; `fromNodeId` and `input` together, or a `fromNodeId` that is not a node the run can reach, answer 400 `invalid_request`.
+         * @description Extension beyond the contract. Starts a new run of the same version (or of the draft diagram the run stored), which names this one in `rerunOf`. With `fromNodeId`, that node and everything downstream of it run anew, and every step that does not depend on it is carried over `done` with its output (`carriedFrom` on the step) and not executed again. Without `fromNodeId`, from the first failed step (the whole run again when none failed); with `input`, from the trigger with that input. Works for a run of any final status, and counts against the monthly runs (402 `plan_limit_reached`). A run that is not final yet answers 409 `run_not_final`; `fromNodeId` and `input` together, or a `fromNodeId` that is not a node the run can reach, answer 400 `invalid_request`, and so does a run whose diagram retention trimmed (`diagramTrimmed`), or a rerun that would carry over steps whose payloads retention trimmed (`trimmed`; from the trigger it still works): docs/retention.md.
          */
         post: operations["RunsController_rerun"];
         delete?: never;
@@ -1538,6 +1538,11 @@ export interface components {
             compensation?: true;
             /** @description Extension: on a rerun, the run this step was carried over from, `done` with its output and not executed again. Absent on every step the run executed. */
             carriedFrom?: string;
+            /**
+             * @description Extension: present (`true`) when the operator's retention setting trimmed this step's payload (docs/retention.md): `input` and `output` then read null, whatever the step held. Its status, `via`, `error`, `ms` and `startedAt` stay. Absent on every step kept in full.
+             * @enum {boolean}
+             */
+            trimmed?: true;
         };
         ErrorWorkflowRefusalDto: {
             /** @description The error code the start answered (`not_published`, `workflow_not_found`, `workflow_paused`, `plan_limit_reached`, `invalid_workflow`, `trigger_required`, …). */
@@ -1609,6 +1614,11 @@ export interface components {
             errorWorkflow?: components["schemas"]["ErrorWorkflowOutcomeDto"];
             /** @description Extension: the id of the run's OpenTelemetry trace (32 hex digits), in which every step's span lies (docs/tracing.md). Absent when the run has no trace (tracing was off when it started). */
             traceId?: string;
+            /**
+             * @description Extension: present (`true`) when the operator's retention setting trimmed the run's `diagram` (docs/retention.md): its nodes keep `id`, `position`, `data.type` and their label (`data.label`, or a trigger's `label` property), every other property dropped (`data.properties` is `{}` or `{label}`), and its edges stay whole; nothing else of the diagram stays. Absent on every run whose diagram is kept in full.
+             * @enum {boolean}
+             */
+            diagramTrimmed?: true;
         };
         WorkflowRunSummaryDto: {
             id: string;

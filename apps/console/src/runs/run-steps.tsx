@@ -12,10 +12,10 @@ import { stepKey } from './run-control.util';
 type Step = Schemas['RunStepDto'];
 
 /**
- * Each step with its input, output and error; the failed and the waiting ones open. A compensation
- * reads "undo <node>"; a step a rerun carried over names the run it came from; a `workflow` step
- * links to the child run it started (`childRuns`, by node id); a `loop` step lists its iterations
- * (`loops`) once it is open.
+ * Each step with its input, output and error (or that retention trimmed them); the failed and the
+ * waiting ones open. A compensation reads "undo <node>"; a step a rerun carried over names the run it
+ * came from; a `workflow` step links to the child run it started (`childRuns`, by node id); a `loop`
+ * step lists its iterations (`loops`) once it is open.
  */
 export function RunSteps({
   steps,
@@ -81,9 +81,11 @@ export function RunSteps({
             </div>
           ) : null}
           <h3>Input</h3>
-          {step.input ? <pre>{step.input}</pre> : <p className="muted">None.</p>}
+          {step.trimmed ? <Trimmed /> : step.input ? <pre>{step.input}</pre> : <p className="muted">None.</p>}
           <h3>Output</h3>
-          {step.output && Object.keys(step.output).length > 0 ? (
+          {step.trimmed ? (
+            <Trimmed />
+          ) : step.output && Object.keys(step.output).length > 0 ? (
             <dl>
               {Object.entries(step.output).map(([field, value]) => (
                 <div key={field}>
@@ -103,6 +105,11 @@ export function RunSteps({
       ))}
     </section>
   );
+}
+
+/** Where retention dropped a step's payload: not "None", which would say the step had none. */
+function Trimmed() {
+  return <p className="muted">Trimmed by retention.</p>;
 }
 
 /** The child run a `workflow` step started, linked; nothing for any other step. */

@@ -121,6 +121,11 @@ export function RunView({ run, live }: { run: Run; live: Liveness }) {
       ) : null}
       <section aria-labelledby="diagram-title">
         <h2 id="diagram-title">As it ran</h2>
+        {run.diagramTrimmed ? (
+          <p className="muted" data-testid="diagram-trimmed">
+            Node settings trimmed by retention: the nodes and edges are as they ran.
+          </p>
+        ) : null}
         <ReadOnlyDiagram diagram={run.diagram} statuses={statuses} />
       </section>
       <section aria-labelledby="timeline-title">

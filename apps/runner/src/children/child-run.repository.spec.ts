@@ -254,6 +254,7 @@ describe('child runs', () => {
       wakeAt: status === 'waiting' ? new Date(at.getTime() + 30_000) : null,
       compensation: false,
       carriedFrom: null,
+      payloadTrimmedAt: null,
     });
     await runs.checkpoint(parent.id, 1, LEASE_MS, [step('call', 'running', 1), step('fire', 'done', 2)]);
     // Held, its step still running: the holder's next write decides, so the wake is asked again.

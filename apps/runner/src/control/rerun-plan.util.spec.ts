@@ -28,7 +28,7 @@ function step(nodeId: string, position: number, status: StepRecord['status'] = '
 
 function oldRun(steps: StepRecord[]): RunWithSteps {
   return {
-    run: { id: 'old', triggerNodeId: 't', diagram, input: '{"n":1}' } as RunRecord,
+    run: { id: 'old', triggerNodeId: 't', diagram, input: '{"n":1}', diagramTrimmedAt: null } as RunRecord,
     steps,
   };
 }
@@ -90,5 +90,71 @@ describe('rerunPlan', () => {
     ]) {
       expect(() => rerunPlan(complete, body)).toThrow(DomainException);
     }
+  });
+
+  describe('of a run retention trimmed', () => {
+    const at = new Date('2027-01-05T03:00:00.000Z');
+    const trimmedStep = (nodeId: string, position: number, status: StepRecord['status'] = 'done') => ({
+      ...step(nodeId, position, status),
+      input: null,
+      output: null,
+      payloadTrimmedAt: at,
+    });
+    const issuesOf = (run: RunWithSteps, body: Parameters<typeof rerunPlan>[1]) => {
+      try {
+        rerunPlan(run, body);
+      } catch (error) {
+        expect(error).toBeInstanceOf(DomainException);
+        return { code: (error as DomainException).code, details: (error as DomainException).details };
+      }
+      throw new Error('the rerun was not refused');
+    };
+
+    it('refuses to carry a step whose output was trimmed, naming the steps and the day', () => {
+      const failed = oldRun([
+        trimmedStep('t', 0),
+        trimmedStep('a', 1),
+        trimmedStep('side', 2),
+        trimmedStep('b', 3, 'error'),
+      ]);
+      expect(issuesOf(failed, {})).toEqual({
+        code: 'invalid_request',
+        details: {
+          issues: [
+            {
+              path: 'id',
+              message: expect.stringMatching(
+                /\(a, side\) were trimmed by retention on 2027-01-05; rerun it from its trigger/,
+              ),
+            },
+          ],
+        },
+      });
+      expect(issuesOf(failed, { fromNodeId: 'b' }).details).toEqual({
+        issues: [{ path: 'fromNodeId', message: expect.stringContaining('trimmed by retention') }],
+      });
+    });
+
+    it('still reruns from the trigger, which carries nothing: the run keeps its input', () => {
+      const complete = oldRun([trimmedStep('t', 0), trimmedStep('a', 1), trimmedStep('side', 2)]);
+      expect(rerunPlan(complete, {})).toEqual({ input: '{"n":1}', carried: [] });
+      expect(rerunPlan(complete, { fromNodeId: 't' })).toEqual({ input: '{"n":1}', carried: [] });
+      expect(rerunPlan(complete, { input: 'new' })).toEqual({ input: 'new', carried: [] });
+    });
+
+    it('refuses every rerun of a run whose diagram was trimmed, since a rerun runs that diagram', () => {
+      const run = oldRun([step('t', 0), step('a', 1)]);
+      const trimmedDiagram = { ...run, run: { ...run.run, diagramTrimmedAt: at } };
+      for (const body of [{}, { input: 'new' }, { fromNodeId: 't' }]) {
+        expect(issuesOf(trimmedDiagram, body).details).toEqual({
+          issues: [
+            {
+              path: 'id',
+              message: expect.stringContaining('diagram was trimmed by retention on 2027-01-05'),
+            },
+          ],
+        });
+      }
+    });
   });
 });

@@ -28,6 +28,16 @@ export function rerunPlan({ run, steps }: RunWithSteps, body: RerunRunDto): Reru
       },
     ]);
   }
+  // A rerun runs the diagram the old run stored, whatever its version: trimmed, its nodes have no
+  // properties left to run with.
+  if (run.diagramTrimmedAt !== null) {
+    throw DomainException.invalidRequest([
+      {
+        path: 'id',
+        message: `the run's diagram was trimmed by retention on ${day(run.diagramTrimmedAt)} (its nodes kept no properties), so it cannot be rerun; start a new run of the workflow instead`,
+      },
+    ]);
+  }
   const trigger = run.triggerNodeId;
   if (trigger === null || !run.diagram.nodes.some((node) => node.id === trigger)) {
     throw DomainException.invalidRequest([
@@ -55,10 +65,30 @@ export function rerunPlan({ run, steps }: RunWithSteps, body: RerunRunDto): Reru
   const anew = new Set([from, ...undone].flatMap((nodeId) => [...downstreamOf(graph, nodeId)]));
   const carried = ran
     .filter((step) => step.nodeId !== trigger && !anew.has(step.nodeId))
-    .filter((step) => step.status === 'done' || step.status === 'skipped')
-    .map((step, index) => ({ ...step, via: [...step.via], position: index + 1, carriedFrom: run.id }));
-  return { input: run.input, carried };
+    .filter((step) => step.status === 'done' || step.status === 'skipped');
+  // A carried step's output feeds the steps after it: trimmed, they would read empty values. The
+  // run's own input is kept, so a rerun from the trigger still works.
+  const trimmed = carried.find((step) => step.payloadTrimmedAt !== null);
+  if (trimmed?.payloadTrimmedAt) {
+    throw DomainException.invalidRequest([
+      {
+        path: body.fromNodeId === undefined ? 'id' : 'fromNodeId',
+        message: `the outputs of the steps this rerun would carry over (${carried.map((step) => step.nodeId).join(', ')}) were trimmed by retention on ${day(trimmed.payloadTrimmedAt)}; rerun it from its trigger instead (fromNodeId set to the trigger node, or a new input)`,
+      },
+    ]);
+  }
+  return {
+    input: run.input,
+    carried: carried.map((step, index) => ({
+      ...step,
+      via: [...step.via],
+      position: index + 1,
+      carriedFrom: run.id,
+    })),
+  };
 }
+
+const day = (at: Date) => at.toISOString().slice(0, 10);
 
 /** The node and every node reachable from it. */
 function downstreamOf(graph: RunGraph, nodeId: string): Set<string> {

@@ -56,6 +56,8 @@ export interface RunRecord {
   heldBy: HeldBy | null;
   /** The key of that gate (its rendered `key`, `""` without one); null when no workflow gate holds it. */
   heldKey: string | null;
+  /** When retention trimmed the diagram to its nodes and edges (docs/retention.md); null while whole. */
+  diagramTrimmedAt: Date | null;
 }
 
 export interface StepRecord {
@@ -76,6 +78,8 @@ export interface StepRecord {
   compensation: boolean;
   /** On a rerun, the run this step was carried over from (done there, not executed again). */
   carriedFrom: string | null;
+  /** When retention dropped its input, output and state (docs/retention.md); null while whole. */
+  payloadTrimmedAt: Date | null;
 }
 
 /** A step as it starts: the fields `fields` does not give are those of a step nothing has happened to. */
@@ -94,6 +98,7 @@ export function stepRecord(
     wakeAt: null,
     compensation: false,
     carriedFrom: null,
+    payloadTrimmedAt: null,
     ...fields,
   };
 }

@@ -44,6 +44,7 @@ function failedRun(overrides: Partial<RunRecord> = {}): RunRecord {
     parentNodeId: null,
     iteration: null,
     depth: 0,
+    diagramTrimmedAt: null,
     ...overrides,
   };
 }

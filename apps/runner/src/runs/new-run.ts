@@ -107,6 +107,7 @@ export function runRecordOf(run: NewRun, status: RunRecord['status'], leaseToken
     depth: run.child?.depth ?? 0,
     heldBy: null,
     heldKey: null,
+    diagramTrimmedAt: null,
   };
 }
 

@@ -34,6 +34,8 @@ export function toRunStepDto(step: StepRecord): RunStepDto {
     startedAt: step.startedAt.toISOString(),
     ...(step.compensation ? { compensation: true as const } : {}),
     ...(step.carriedFrom === null ? {} : { carriedFrom: step.carriedFrom }),
+    // Only on a trimmed step (docs/retention.md): no answer of a step kept in full changes.
+    ...(step.payloadTrimmedAt === null ? {} : { trimmed: true as const }),
   };
 }
 
@@ -54,5 +56,6 @@ export function toWorkflowRunDto({ run, steps }: RunWithSteps, now = new Date())
     ...(run.errorWorkflow === null ? {} : { errorWorkflow: run.errorWorkflow }),
     // Only on a traced run, like `rerunOf`: with tracing off, no answer of a run changes.
     ...(traceId === null ? {} : { traceId }),
+    ...(run.diagramTrimmedAt === null ? {} : { diagramTrimmed: true as const }),
   };
 }

@@ -17,6 +17,7 @@ const waitingStep: StepRecord = {
   wakeAt: new Date('2026-11-27T11:00:00.000Z'),
   compensation: false,
   carriedFrom: null,
+  payloadTrimmedAt: null,
 };
 
 describe('run.mapper', () => {
@@ -32,6 +33,10 @@ describe('run.mapper', () => {
       wakeAt: null,
     };
     expect(toStepRecord(toStepJson('run-1', done))).toEqual(done);
+    const trimmed = { ...done, output: null, payloadTrimmedAt: new Date('2027-01-05T03:00:00.000Z') };
+    const trimmedJson = JSON.parse(JSON.stringify(toStepJson('run-1', trimmed))) as StepJson;
+    expect(trimmedJson.payload_trimmed_at).toBe('2027-01-05T03:00:00.000Z');
+    expect(toStepRecord(trimmedJson)).toEqual(trimmed);
   });
 
   it('writes what a checkpoint changes about the run: the lease, and the outcome once settled', () => {

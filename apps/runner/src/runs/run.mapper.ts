@@ -41,6 +41,7 @@ export const RUN_RECORD_COLUMNS = [
   'r.held_by as heldBy',
   sql<string | null>`CASE r.held_by WHEN 'concurrency' THEN r.concurrency_key
     WHEN 'throttle' THEN r.throttle_key WHEN 'debounce' THEN r.debounce_key END`.as('heldKey'),
+  'r.diagram_trimmed_at as diagramTrimmedAt',
 ] as const;
 
 /**
@@ -166,6 +167,7 @@ export function toStepRecord(json: StepJson): StepRecord {
     wakeAt: json.wake_at === null ? null : new Date(json.wake_at),
     compensation: json.compensation,
     carriedFrom: json.carried_from,
+    payloadTrimmedAt: json.payload_trimmed_at === null ? null : new Date(json.payload_trimmed_at),
   };
 }
 
@@ -187,6 +189,7 @@ export function toStepJson(runId: string, step: StepRecord): StepJson {
     wake_at: step.wakeAt?.toISOString() ?? null,
     compensation: step.compensation,
     carried_from: step.carriedFrom,
+    payload_trimmed_at: step.payloadTrimmedAt?.toISOString() ?? null,
   };
 }
 

@@ -66,6 +66,7 @@ function step(nodeId: string, overrides: Partial<StepRecord> = {}): StepRecord {
     compensation: false,
     carriedFrom: null,
     wakeAt: null,
+    payloadTrimmedAt: null,
     ...overrides,
   };
 }
@@ -276,6 +277,20 @@ describe('the run repositories', () => {
     // The woken run is claimable at once; the orphan is, since its lease ran out.
     expect(await runs.claim(waiting.id, LEASE_MS)).not.toBeNull();
     expect(await runs.claim(orphaned.id, LEASE_MS)).not.toBeNull();
+  });
+
+  it('looks for no lost job while the queue has a backlog, and still wakes what is due', async () => {
+    const waiting = newRun();
+    const queued = newRun();
+    for (const run of [waiting, queued]) await runs.insert(run);
+    await setRun(waiting.id, { status: 'waiting', wake_at: ago('1 second') });
+    await setRun(queued.id, { dispatched_at: ago('1 minute') });
+
+    const ours = (jobs: Array<{ runId: string }>) =>
+      jobs.map((job) => job.runId).filter((id) => id === waiting.id || id === queued.id);
+    expect(ours(await control.sweep(100, null, 60_000))).toEqual([waiting.id]);
+    // Once the line is through, the run still queued is taken for lost and published again.
+    expect(ours(await control.sweep(100, 30_000, 60_000))).toEqual([queued.id]);
   });
 
   it('terminates the unfinished runs of a workflow and fences their holders', async () => {

@@ -34,6 +34,15 @@ import { CreateApiKeyDto } from '../keys/create-api-key.dto.js';
 import type { CreatedApiKeyDto } from '../keys/created-api-key.dto.js';
 import { event, returns, rpc, systemRpc } from '../messaging/subject-catalog.js';
 import { CreateProjectDto } from '../projects/create-project.dto.js';
+import {
+  AdminRetentionSet,
+  AdminRetentionShow,
+  type OrganizationRetentionReport,
+  type PlanRetention,
+  RetentionOrganizationsRequest,
+  type RetentionOrganizationsPage,
+  type RetentionReport,
+} from '../retention/retention.messages.js';
 import type { ProjectDto } from '../projects/project.dto.js';
 import { UpdateProjectDto } from '../projects/update-project.dto.js';
 import { CreateSkillDto } from '../skills/create-skill.dto.js';
@@ -184,6 +193,23 @@ export const CatalogSubjects = {
   adminUserCreate: systemRpc('catalog.admin.user.create', AdminUserCreate, {
     callers: ['admin'],
     reply: returns<{ userId: string }>(),
+  }),
+  /**
+   * Step payload and diagram retention (docs/retention.md): the operator sets it per plan or per
+   * organization; the runner asks which organizations have something to trim, their plan's setting
+   * and their own already resolved, a page at a time.
+   */
+  adminRetentionSet: systemRpc('catalog.admin.retention.set', AdminRetentionSet, {
+    callers: ['admin'],
+    reply: returns<PlanRetention | OrganizationRetentionReport>(),
+  }),
+  adminRetentionShow: systemRpc('catalog.admin.retention.show', AdminRetentionShow, {
+    callers: ['admin'],
+    reply: returns<RetentionReport>(),
+  }),
+  retentionOrganizations: systemRpc('catalog.retention.organizations', RetentionOrganizationsRequest, {
+    callers: ['runner'],
+    reply: returns<RetentionOrganizationsPage>(),
   }),
   /** A page of this service's audit entries for the gateway's `GET /api/v1/audit`, which merges them. */
   auditList: rpc('catalog.audit.list', AuditListRequest, {

@@ -54,4 +54,12 @@ export class RunStepDto {
       'Extension: on a rerun, the run this step was carried over from, `done` with its output and not executed again. Absent on every step the run executed.',
   })
   carriedFrom?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    enum: [true],
+    description:
+      "Extension: present (`true`) when the operator's retention setting trimmed this step's payload (docs/retention.md): `input` and `output` then read null, whatever the step held. Its status, `via`, `error`, `ms` and `startedAt` stay. Absent on every step kept in full.",
+  })
+  trimmed?: true;
 }

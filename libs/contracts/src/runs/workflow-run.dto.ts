@@ -69,4 +69,12 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
       'lies (docs/tracing.md). Absent when the run has no trace (tracing was off when it started).',
   })
   traceId?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    enum: [true],
+    description:
+      "Extension: present (`true`) when the operator's retention setting trimmed the run's `diagram` (docs/retention.md): its nodes keep `id`, `position`, `data.type` and their label (`data.label`, or a trigger's `label` property), every other property dropped (`data.properties` is `{}` or `{label}`), and its edges stay whole; nothing else of the diagram stays. Absent on every run whose diagram is kept in full.",
+  })
+  diagramTrimmed?: true;
 }
