@@ -276,16 +276,18 @@ describe('apps and events', () => {
       await send(hook.connectionId, hook.secret, { marker: 'recent', kept: true });
       await outcomesOf(org.api, workflowId, 'recent', ['hook']);
       const old = randomUUID();
+      // One statement: retention, every second, could otherwise delete the event before its outcome
+      // is written, and the outcome's insert would then break its foreign key.
       await db.query(
-        `INSERT INTO events.app_events
-           (id, organization_id, connection_id, trigger, delivery_id, payload, fired_at, received_at, listeners_resolved, fanned_out_at)
-         VALUES ($1, $2, $3, 'webhook/received', $4, '{"marker":"old"}', now() - interval '31 days', now() - interval '31 days', true, now())`,
-        [old, org.organizationId, hook.connectionId, `msg_${randomUUID()}`],
-      );
-      await db.query(
-        `INSERT INTO events.event_outcomes (event_id, workflow_id, trigger_node_id, organization_id, outcome)
-         VALUES ($1, $2, 'hook', $3, 'no_listener')`,
-        [old, workflowId, org.organizationId],
+        `WITH event AS (
+           INSERT INTO events.app_events
+             (id, organization_id, connection_id, trigger, delivery_id, payload, fired_at, received_at, listeners_resolved, fanned_out_at)
+           VALUES ($1, $2, $3, 'webhook/received', $4, '{"marker":"old"}', now() - interval '31 days', now() - interval '31 days', true, now())
+           RETURNING id
+         )
+         INSERT INTO events.event_outcomes (event_id, workflow_id, trigger_node_id, organization_id, outcome)
+         SELECT id, $5, 'hook', $2, 'no_listener' FROM event`,
+        [old, org.organizationId, hook.connectionId, `msg_${randomUUID()}`, workflowId],
       );
       // The shared stack runs retention every second (global-setup).
       await waitFor(
