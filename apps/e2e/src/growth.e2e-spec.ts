@@ -45,20 +45,20 @@ describe('growth', () => {
     await stack?.stop();
   });
 
-  it('fires 300 schedules due at once exactly once each, with two schedulers polling', async () => {
+  it('fires 100 schedules due at once exactly once each, with two schedulers polling', async () => {
     const workflowId = await createWorkflow(
       org.api,
       projectId,
       { nodes: [nodes.schedule('s', '0 0 1 1 *')], edges: [] },
       { name: 'Yearly' },
     );
-    // 299 copies of the published workflow, its version and its schedule row, as the benchmark makes
+    // 99 copies of the published workflow, its version and its schedule row, as the benchmark makes
     // 10,000; then every schedule is due now.
     await db.query(
       `CREATE TEMP TABLE copies AS
          SELECT (lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || '7' ||
                  substr(md5('w' || g), 1, 3) || '8' || substr(md5('w' || g), 4, 15))::uuid AS id, g
-           FROM generate_series(1, 299) AS g`,
+           FROM generate_series(1, 99) AS g`,
     );
     await db.query(
       `INSERT INTO workflow.workflows (id, organization_id, project_id, name, description, diagram,
@@ -92,8 +92,8 @@ describe('growth', () => {
           [org.organizationId],
         )
       ).rows[0];
-    await waitFor(async () => ((await fired())?.runs === 300 ? true : undefined), {
-      what: '300 scheduled runs',
+    await waitFor(async () => ((await fired())?.runs === 100 ? true : undefined), {
+      what: '100 scheduled runs',
       timeoutMs: 60_000,
     });
     // Every schedule moved on to next year, so nothing more fires; each due time made one run.
@@ -108,13 +108,13 @@ describe('growth', () => {
       },
       { what: 'every schedule to move to its next due time' },
     );
-    expect(await fired()).toEqual({ runs: 300, workflows: 300 });
+    expect(await fired()).toEqual({ runs: 100, workflows: 100 });
   });
 
-  it('starts one run of each of 60 workflows that one webhook event reaches', async () => {
+  it('starts one run of each of 30 workflows that one webhook event reaches', async () => {
     const hook = await createConnection(stack.description, org.organizationId, 'webhook');
     const workflowIds = await Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
+      Array.from({ length: 30 }, (_, i) =>
         createWorkflow(
           org.api,
           projectId,
@@ -137,7 +137,7 @@ describe('growth', () => {
             WHERE organization_id = $1 AND trigger = 'event' AND status = 'complete' GROUP BY workflow_id`,
           [org.organizationId],
         );
-        return counted.rows.length === 60 ? counted : undefined;
+        return counted.rows.length === 30 ? counted : undefined;
       },
       { what: 'a complete run of each listening workflow', timeoutMs: 60_000 },
     );
@@ -149,14 +149,14 @@ describe('growth', () => {
     ]);
   });
 
-  it('wakes 200 delays at their time, not at the next sweep a long interval away', async () => {
+  it('wakes 60 delays at their time, not at the next sweep a long interval away', async () => {
     const workflowId = await createWorkflow(
       org.api,
       projectId,
       chainOf(nodes.trigger('t'), nodes.delay('wait', 2), nodes.alwaysTrue('after')),
       { name: 'Delayed' },
     );
-    for (let i = 0; i < 200; i += 20) {
+    for (let i = 0; i < 60; i += 20) {
       await Promise.all(
         Array.from({ length: 20 }, async () => {
           const started = await startRun(org.api, workflowId);
@@ -168,7 +168,7 @@ describe('growth', () => {
     await waitFor(
       async () => {
         const runs = await runsOf(org.api, workflowId);
-        return runs.length === 200 && runs.every((run) => run.status === 'complete') ? true : undefined;
+        return runs.length === 60 && runs.every((run) => run.status === 'complete') ? true : undefined;
       },
       { what: 'every delayed run to complete', timeoutMs: 60_000, intervalMs: 500 },
     );
@@ -177,6 +177,6 @@ describe('growth', () => {
         WHERE r.workflow_id = $1 AND s.node_id = 'after' AND s.status = 'done'`,
       [workflowId],
     );
-    expect(rows[0]?.steps).toBe(200);
+    expect(rows[0]?.steps).toBe(60);
   });
 });
