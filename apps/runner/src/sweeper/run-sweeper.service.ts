@@ -90,11 +90,6 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /**
-   * The next sweep comes after the interval, or sooner when a waiting run is due before that: a
-   * delay wakes at its time, not up to an interval late. A run that starts waiting after this
-   * look (on this replica or another) is woken by the sweep after it, at most an interval late.
-   */
-  /**
    * Whether the queue holds jobs no runner has been handed yet. Then a run queued for long is most
    * likely waiting its turn, not lost, and a copy of its job would only lengthen the line: under a
    * backlog of tens of thousands, copies every `RUNNER_REQUEUE_AFTER_MS` made most of the runners'
@@ -110,6 +105,11 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
     }
   }
 
+  /**
+   * The next sweep comes after the interval, or sooner when a waiting run is due before that: a
+   * delay wakes at its time, not up to an interval late. A run that starts waiting after this
+   * look (on this replica or another) is woken by the sweep after it, at most an interval late.
+   */
   private async untilNextSweep(): Promise<number> {
     const interval = this.config.RUNNER_SWEEP_INTERVAL_MS;
     const nextWake = await this.runs.nextWakeInMs();
