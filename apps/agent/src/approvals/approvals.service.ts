@@ -138,6 +138,10 @@ export class Approvals implements OnModuleInit {
         "Only the organization's owners decide whether a step may pass a token budget.",
       );
     }
+    // Expired is said the same whether the runner's timer or this decision noticed the deadline first.
+    if (found.status === 'expired') {
+      throw new DomainException('approval_not_pending', 'The approval expired without a decision.');
+    }
     if (found.status !== 'pending') {
       const why = found.status === 'denied' && found.reason !== null ? ` (${found.reason})` : '';
       throw new DomainException('approval_not_pending', `The approval was already ${found.status}${why}.`);
