@@ -14,10 +14,11 @@ import { audit } from '../audit/runner-audit.js';
 import type { DB } from '../runner.tables.js';
 import type { NewRun } from './new-run.js';
 import { triggerStepOf } from './new-run.js';
-import { heldOrSettled, newRunRow, RUN_RECORD_COLUMNS, toRunWithSteps } from './run.mapper.js';
+import { heldOrSettled, newRunRow, toRunWithSteps } from './run.mapper.js';
 import {
   checkpointStatement,
   claimStatement,
+  findByKeyStatement,
   findStatement,
   type Hold,
   holdAfter,
@@ -27,7 +28,6 @@ import {
   renewLeaseStatement,
   startedColumns,
   stepsJson,
-  stepsOfR,
 } from './run.statements.js';
 
 /** The run an idempotency key names, and the fingerprint of the request that made it. */
@@ -64,6 +64,7 @@ export class RunRepository {
   private readonly checkpointRun;
   private readonly renewRunLease;
   private readonly findRun;
+  private readonly findRunByKey;
 
   constructor(@InjectKysely() private readonly db: Kysely<DB>) {
     this.insertRun = insertStatement(db);
@@ -72,6 +73,7 @@ export class RunRepository {
     this.checkpointRun = perHold((hold) => checkpointStatement(db, hold));
     this.renewRunLease = renewLeaseStatement(db);
     this.findRun = findStatement(db);
+    this.findRunByKey = findByKeyStatement(db);
   }
 
   /**
@@ -83,24 +85,12 @@ export class RunRepository {
     key: string,
     ttlHours: number,
   ): Promise<KeyHolder | null> {
-    const keptSince = sql<Date>`now() - make_interval(hours => ${ttlHours})`;
-    const row = await this.db
-      .with('released', (db) =>
-        db
-          .updateTable('runner.runs')
-          .set({ idempotency_key: null })
-          .where('organization_id', '=', organizationId)
-          .where('idempotency_key', '=', key)
-          .where('created_at', '<', keptSince)
-          .returning('id'),
-      )
-      .selectFrom('runner.runs as r')
-      .select(RUN_RECORD_COLUMNS)
-      .select(['r.idempotency_fingerprint as fingerprint', stepsOfR(this.db)])
-      .where('r.organization_id', '=', organizationId)
-      .where('r.idempotency_key', '=', key)
-      .where('r.created_at', '>=', keptSince)
-      .executeTakeFirst();
+    // Built once but planned on every call, not prepared: with a plan Postgres keeps per connection,
+    // 10,000 keyed starts in a minute (tools/bench/timers-bench.ts) took 40 % longer to the last.
+    const { rows } = await this.db.executeQuery(
+      this.findRunByKey.bind({ organizationId, key, ttlHours }).compile(),
+    );
+    const [row] = rows;
     if (!row) return null;
     const { fingerprint, ...run } = row;
     return { run: toRunWithSteps(run), fingerprint };

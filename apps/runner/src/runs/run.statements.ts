@@ -296,6 +296,32 @@ export function renewLeaseStatement(db: Kysely<DB>) {
   );
 }
 
+/**
+ * The run an idempotency key created in the last `ttlHours`, with its steps and the fingerprint of
+ * the request that made it; an older holder of the key gives it up in the same statement.
+ */
+export function findByKeyStatement(db: Kysely<DB>) {
+  return new BoundStatement((param: Param<{ organizationId: string; key: string; ttlHours: number }>) => {
+    const keptSince = sql<Date>`now() - make_interval(hours => ${param('ttlHours')}::integer)`;
+    return db
+      .with('released', (cte) =>
+        cte
+          .updateTable('runner.runs')
+          .set({ idempotency_key: sql<null>`NULL` })
+          .where('organization_id', '=', param('organizationId'))
+          .where('idempotency_key', '=', param('key'))
+          .where('created_at', '<', keptSince)
+          .returning('id'),
+      )
+      .selectFrom('runner.runs as r')
+      .select(RUN_RECORD_COLUMNS)
+      .select(['r.idempotency_fingerprint as fingerprint', stepsOfR(db)])
+      .where('r.organization_id', '=', param('organizationId'))
+      .where('r.idempotency_key', '=', param('key'))
+      .where('r.created_at', '>=', keptSince);
+  });
+}
+
 export function findStatement(db: Kysely<DB>) {
   return new BoundStatement((param: Param<{ organizationId: string; id: string }>) =>
     db

@@ -97,12 +97,40 @@ describe('ScheduleRepository', () => {
     const [claimed] = await schedules.claimDue(now, 100, LEASE_MS);
     if (!claimed) throw new Error('nothing was claimed');
     const next = new Date(now.getTime() + 60_000);
-    await schedules.advance(claimed, next);
+    await schedules.advance([{ row: claimed, next }]);
     await expect(schedules.nextRunAt(row.workflowId)).resolves.toEqual(next);
     // A second settle of the same claim finds the row moved on, and leaves it.
-    await schedules.advance(claimed, null);
+    await schedules.advance([{ row: claimed, next: null }]);
     await expect(schedules.nextRunAt(row.workflowId)).resolves.toEqual(next);
-    await schedules.advance({ ...claimed, nextRunAt: next }, null);
+    await schedules.advance([{ row: { ...claimed, nextRunAt: next }, next: null }]);
     await expect(schedules.nextRunAt(row.workflowId)).resolves.toBeNull();
+  });
+
+  it('settles many claimed rows in one statement: each moved on, ended, or left when it moved on already', async () => {
+    const now = new Date();
+    const rows = await Promise.all([1, 2, 3, 4].map(() => scheduled(new Date(now.getTime() - 1_000))));
+    const claimed = await schedules.claimDue(now, 100, LEASE_MS);
+    const [moved, ended, settledBefore, leftOut] = rows.map((row) => {
+      const found = claimed.find((claim) => claim.workflowId === row.workflowId);
+      if (!found) throw new Error('a due row was not claimed');
+      return found;
+    }) as [ScheduleRecord, ScheduleRecord, ScheduleRecord, ScheduleRecord];
+    const next = new Date(now.getTime() + 60_000);
+    const elsewhere = new Date(now.getTime() + 120_000);
+    await schedules.advance([{ row: settledBefore, next: elsewhere }]);
+
+    await schedules.advance([
+      { row: moved, next },
+      { row: ended, next: null },
+      { row: settledBefore, next },
+    ]);
+    await expect(schedules.nextRunAt(moved.workflowId)).resolves.toEqual(next);
+    await expect(schedules.nextRunAt(ended.workflowId)).resolves.toBeNull();
+    await expect(schedules.nextRunAt(settledBefore.workflowId)).resolves.toEqual(elsewhere);
+    // The moved row's claim ended with it; the row left out keeps its claim until it is released.
+    expect(claimedIds(await schedules.claimDue(new Date(next.getTime() + 1), 100, LEASE_MS))).toEqual(
+      expect.arrayContaining([moved.workflowId]),
+    );
+    expect(claimedIds(await schedules.claimDue(now, 100, LEASE_MS))).not.toContain(leftOut.workflowId);
   });
 });

@@ -81,20 +81,32 @@ export class ScheduleRepository {
   }
 
   /**
-   * The claimed due time is dealt with: the row moves to `next` (or goes, when there is none) and its
-   * claim ends. A row that no longer holds that due time (a publish rebuilt it, a pause or delete
-   * removed it) is left as it is.
+   * The claimed due times are dealt with, in one statement: each row moves to its `next` (or goes,
+   * when there is none) and its claim ends. A row that no longer holds the due time it was claimed
+   * at (a publish rebuilt it, a pause or delete removed it, it was settled already) is left as it is.
    */
-  async advance(row: ScheduleRecord, next: Date | null): Promise<void> {
-    if (next === null) {
-      await this.db.deleteFrom('workflow.schedules').where(holdsClaimedDueTime(row)).execute();
-    } else {
-      await this.db
-        .updateTable('workflow.schedules')
-        .set({ next_run_at: next, claimed_until: null })
-        .where(holdsClaimedDueTime(row))
-        .execute();
-    }
+  async advance(moves: ReadonlyArray<{ row: ScheduleRecord; next: Date | null }>): Promise<void> {
+    if (moves.length === 0) return;
+    const column = <T>(value: (move: (typeof moves)[number]) => T) => moves.map(value);
+    await sql`
+      WITH moves AS (
+        SELECT * FROM unnest(
+          ${column((move) => move.row.workflowId)}::uuid[],
+          ${column((move) => move.row.triggerNodeId)}::text[],
+          ${column((move) => move.row.nextRunAt.toISOString())}::timestamptz[],
+          ${column((move) => move.next?.toISOString() ?? null)}::timestamptz[]
+        ) AS m(workflow_id, trigger_node_id, due, next)
+      ),
+      ended AS (
+        DELETE FROM workflow.schedules s USING moves m
+         WHERE s.workflow_id = m.workflow_id AND s.trigger_node_id = m.trigger_node_id
+           AND date_trunc('milliseconds', s.next_run_at) = m.due AND m.next IS NULL
+      )
+      UPDATE workflow.schedules s SET next_run_at = m.next, claimed_until = NULL
+        FROM moves m
+       WHERE s.workflow_id = m.workflow_id AND s.trigger_node_id = m.trigger_node_id
+         AND date_trunc('milliseconds', s.next_run_at) = m.due AND m.next IS NOT NULL
+    `.execute(this.db);
   }
 
   /** The claimed due time could not be sent: it stays due, for the next claim. */

@@ -14,6 +14,9 @@ const BATCH_SIZE = 200;
 /** Runs of a claimed batch started at once: each is a request to a runner. */
 const FIRES_AT_ONCE = 32;
 
+/** Sent due times moved on in one statement. */
+const SETTLED_AT_ONCE = FIRES_AT_ONCE;
+
 type Outcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
 /**
@@ -55,15 +58,32 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   async tick(now = new Date()): Promise<void> {
     // A claim outlives the longest send (one request timeout) with room to spare.
     const leaseMs = 2 * this.config.RPC_TIMEOUT_MS;
+    // Every row of a tick moves on from the same `now`: one computation per expression and zone.
+    const nextTimes = new Map<string, Date | null>();
+    const nextTimeOf = ({ cron, timeZone }: ScheduleRecord) => {
+      const key = `${timeZone} ${cron}`;
+      const known = nextTimes.get(key);
+      if (known !== undefined) return known;
+      const next = nextScheduleTime(cron, timeZone, now);
+      nextTimes.set(key, next);
+      return next;
+    };
     for (;;) {
       const due = await this.schedules.claimDue(now, BATCH_SIZE, leaseMs);
-      // Each row is settled as soon as its run is sent: a slow start holds up no other row.
+      // Rows are settled a few at a time, in one statement, soon after their runs are sent: a slow
+      // start holds up no other row for long, and a row is settled well within its lease.
+      const sent: Array<{ row: ScheduleRecord; next: Date | null }> = [];
       const outcomes = await mapConcurrently(due, FIRES_AT_ONCE, async (row) => {
         const outcome = await this.fire(row, now);
-        if (outcome === 'retry') await this.schedules.release(row);
-        else await this.schedules.advance(row, nextScheduleTime(row.cron, row.timeZone, now));
+        if (outcome === 'retry') {
+          await this.schedules.release(row);
+        } else {
+          sent.push({ row, next: nextTimeOf(row) });
+          if (sent.length >= SETTLED_AT_ONCE) await this.schedules.advance(sent.splice(0));
+        }
         return outcome;
       });
+      await this.schedules.advance(sent.splice(0));
       // Released rows would be claimed again at once; they wait for the next tick.
       if (due.length < BATCH_SIZE || outcomes.includes('retry') || this.stopping) return;
     }

@@ -24,6 +24,17 @@ describe('nextScheduleTime', () => {
   it('answers strictly after the given time', () => {
     expect(after('2025-01-01T09:00:00Z', '0 9 * * *', 'UTC')).toBe('2025-01-02T09:00:00.000Z');
   });
+
+  it('holds one parsed expression per zone: the same cron in two zones, read again, keeps both answers', () => {
+    const answers = () => [
+      after('2026-06-01T00:00:00Z', '0 9 * * *', 'UTC'),
+      after('2026-06-01T00:00:00Z', '0 9 * * *', 'Asia/Tokyo'),
+      after('2026-06-02T00:00:00Z', '0 9 * * *', 'UTC'),
+    ];
+    const expected = ['2026-06-01T09:00:00.000Z', '2026-06-02T00:00:00.000Z', '2026-06-02T09:00:00.000Z'];
+    expect(answers()).toEqual(expected);
+    expect(answers()).toEqual(expected);
+  });
 });
 
 describe('cronProblem', () => {

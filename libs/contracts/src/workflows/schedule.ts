@@ -10,8 +10,23 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 
 const CRON_FIELDS = 5;
 
+/** Parsed expressions held, most recently used last: parsing one cost more than the next time it gives. */
+const PARSED_MAX = 1_000;
+const parsed = new Map<string, Cron>();
+
+/** `cron` parsed for `timeZone`, held: a paused Cron only computes times, so one serves every caller. */
 function cronOf(cron: string, timeZone: string): Cron {
-  return new Cron(cron, { mode: '5-part', timezone: timeZone, paused: true });
+  const key = `${timeZone} ${cron}`;
+  let held = parsed.get(key);
+  if (held) {
+    parsed.delete(key);
+  } else {
+    held = new Cron(cron, { mode: '5-part', timezone: timeZone, paused: true });
+    const oldest = parsed.keys().next();
+    if (parsed.size >= PARSED_MAX && !oldest.done) parsed.delete(oldest.value);
+  }
+  parsed.set(key, held);
+  return held;
 }
 
 /** Why `cron` is not a five-field expression, or null when it is one. */
