@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
+
+import { RunnerSubjects, servicePrincipal, type StartRunsReply } from '#contracts';
 import {
   chainOf,
+  connectAs,
   createConnection,
   createOrganization,
   createProject,
@@ -109,6 +113,71 @@ describe('growth', () => {
       { what: 'every schedule to move to its next due time' },
     );
     expect(await fired()).toEqual({ runs: 100, workflows: 100 });
+  });
+
+  it("answers each of many starts in its place, as the scheduler's one request for a batch", async () => {
+    const workflow = await connectAs(stack.description, 'workflow');
+    const publishedId = await createWorkflow(
+      org.api,
+      projectId,
+      { nodes: [nodes.schedule('s', '0 0 1 1 *')], edges: [] },
+      { name: 'Yearly, started many' },
+    );
+    const draftOnly = await createWorkflow(
+      org.api,
+      projectId,
+      { nodes: [nodes.schedule('s', '0 0 1 1 *')], edges: [] },
+      { name: 'Never published', publish: false },
+    );
+    const start = (workflowId: string, idempotencyKey?: string, draft = false) => ({
+      workflowId,
+      input: '',
+      draft,
+      triggerNodeId: 's',
+      trigger: 'schedule',
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    });
+    const startMany = async (starts: object[]) => {
+      const message = await workflow.request(
+        `${stack.env.NATS_SUBJECT_PREFIX}${RunnerSubjects.runsStartMany.bare}`,
+        JSON.stringify({ principal: servicePrincipal(org.organizationId), data: { starts } }),
+        { timeout: 10_000 },
+      );
+      return message.json<{ ok: boolean; data: StartRunsReply }>();
+    };
+    try {
+      const key = `many:${publishedId}`;
+      const first = await startMany([
+        start(publishedId, key),
+        start(publishedId, key),
+        start(draftOnly, `many:${draftOnly}`),
+        start(randomUUID(), 'many:gone'),
+        start(publishedId, 'many:draft', true),
+        start(publishedId),
+      ]);
+      expect(first.ok).toBe(true);
+      const [started, again, ...refused] = first.data.results;
+      expect(started).toEqual({ runId: expect.any(String), replayed: false });
+      const { runId } = started as { runId: string };
+      expect(again).toEqual({ runId, replayed: true });
+      expect(refused.map((result) => ('error' in result ? result.error.code : result))).toEqual([
+        'not_published',
+        'workflow_not_found',
+        'invalid_request',
+        'invalid_request',
+      ]);
+      // Sent again, the key answers its run; the run itself is the API's like any other.
+      expect((await startMany([start(publishedId, key)])).data.results).toEqual([{ runId, replayed: true }]);
+      const run = await org.api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } });
+      expect(run.data).toMatchObject({ id: runId, workflowId: publishedId, trigger: 'schedule' });
+      const { rows } = await db.query<{ runs: number }>(
+        'SELECT count(*)::int AS runs FROM runner.runs WHERE workflow_id = $1',
+        [publishedId],
+      );
+      expect(rows[0]?.runs).toBe(1);
+    } finally {
+      await workflow.drain();
+    }
   });
 
   it('starts one run of each of 30 workflows that one webhook event reaches', async () => {

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 
-import { type RunTarget, RunnerSubjects, type StartRunRequest, WorkflowSubjects } from '#contracts';
+import {
+  type RunTarget,
+  type RunTargetsReply,
+  RunnerSubjects,
+  type StartRunRequest,
+  type StartRunsRequest,
+  WorkflowSubjects,
+} from '#contracts';
 import {
   type ApiClient,
   connectAs,
@@ -82,10 +89,14 @@ describe('workflow scheduler and internal subjects', () => {
     // to); the stack's real runner answers them in its queue group, so this spec never answers one.
     runnerNats = await connectAs(stack, 'runner');
     catalogNats = await connectAs(stack, 'catalog');
-    runnerNats.subscribe(prefixed(RunnerSubjects.runsStart.bare), {
+    runnerNats.subscribe(prefixed(RunnerSubjects.runsStartMany.bare), {
       callback: (error, message) => {
         if (error) return;
-        starts.push(message.json<StartMessage>());
+        const { principal, data } = message.json<{
+          principal: StartMessage['principal'];
+          data: StartRunsRequest;
+        }>();
+        for (const start of data.starts) starts.push({ principal, data: start });
       },
     });
     await runnerNats.flush();
@@ -260,6 +271,39 @@ describe('workflow scheduler and internal subjects', () => {
         diagram,
         pausedAt,
       }),
+    });
+    const neverPublished = await createWorkflow(
+      org.api,
+      projectId,
+      { nodes: [nodes.trigger('t')], edges: [] },
+      {
+        name: 'Draft only',
+        publish: false,
+      },
+    );
+    const many = await request<RunTargetsReply>(WorkflowSubjects.runTargets.bare, principal, {
+      workflows: [
+        { workflowId },
+        { workflowId, knownVersion: 1 },
+        { workflowId: neverPublished },
+        { workflowId: randomUUID() },
+        { workflowId: 'nope' },
+      ],
+    });
+    expect(many).toEqual({
+      ok: true,
+      data: {
+        targets: [
+          expect.objectContaining({ workflowId, version: 1, diagram, pausedAt, diagramLeftOut: false }),
+          expect.objectContaining({ workflowId, version: 1, diagram: null, diagramLeftOut: false }),
+          {
+            workflowId: neverPublished,
+            error: { code: 'not_published', message: expect.stringContaining('never been published') },
+          },
+          expect.objectContaining({ error: expect.objectContaining({ code: 'workflow_not_found' }) }),
+          { workflowId: 'nope', error: { code: 'workflow_not_found', message: 'No workflow with id nope.' } },
+        ],
+      },
     });
     const ofDraft = await request<RunTarget>(WorkflowSubjects.runTarget.bare, principal, {
       workflowId,

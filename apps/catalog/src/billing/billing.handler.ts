@@ -2,6 +2,7 @@ import {
   type CatalogOverview,
   CatalogSubjects,
   type ConsumeRunRequest,
+  type ConsumeRunsRequest,
   type NamesReply,
   type NamesRequest,
   type Principal,
@@ -44,6 +45,11 @@ export class BillingHandler {
   @Handles(CatalogSubjects.usageConsumeRun)
   consumeRun({ runId }: ConsumeRunRequest, principal: Principal) {
     return this.plans.consumeRun(principal.organizationId, runId);
+  }
+
+  @Handles(CatalogSubjects.usageConsumeRuns)
+  consumeRuns({ runIds }: ConsumeRunsRequest, principal: Principal) {
+    return this.plans.consumeRuns(principal.organizationId, runIds);
   }
 
   @Handles(CatalogSubjects.usageRefundRun)

@@ -1,5 +1,12 @@
 import { DomainException } from '#common';
-import { type ConsumeRunReply, type Plan, type PlanId, type PlanLimitsReply, PLANS } from '#contracts';
+import {
+  type ConsumeRunReply,
+  type ConsumeRunsReply,
+  type Plan,
+  type PlanId,
+  type PlanLimitsReply,
+  PLANS,
+} from '#contracts';
 import { Injectable } from '@nestjs/common';
 
 import { PlanRepository } from './plan.repository.js';
@@ -52,6 +59,13 @@ export class PlanService {
     if (result === 'limit_reached') throw DomainException.planLimit('runs', limit);
     const { queueShare } = plan !== null && isPlanId(plan) ? PLANS[plan] : PLANS.free;
     return { counted: result === 'counted', queueShare };
+  }
+
+  /** Many runs counted at once (`UsageRepository.consumeRuns`): the ones past the limit come back refused. */
+  async consumeRuns(organizationId: string, runIds: readonly string[]): Promise<ConsumeRunsReply> {
+    const { refused, limit, plan } = await this.usage.consumeRuns(organizationId, runIds, RUN_LIMITS);
+    const { queueShare } = plan !== null && isPlanId(plan) ? PLANS[plan] : PLANS.free;
+    return { refused, limit, queueShare };
   }
 
   async refundRun(organizationId: string, runId: string): Promise<{ refunded: boolean }> {

@@ -143,6 +143,30 @@ describe('UsageRepository', () => {
     });
   });
 
+  it('counts many runs at once in their order up to the limit, and a run counted already once', async () => {
+    const org = nextOrganization();
+    const now = new Date('2026-11-23T10:00:00.000Z');
+    const earlier = newId();
+    expect(await consume(org, earlier, 5, now)).toBe('counted');
+    const batch = [newId(), earlier, newId(), newId(), newId(), newId()];
+    // One place taken, four left: the earlier run takes none of them, the last new run gets none.
+    expect(await usage.consumeRuns(org, batch, limitOf(5), now)).toEqual({
+      refused: batch.slice(5),
+      limit: 5,
+      plan: null,
+    });
+    expect((await usage.activity(org, now)).at(-1)).toEqual({ date: '2026-11-23', runs: 5 });
+    // The refused runs were not counted: a single start of one of them is refused too, not replayed.
+    expect(await consume(org, batch[5], 5, now)).toBe('limit_reached');
+    // Sent again, the counted ones are neither counted twice nor refused.
+    expect(await usage.consumeRuns(org, batch.slice(0, 5), limitOf(5), now)).toEqual({
+      refused: [],
+      limit: 5,
+      plan: null,
+    });
+    expect((await usage.activity(org, now)).at(-1)?.runs).toBe(5);
+  });
+
   it('refunds a counted run once, on the month and the day it was counted', async () => {
     const org = nextOrganization();
     const now = new Date('2026-11-23T10:00:00.000Z');

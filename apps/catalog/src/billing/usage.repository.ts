@@ -150,6 +150,74 @@ export class UsageRepository {
   }
 
   /**
+   * Counts many runs of one organization at once, in their order, in one short transaction: the
+   * month's row is locked (before the day's, as `consumeRun` and `refundRun` lock them), and the runs
+   * past the limit are refused and left uncounted. A run id counted already, by an earlier try of the
+   * same start, is neither counted again nor refused.
+   */
+  async consumeRuns(
+    organizationId: string,
+    runIds: readonly string[],
+    runLimits: RunLimits,
+    now = new Date(),
+  ): Promise<{ refused: string[]; limit: number; plan: string | null }> {
+    const ids = [...new Set(runIds)];
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('catalog.organization_plans')
+        .select('plan')
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
+      const plan = row?.plan ?? null;
+      const limit = (plan !== null ? runLimits.byPlan[plan] : undefined) ?? runLimits.fallback;
+      const fresh = await trx
+        .insertInto('catalog.counted_runs')
+        .values(ids.map((id) => ({ run_id: id, organization_id: organizationId, counted_at: now })))
+        .onConflict((conflict) => conflict.column('run_id').doNothing())
+        .returning('run_id')
+        .execute();
+      if (fresh.length === 0) return { refused: [], limit, plan };
+      const period = currentPeriod(now);
+      const month = await trx
+        .insertInto('catalog.run_usage')
+        .values({ organization_id: organizationId, period, runs: 0 })
+        .onConflict((conflict) =>
+          conflict.columns(['organization_id', 'period']).doUpdateSet((eb) => ({
+            runs: eb.ref('catalog.run_usage.runs'),
+          })),
+        )
+        .returning('runs')
+        .executeTakeFirstOrThrow();
+      const isFresh = new Set(fresh.map(({ run_id }) => run_id));
+      const inOrder = ids.filter((id) => isFresh.has(id));
+      const room = Math.max(0, limit - month.runs);
+      const counted = inOrder.slice(0, room).length;
+      const refused = inOrder.slice(room);
+      if (refused.length > 0) {
+        await trx.deleteFrom('catalog.counted_runs').where('run_id', 'in', refused).execute();
+      }
+      if (counted > 0) {
+        await trx
+          .updateTable('catalog.run_usage')
+          .set((eb) => ({ runs: eb('runs', '+', counted) }))
+          .where('organization_id', '=', organizationId)
+          .where('period', '=', calendarDay(period))
+          .execute();
+        await trx
+          .insertInto('catalog.run_days')
+          .values({ organization_id: organizationId, day: utcDay(now), runs: counted })
+          .onConflict((conflict) =>
+            conflict
+              .columns(['organization_id', 'day'])
+              .doUpdateSet((eb) => ({ runs: eb('catalog.run_days.runs', '+', counted) })),
+          )
+          .execute();
+      }
+      return { refused, limit, plan };
+    });
+  }
+
+  /**
    * The run-counting statement with these values, to run or to `compile()` (the runs benchmark sends
    * it as it is).
    */

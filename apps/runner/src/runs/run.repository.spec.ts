@@ -131,6 +131,57 @@ describe('the run repositories', () => {
     expect(await runs.insert(newRun({ idempotencyKey: 'k1' }))).toBe('recorded');
   });
 
+  it('writes many runs in one statement as it writes each: taken keys, terminated workflows, gates and the share', async () => {
+    const organizationId = 'org-many';
+    const ofMany = (overrides: Partial<NewRun>) => newRun({ organizationId, ...overrides });
+    const waiting = ofMany({ idempotencyKey: 'many-a' });
+    expect(await runs.insert(waiting)).toBe('recorded');
+    await db
+      .insertInto('runner.terminated_workflows')
+      .values({ organization_id: organizationId, workflow_id: 'wf-gone' })
+      .execute();
+    const gated = { ...UNGATED, gate: 'concurrency' as const, concurrencyKey: '', concurrencyLimit: 5 };
+    const [first, second, atGate, keyTaken, ofGone, pastShare] = [
+      ofMany({ idempotencyKey: 'many-b' }),
+      ofMany({ idempotencyKey: 'many-c', workflowId: 'wf-2' }),
+      ofMany({ idempotencyKey: 'many-d', flow: gated }),
+      ofMany({ idempotencyKey: 'many-a' }),
+      ofMany({ idempotencyKey: 'many-e', workflowId: 'wf-gone' }),
+      ofMany({ idempotencyKey: 'many-f' }),
+    ];
+    // A share of 3 with one run waiting: two more may wait in the queue; the gated run is not one.
+    const outcomes = await runs.insertMany(organizationId, 3, [
+      first,
+      second,
+      atGate,
+      keyTaken,
+      ofGone,
+      pastShare,
+    ]);
+    expect(Object.fromEntries([...outcomes].map(([id, outcome]) => [id, outcome]))).toEqual({
+      [first.id]: 'recorded',
+      [second.id]: 'recorded',
+      [atGate.id]: 'held',
+      [keyTaken.id]: 'key_taken',
+      [ofGone.id]: 'workflow_deleted',
+      [pastShare.id]: 'held',
+    });
+    expect(await runs.heldByOf(pastShare.id)).toBe('share');
+    const written = await runs.find(organizationId, first.id);
+    expect(written?.run).toMatchObject({
+      status: 'queued',
+      diagram: first.diagram,
+      principal: first.principal,
+    });
+    expect(written?.steps).toEqual([expect.objectContaining({ nodeId: 't', status: 'done', position: 0 })]);
+    expect(await runs.find(organizationId, keyTaken.id)).toBeNull();
+    const holders = await runs.idempotencyKeyHolders(organizationId, ['many-a', 'many-c', 'many-e'], 24);
+    expect(Object.fromEntries(holders)).toEqual({
+      'many-a': { runId: waiting.id, workflowId: 'wf-1' },
+      'many-c': { runId: second.id, workflowId: 'wf-2' },
+    });
+  });
+
   it('records a run started by its runner, settled or held, in one statement', async () => {
     const done = newRun({ idempotencyKey: 'started-1' });
     const steps = [

@@ -14,7 +14,7 @@ import { audit } from '../audit/runner-audit.js';
 import type { DB } from '../runner.tables.js';
 import type { NewRun } from './new-run.js';
 import { triggerStepOf } from './new-run.js';
-import { heldOrSettled, newRunRow, toRunWithSteps } from './run.mapper.js';
+import { heldOrSettled, newRunRow, toRunWithSteps, toStepJson } from './run.mapper.js';
 import {
   checkpointStatement,
   claimStatement,
@@ -116,6 +116,112 @@ export class RunRepository {
         share: run.flow.share,
         steps: stepsJson(run.id, [triggerStepOf(run), ...carried]),
       }),
+    );
+  }
+
+  /**
+   * The runs these idempotency keys of the organization started in the last `ttlHours`, by key; an
+   * older holder of one of them gives it up in the same statement, as in `findByIdempotencyKey`.
+   */
+  async idempotencyKeyHolders(
+    organizationId: string,
+    keys: readonly string[],
+    ttlHours: number,
+  ): Promise<Map<string, { runId: string; workflowId: string }>> {
+    if (keys.length === 0) return new Map();
+    const keptSince = sql`now() - make_interval(hours => ${ttlHours}::integer)`;
+    const { rows } = await sql<{ key: string; id: string; workflow_id: string }>`
+      WITH released AS (
+        UPDATE runner.runs SET idempotency_key = NULL
+         WHERE organization_id = ${organizationId} AND idempotency_key = ANY(${keys}::text[])
+           AND created_at < ${keptSince}
+      )
+      SELECT idempotency_key AS key, id, workflow_id FROM runner.runs
+       WHERE organization_id = ${organizationId} AND idempotency_key = ANY(${keys}::text[])
+         AND created_at >= ${keptSince}
+    `.execute(this.db);
+    return new Map(rows.map((row) => [row.key, { runId: row.id, workflowId: row.workflow_id }]));
+  }
+
+  /**
+   * Writes many queued runs of one organization with their trigger steps, in one statement, as
+   * `insert` writes each: a run of a workflow whose runs were terminated is not written, nor one
+   * whose idempotency key is taken, and each run is held at its workflow's first gate or, past
+   * `share` of the organization's runs waiting in the queue (those written before it in `runs`
+   * counted), for its share. The workflows' locks (`workflow_takes_runs`) are taken in id order.
+   */
+  async insertMany(
+    organizationId: string,
+    share: number | null,
+    runs: readonly NewRun[],
+  ): Promise<Map<string, InsertOutcome>> {
+    if (runs.length === 0) return new Map();
+    const rows = runs.map((run) => ({
+      ...newRunRow(run),
+      principal: run.principal,
+      diagram: run.diagram,
+      ...QUEUED_COLUMNS,
+      held_by: run.flow.gate,
+    }));
+    const columns = Object.keys(newRunRow(runs[0])).concat(Object.keys(QUEUED_COLUMNS));
+    const list = sql.join(columns.map((column) => sql.id(column)));
+    const steps = JSON.stringify(runs.map((run) => toStepJson(run.id, triggerStepOf(run))));
+    const { rows: written } = await sql<{
+      id: string;
+      open: boolean;
+      recorded: boolean;
+      held_by: HeldBy | null;
+    }>`
+      WITH input AS MATERIALIZED (
+        SELECT * FROM jsonb_populate_recordset(NULL::runner.runs, ${JSON.stringify(rows)}::jsonb)
+          WITH ORDINALITY AS i
+      ),
+      takes AS MATERIALIZED (
+        SELECT workflow_id, runner.workflow_takes_runs(${organizationId}, workflow_id) AS open
+          FROM (SELECT DISTINCT workflow_id FROM input ORDER BY workflow_id) w
+      ),
+      waiting AS (
+        SELECT count(*)::integer AS runs FROM (
+          SELECT 1 FROM runner.runs
+           WHERE organization_id = ${organizationId} AND status = 'queued' AND held_by IS NULL
+           LIMIT coalesce(${share}::integer, 0)) q
+      ),
+      placed AS (
+        SELECT i.*, CASE
+                 WHEN i.held_by IS NOT NULL THEN i.held_by
+                 WHEN ${share}::integer IS NOT NULL
+                  AND (SELECT runs FROM waiting)
+                      + count(*) FILTER (WHERE i.held_by IS NULL) OVER (ORDER BY i.ordinality)
+                      > ${share}::integer
+                 THEN 'share' END AS held
+          FROM input i JOIN takes t USING (workflow_id)
+         WHERE t.open
+      ),
+      run AS (
+        INSERT INTO runner.runs (${list}, held_by, dispatched_at)
+        SELECT ${list}, held, CASE WHEN held IS NULL THEN now() END FROM placed ORDER BY ordinality
+        ON CONFLICT DO NOTHING
+        RETURNING id, held_by
+      ),
+      written AS (
+        INSERT INTO runner.run_steps
+        SELECT s.* FROM jsonb_populate_recordset(NULL::runner.run_steps, ${steps}::jsonb) s
+         WHERE s.run_id IN (SELECT id FROM run)
+      )
+      SELECT i.id, t.open, run.id IS NOT NULL AS recorded, run.held_by
+        FROM input i JOIN takes t USING (workflow_id) LEFT JOIN run ON run.id = i.id
+    `.execute(this.db);
+    return new Map(
+      written.map((row) => [
+        row.id,
+        !row.open
+          ? 'workflow_deleted'
+          : !row.recorded
+            ? 'key_taken'
+            : row.held_by === null
+              ? 'recorded'
+              : 'held',
+      ]),
     );
   }
 

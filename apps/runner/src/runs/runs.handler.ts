@@ -9,6 +9,8 @@ import {
   RunnerSubjects,
   type SearchRunsRequest,
   type StartRunRequest,
+  type StartRunsReply,
+  type StartRunsRequest,
   type TerminateRunsRequest,
   type WakeStepRequest,
   type WorkflowRunDto,
@@ -55,6 +57,11 @@ export class RunsHandler implements OnApplicationBootstrap {
   async start(request: StartRunRequest, principal: Principal) {
     const started = await this.starter.start(principal, request);
     return { ...started, run: this.fit(started.run) };
+  }
+
+  @Handles(RunnerSubjects.runsStartMany)
+  async startMany({ starts }: StartRunsRequest, principal: Principal): Promise<StartRunsReply> {
+    return { results: await this.starter.startMany(principal, starts) };
   }
 
   @Handles(RunnerSubjects.runsList)

@@ -1,4 +1,11 @@
-import { DomainException, inSpan, SERVICE_ATTRIBUTE, type SpanOptions, traceParentOf } from '#common';
+import {
+  DomainException,
+  inSpan,
+  mapConcurrently,
+  SERVICE_ATTRIBUTE,
+  type SpanOptions,
+  traceParentOf,
+} from '#common';
 import {
   CatalogSubjects,
   type DiagramNode,
@@ -7,6 +14,7 @@ import {
   type RunTrigger,
   type StartRunReply,
   type StartRunRequest,
+  type StartRunsResult,
   type WorkflowRunDto,
 } from '#contracts';
 import { ExecutionSlots, RpcClient } from '#nats';
@@ -31,6 +39,9 @@ import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { type ResolvedTarget, RunTargets } from './run-targets.service.js';
 import { type HeldBy, type RunFlow, runFlowOf } from './run-flow.js';
 import { chooseTrigger, errorWorkflowTrigger } from './trigger-choice.util.js';
+
+/** Counts given back at once by a start of many runs (each is a request to catalog). */
+const REFUNDS_AT_ONCE = 8;
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
@@ -200,6 +211,191 @@ export class RunStarter {
       runStarted(request.trigger);
       return { run: toWorkflowRunDto(queuedRunOf(run, await this.heldBy(run, outcome))), replayed: false };
     });
+  }
+
+  /**
+   * Starts many runs of one organization's published workflows through the queue, each as `start`
+   * would, with one request to workflow, one to catalog and one statement for them all. Each start's
+   * answer is in its place: its run, started now or earlier for its key, or the error `start` would
+   * have thrown for it. Every start carries a key that names what it starts for (a due time), so a
+   * key's earlier run is answered when it is of the same workflow, without comparing the bodies.
+   * Refusals that concern the whole batch (catalog or workflow unreachable) are thrown, nothing written.
+   */
+  async startMany(principal: Principal, starts: readonly StartRunRequest[]): Promise<StartRunsResult[]> {
+    const { organizationId } = principal;
+    const results = new Array<StartRunsResult>(starts.length);
+    const refuse = (index: number, error: unknown) => {
+      if (!(error instanceof DomainException)) throw error;
+      results[index] = { error: { code: error.code, message: error.message, details: error.details } };
+    };
+    const keys = starts.flatMap(({ idempotencyKey }) =>
+      idempotencyKey === undefined ? [] : [idempotencyKey],
+    );
+    // Workflow is asked about every start's workflow while the keys are looked up: a key's earlier
+    // run is rare (a due time sent again after a crash), one round trip less is every batch's.
+    const [earlier, targets] = await Promise.all([
+      this.runs.idempotencyKeyHolders(organizationId, keys, IDEMPOTENCY_KEY_TTL_HOURS),
+      this.targets.resolvePublished(
+        principal,
+        starts.map(({ workflowId }) => workflowId),
+      ),
+    ]);
+    const fresh: number[] = [];
+    starts.forEach((start, index) => {
+      if (start.draft || start.idempotencyKey === undefined) {
+        refuse(
+          index,
+          new DomainException(
+            'invalid_request',
+            'Runs started together are of published workflows, each with an idempotency key.',
+          ),
+        );
+        return;
+      }
+      const holder = earlier.get(start.idempotencyKey);
+      if (holder === undefined) {
+        fresh.push(index);
+      } else if (holder.workflowId === start.workflowId) {
+        results[index] = { runId: holder.runId, replayed: true };
+      } else {
+        refuse(index, keyOfOtherWorkflow());
+      }
+    });
+    const planned: Array<{ index: number; target: ResolvedTarget; trigger: DiagramNode }> = [];
+    for (const index of fresh) {
+      const start = starts[index];
+      const target = targets.get(start.workflowId);
+      try {
+        if (target === undefined || target instanceof DomainException) {
+          throw target ?? DomainException.notFound('workflow', start.workflowId);
+        }
+        if (start.trigger === 'event' && target.pausedAt !== null) {
+          throw new DomainException('workflow_paused', 'The workflow is paused: app events start no runs.');
+        }
+        if (target.issues.length > 0) {
+          throw new DomainException('invalid_workflow', 'The workflow cannot run as it is.', {
+            issues: target.issues,
+          });
+        }
+        planned.push({ index, target, trigger: chooseTrigger(target.diagram, start.triggerNodeId) });
+      } catch (error) {
+        refuse(index, error);
+      }
+    }
+    if (planned.length === 0) return results;
+
+    const runIds = planned.map(() => newId());
+    const { refused, limit, queueShare } = await this.rpc.request(
+      CatalogSubjects.usageConsumeRuns,
+      principal,
+      {
+        runIds,
+      },
+    );
+    const overLimit = new Set(refused);
+    const createdAt = new Date();
+    const share = this.shareOf(queueShare);
+    const runs: Array<{ index: number; run: NewRun }> = [];
+    const refunds: string[] = [];
+    for (const [place, { index, target, trigger }] of planned.entries()) {
+      const start = starts[index];
+      const runId = runIds[place];
+      if (overLimit.has(runId)) {
+        refuse(index, DomainException.planLimit('runs', limit));
+        continue;
+      }
+      let flow: RunFlow;
+      try {
+        flow = runFlowOf(target.diagram, start.input, createdAt, share);
+      } catch (error) {
+        refunds.push(runId);
+        refuse(index, error);
+        continue;
+      }
+      const traceParent = await inSpan(
+        'run',
+        runSpanOptions(start.trigger, runId, target.workflowId),
+        (span) => Promise.resolve(traceParentOf(span)),
+      );
+      runs.push({
+        index,
+        run: {
+          id: runId,
+          organizationId,
+          workflowId: target.workflowId,
+          workflowName: target.workflowName,
+          projectId: target.projectId,
+          version: target.version,
+          trigger: start.trigger,
+          triggerNodeId: trigger.id,
+          createdBy: principal.userId,
+          principal,
+          input: start.input,
+          diagram: target.diagram,
+          timeZone: target.timeZone,
+          idempotencyKey: start.idempotencyKey ?? null,
+          idempotencyFingerprint: requestFingerprint(start),
+          triggerOutput: TriggerExecutor.outputFor(start.input),
+          createdAt,
+          rerunOf: null,
+          traceParent,
+          errorOfRunId: null,
+          flow,
+        },
+      });
+    }
+
+    const outcomes = await this.runs.insertMany(
+      organizationId,
+      share,
+      runs.map(({ run }) => run),
+    );
+    const beaten: Array<{ index: number; run: NewRun }> = [];
+    const published: Array<Promise<void>> = [];
+    for (const { index, run } of runs) {
+      switch (outcomes.get(run.id)) {
+        case 'recorded':
+          published.push(this.jobs.publishSoon({ runId: run.id, dispatch: 0 }));
+          break;
+        case 'held':
+          if (run.flow.gate === null) this.backlogs.saw(organizationId);
+          break;
+        case 'workflow_deleted':
+        case undefined:
+          refunds.push(run.id);
+          refuse(index, DomainException.notFound('workflow', run.workflowId));
+          continue;
+        case 'key_taken':
+          // Another start with the same key was written between the look-up and this write.
+          refunds.push(run.id);
+          beaten.push({ index, run });
+          continue;
+      }
+      results[index] = { runId: run.id, replayed: false };
+      runStarted(run.trigger);
+    }
+    if (beaten.length > 0) {
+      const winners = await this.runs.idempotencyKeyHolders(
+        organizationId,
+        beaten.map(({ run }) => run.idempotencyKey ?? ''),
+        IDEMPOTENCY_KEY_TTL_HOURS,
+      );
+      for (const { index, run } of beaten) {
+        const winner = winners.get(run.idempotencyKey ?? '');
+        if (winner === undefined) {
+          refuse(index, new DomainException('internal', 'The run could not be recorded; try again.'));
+        } else if (winner.workflowId === run.workflowId) {
+          results[index] = { runId: winner.runId, replayed: true };
+        } else {
+          refuse(index, keyOfOtherWorkflow());
+        }
+      }
+    }
+    await Promise.all([
+      ...published,
+      mapConcurrently(refunds, REFUNDS_AT_ONCE, (runId) => this.refund(principal, runId, Promise.resolve())),
+    ]);
+    return results;
   }
 
   /**
@@ -470,17 +666,21 @@ interface IdempotentStart {
   fingerprint: string;
 }
 
+function keyOfOtherWorkflow(): DomainException {
+  return new DomainException(
+    'idempotency_key_reused',
+    'This Idempotency-Key started a run of another workflow in the last 24 hours; send a new key.',
+    { reason: 'other_workflow' },
+  );
+}
+
 /** The run a key already names, answered again for the same request and refused for any other. */
 function replayOf(earlier: KeyHolder, start: IdempotentStart): StartRunReply<WorkflowRunDto> {
   switch (keyReuse({ workflowId: earlier.run.run.workflowId, fingerprint: earlier.fingerprint }, start)) {
     case 'replay':
       return { run: toWorkflowRunDto(earlier.run), replayed: true };
     case 'other_workflow':
-      throw new DomainException(
-        'idempotency_key_reused',
-        'This Idempotency-Key started a run of another workflow in the last 24 hours; send a new key.',
-        { reason: 'other_workflow' },
-      );
+      throw keyOfOtherWorkflow();
     case 'other_request':
       throw new DomainException(
         'idempotency_key_reused',

@@ -1,3 +1,4 @@
+import { DomainException, mapConcurrently } from '#common';
 import {
   type Diagram,
   type DiagramIssue,
@@ -21,6 +22,9 @@ interface KnownVersion {
   diagram: Diagram;
   issues: readonly DiagramIssue[];
 }
+
+/** Diagrams a `runTargets` reply left out, asked for at once. */
+const LEFT_OUT_AT_ONCE = 8;
 
 /** Published versions held, one per workflow: the one last seen live. */
 export const KNOWN_VERSIONS_MAX = 1_000;
@@ -49,6 +53,54 @@ export class RunTargets {
       draft,
       ...(held ? { knownVersion: held.version } : {}),
     });
+    return this.resolved(workflowId, draft, held, target);
+  }
+
+  /**
+   * `resolve` for the live versions of many workflows, in one request to workflow (and one more for
+   * each diagram its reply had no room for): each workflow's target, or the error `resolve` would
+   * have thrown for it.
+   */
+  async resolvePublished(
+    principal: Principal,
+    workflowIds: readonly string[],
+  ): Promise<Map<string, ResolvedTarget | DomainException>> {
+    const asked = [...new Set(workflowIds)].map((workflowId) => ({
+      workflowId,
+      held: this.known.get(workflowId),
+    }));
+    const { targets } = await this.rpc.request(WorkflowSubjects.runTargets, principal, {
+      workflows: asked.map(({ workflowId, held }) =>
+        held ? { workflowId, knownVersion: held.version } : { workflowId },
+      ),
+    });
+    const resolved = new Map<string, ResolvedTarget | DomainException>();
+    await mapConcurrently(targets, LEFT_OUT_AT_ONCE, async (answer, index) => {
+      const { workflowId, held } = asked[index];
+      if ('error' in answer) {
+        resolved.set(workflowId, new DomainException(answer.error.code, answer.error.message));
+      } else if (answer.diagramLeftOut) {
+        resolved.set(
+          workflowId,
+          await this.resolve(principal, workflowId, false).catch((error: unknown) => {
+            if (error instanceof DomainException) return error;
+            throw error;
+          }),
+        );
+      } else {
+        resolved.set(workflowId, this.resolved(workflowId, false, held, answer));
+      }
+    });
+    return resolved;
+  }
+
+  /** Workflow's answer for one workflow, with the diagram held when it was left out; the version is held from now on. */
+  private resolved(
+    workflowId: string,
+    draft: boolean,
+    held: KnownVersion | undefined,
+    target: RunTarget,
+  ): ResolvedTarget {
     if (target.diagram === null) {
       if (!held || target.version !== held.version) {
         // Workflow leaves a diagram out only for the version named; anything else is a broken peer.

@@ -1,4 +1,4 @@
-import { type Principal, RunnerSubjects, type StartRunRequest } from '#contracts';
+import { type Principal, RunnerSubjects, type StartRunRequest, type StartRunsResult } from '#contracts';
 import { RpcClient } from '#nats';
 import { Injectable } from '@nestjs/common';
 
@@ -6,8 +6,10 @@ import { Injectable } from '@nestjs/common';
 export class RunnerClient {
   constructor(private readonly rpc: RpcClient) {}
 
-  async startRun(principal: Principal, request: StartRunRequest): Promise<void> {
-    await this.rpc.request(RunnerSubjects.runsStart, principal, request);
+  /** Starts many runs of the organization at once: each start's result in its place. */
+  async startRuns(principal: Principal, starts: StartRunRequest[]): Promise<StartRunsResult[]> {
+    const { results } = await this.rpc.request(RunnerSubjects.runsStartMany, principal, { starts });
+    return results;
   }
 
   /**

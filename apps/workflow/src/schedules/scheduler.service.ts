@@ -1,5 +1,11 @@
-import { DomainException, mapConcurrently, PeriodicTask } from '#common';
-import { nextScheduleTime, servicePrincipal } from '#contracts';
+import { type ErrorCode, mapConcurrently, PeriodicTask } from '#common';
+import {
+  nextScheduleTime,
+  servicePrincipal,
+  type StartRunRequest,
+  type StartRunsResult,
+  STARTS_AT_ONCE_MAX,
+} from '#contracts';
 import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 
 import { RunnerClient } from '../peers/runner.client.js';
@@ -10,12 +16,13 @@ import { ScheduleRepository } from './schedule.repository.js';
 import { isStale, scheduleIdempotencyKey } from './schedule.util.js';
 
 /** Rows claimed at a time. */
-const BATCH_SIZE = 200;
-/** Runs of a claimed batch started at once: each is a request to a runner. */
-const FIRES_AT_ONCE = 32;
+const BATCH_SIZE = STARTS_AT_ONCE_MAX;
 
-/** Sent due times moved on in one statement. */
-const SETTLED_AT_ONCE = FIRES_AT_ONCE;
+/** Claimed batches sent at once by one replica (each a request to a runner, whichever answers). */
+const BATCHES_IN_FLIGHT = 4;
+
+/** Requests of a claimed batch sent at once: one per organization with due times in it. */
+const REQUESTS_AT_ONCE = 4;
 
 type Outcome = 'sent' | 'skipped' | 'failed' | 'retry';
 
@@ -54,10 +61,11 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     await this.poller.stop();
   }
 
-  /** Fires everything due now, a claimed batch at a time, until nothing due is left unclaimed. */
+  /**
+   * Fires everything due now, a claimed batch at a time, until nothing due is left unclaimed: a few
+   * batches in flight, so one is claimed and settled while another's runs are written.
+   */
   async tick(now = new Date()): Promise<void> {
-    // A claim outlives the longest send (one request timeout) with room to spare.
-    const leaseMs = 2 * this.config.RPC_TIMEOUT_MS;
     // Every row of a tick moves on from the same `now`: one computation per expression and zone.
     const nextTimes = new Map<string, Date | null>();
     const nextTimeOf = ({ cron, timeZone }: ScheduleRecord) => {
@@ -68,59 +76,85 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       nextTimes.set(key, next);
       return next;
     };
+    await Promise.all(Array.from({ length: BATCHES_IN_FLIGHT }, () => this.drain(now, nextTimeOf)));
+  }
+
+  private async drain(now: Date, nextTimeOf: (row: ScheduleRecord) => Date | null): Promise<void> {
+    // A claim outlives the longest send (one request timeout) with room to spare.
+    const leaseMs = 2 * this.config.RPC_TIMEOUT_MS;
     for (;;) {
       const due = await this.schedules.claimDue(now, BATCH_SIZE, leaseMs);
-      // Rows are settled a few at a time, in one statement, soon after their runs are sent: a slow
-      // start holds up no other row for long, and a row is settled well within its lease.
-      const sent: Array<{ row: ScheduleRecord; next: Date | null }> = [];
-      const outcomes = await mapConcurrently(due, FIRES_AT_ONCE, async (row) => {
-        const outcome = await this.fire(row, now);
-        if (outcome === 'retry') {
-          await this.schedules.release(row);
-        } else {
-          sent.push({ row, next: nextTimeOf(row) });
-          if (sent.length >= SETTLED_AT_ONCE) await this.schedules.advance(sent.splice(0));
-        }
-        return outcome;
-      });
-      await this.schedules.advance(sent.splice(0));
+      const outcomes = await this.fire(due, now);
+      const settled = due.filter((_, index) => outcomes[index] !== 'retry');
+      await this.schedules.advance(settled.map((row) => ({ row, next: nextTimeOf(row) })));
+      const retried = due.filter((_, index) => outcomes[index] === 'retry');
+      await mapConcurrently(retried, REQUESTS_AT_ONCE, (row) => this.schedules.release(row));
       // Released rows would be claimed again at once; they wait for the next tick.
-      if (due.length < BATCH_SIZE || outcomes.includes('retry') || this.stopping) return;
+      if (due.length < BATCH_SIZE || retried.length > 0 || this.stopping) return;
     }
   }
 
-  private async fire(row: ScheduleRecord, now: Date): Promise<Outcome> {
-    const context = {
-      workflowId: row.workflowId,
-      triggerNodeId: row.triggerNodeId,
-      due: row.nextRunAt.toISOString(),
-    };
-    if (isStale(row.nextRunAt, now, this.config.SCHEDULE_MISFIRE_GRACE_MS)) {
-      logger.warn(context, 'scheduled run skipped: its time passed too long ago');
-      return 'skipped';
-    }
-    try {
-      await this.runner.startRun(servicePrincipal(row.organizationId), {
-        workflowId: row.workflowId,
-        input: '',
-        draft: false,
-        triggerNodeId: row.triggerNodeId,
-        trigger: 'schedule',
-        idempotencyKey: scheduleIdempotencyKey(row.workflowId, row.triggerNodeId, row.nextRunAt),
-      });
-      return 'sent';
-    } catch (error) {
-      if (
-        error instanceof DomainException &&
-        error.code !== 'service_unavailable' &&
-        error.code !== 'internal'
-      ) {
-        // The runner refused this run (plan limit, invalid diagram, …): trying again would not help.
-        logger.warn({ ...context, code: error.code, reason: error.message }, 'scheduled run refused');
-        return 'failed';
+  /**
+   * Sends the claimed due times' runs, one request per organization (`runsStartMany`): what became
+   * of each row, in its place. A due time long past is skipped; one the runner refused for good (plan
+   * limit, invalid diagram, …) is not tried again; one it could not start now stays due.
+   */
+  private async fire(rows: readonly ScheduleRecord[], now: Date): Promise<Outcome[]> {
+    const outcomes = new Array<Outcome>(rows.length);
+    const byOrganization = new Map<string, number[]>();
+    rows.forEach((row, index) => {
+      if (isStale(row.nextRunAt, now, this.config.SCHEDULE_MISFIRE_GRACE_MS)) {
+        logger.warn(contextOf(row), 'scheduled run skipped: its time passed too long ago');
+        outcomes[index] = 'skipped';
+        return;
       }
-      logger.warn({ ...context, err: error }, 'scheduled run not started; retrying');
+      const indexes = byOrganization.get(row.organizationId) ?? [];
+      indexes.push(index);
+      byOrganization.set(row.organizationId, indexes);
+    });
+    await mapConcurrently([...byOrganization], REQUESTS_AT_ONCE, async ([organizationId, indexes]) => {
+      const starts = indexes.map((index) => startOf(rows[index]));
+      let results: StartRunsResult[];
+      try {
+        results = await this.runner.startRuns(servicePrincipal(organizationId), starts);
+      } catch (error) {
+        logger.warn(
+          { organizationId, runs: starts.length, err: error },
+          'scheduled runs not started; retrying',
+        );
+        for (const index of indexes) outcomes[index] = 'retry';
+        return;
+      }
+      results.forEach((result, place) => {
+        const index = indexes[place];
+        outcomes[index] = 'error' in result ? this.refusal(rows[index], result.error) : 'sent';
+      });
+    });
+    return outcomes;
+  }
+
+  private refusal(row: ScheduleRecord, { code, message }: { code: ErrorCode; message: string }): Outcome {
+    if (code === 'service_unavailable' || code === 'internal') {
+      logger.warn({ ...contextOf(row), code, reason: message }, 'scheduled run not started; retrying');
       return 'retry';
     }
+    // The runner refused this run (plan limit, invalid diagram, …): trying again would not help.
+    logger.warn({ ...contextOf(row), code, reason: message }, 'scheduled run refused');
+    return 'failed';
   }
+}
+
+function contextOf(row: ScheduleRecord) {
+  return { workflowId: row.workflowId, triggerNodeId: row.triggerNodeId, due: row.nextRunAt.toISOString() };
+}
+
+function startOf(row: ScheduleRecord): StartRunRequest {
+  return {
+    workflowId: row.workflowId,
+    input: '',
+    draft: false,
+    triggerNodeId: row.triggerNodeId,
+    trigger: 'schedule',
+    idempotencyKey: scheduleIdempotencyKey(row.workflowId, row.triggerNodeId, row.nextRunAt),
+  };
 }

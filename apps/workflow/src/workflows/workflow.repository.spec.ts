@@ -104,6 +104,52 @@ describe('WorkflowRepository', () => {
     });
   });
 
+  describe('findRunTargets', () => {
+    it('answers many workflows at once, leaving out the diagrams the caller holds or that pass the budget', async () => {
+      const [held, last, draftOnly] = await Promise.all([
+        published(),
+        published(),
+        workflows.insert(newWorkflow(), CALLER),
+      ]);
+      if (!draftOnly) throw new Error('the workflow was not created');
+      const ofOther = await published(newWorkflow({ organizationId: 'org-b' }));
+      // The same workflow twice, held and not: each is answered in its place.
+      const ask = [
+        { workflowId: held, knownVersion: 1 },
+        { workflowId: held },
+        { workflowId: last },
+        { workflowId: draftOnly.id },
+        { workflowId: ofOther },
+      ];
+      const answer = async (budget: number) =>
+        (await workflows.findRunTargets('org-a', ask, budget)).map(
+          (found) =>
+            found && {
+              id: found.target.id,
+              version: found.target.publishedVersion,
+              diagram: found.target.diagram,
+              diagramLeftOut: found.diagramLeftOut,
+            },
+        );
+      expect(await answer(1_000)).toEqual([
+        { id: held, version: 1, diagram: null, diagramLeftOut: false },
+        { id: held, version: 1, diagram: LIVE, diagramLeftOut: false },
+        { id: last, version: 1, diagram: LIVE, diagramLeftOut: false },
+        { id: draftOnly.id, version: null, diagram: null, diagramLeftOut: false },
+        null,
+      ]);
+      // Room for one diagram (as jsonb prints it, a little longer than JSON.stringify, not twice as
+      // long): the first asked for gets it, the next is left out.
+      expect(await answer(Math.ceil(JSON.stringify(LIVE).length * 1.5))).toMatchObject([
+        { diagram: null, diagramLeftOut: false },
+        { diagram: LIVE, diagramLeftOut: false },
+        { diagram: null, diagramLeftOut: true },
+        { diagram: null, diagramLeftOut: false },
+        null,
+      ]);
+    });
+  });
+
   it('keeps a diagram as it was written, key order included', async () => {
     const created = await workflows.insert(newWorkflow(), CALLER);
     if (!created) throw new Error('the workflow was not created');

@@ -19,6 +19,7 @@ import type { DB } from '../workflow.tables.js';
 import {
   type NewWorkflow,
   type RunTargetRecord,
+  type RunTargetRow,
   toRunTargetRecord,
   toWorkflowInsert,
   toWorkflowRecord,
@@ -101,6 +102,46 @@ export class WorkflowRepository {
     const query = this.runTarget.bind({ draft, knownVersion, organizationId, id });
     const [row] = await preparedQuery(this.db, 'workflow.workflows.run-target', query);
     return row ? toRunTargetRecord(row) : null;
+  }
+
+  /**
+   * The targets of many workflows of an organization in one statement, as `findRunTarget` reads each
+   * with `draft` false: a live version's diagram is left out when it is the `knownVersion` asked
+   * with, and also once the diagrams already in the answer reach `diagramBudgetBytes` (then
+   * `diagramLeftOut`), so the reply stays within a NATS message. Answered in the order asked, null
+   * for a workflow not found.
+   */
+  async findRunTargets(
+    organizationId: string,
+    workflows: ReadonlyArray<{ workflowId: string; knownVersion?: number }>,
+    diagramBudgetBytes: number,
+  ): Promise<Array<{ target: RunTargetRecord; diagramLeftOut: boolean } | null>> {
+    const ids = workflows.map(({ workflowId }) => workflowId);
+    const known = workflows.map(({ knownVersion }) => knownVersion ?? null);
+    const { rows } = await sql<RunTargetRow & { wanted: boolean; place: string }>`
+      SELECT id, name, project_id, paused_at, published_version, time_zone, wanted, place,
+             CASE WHEN wanted AND sum(bytes) OVER (ORDER BY place) <= ${diagramBudgetBytes}
+                  THEN diagram END AS diagram
+        FROM (SELECT w.id, w.name, w.project_id, w.paused_at, w.published_version, v.time_zone,
+                     v.diagram, k.place, wanted,
+                     CASE WHEN wanted THEN octet_length(v.diagram::text) ELSE 0 END AS bytes
+                FROM unnest(${ids}::uuid[], ${known}::integer[]) WITH ORDINALITY AS k(id, known, place)
+                JOIN workflow.workflows w ON w.id = k.id
+                LEFT JOIN workflow.versions v ON v.workflow_id = w.id AND v.number = w.published_version
+               CROSS JOIN LATERAL (
+                 SELECT v.diagram IS NOT NULL AND w.published_version IS DISTINCT FROM k.known AS wanted) x
+               WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL) t
+    `.execute(this.db);
+    const targets = new Array<{ target: RunTargetRecord; diagramLeftOut: boolean } | null>(
+      workflows.length,
+    ).fill(null);
+    for (const { wanted, place, ...row } of rows) {
+      targets[Number(place) - 1] = {
+        target: toRunTargetRecord(row),
+        diagramLeftOut: wanted && row.diagram === null,
+      };
+    }
+    return targets;
   }
 
   /** Reads the row and holds it until the transaction ends: publish, pause and resume take turns. */

@@ -12,6 +12,7 @@ import {
   type ProjectScopedRequest,
   type PublishWorkflowDto,
   type RunTargetRequest,
+  type RunTargetsRequest,
   type UpdateWorkflowDto,
   type VersionRequest,
   type WorkflowOverview,
@@ -89,6 +90,11 @@ export class WorkflowsHandler {
   @Handles(WorkflowSubjects.runTarget)
   runTarget(request: RunTargetRequest, principal: Principal) {
     return this.workflows.runTarget(principal, request);
+  }
+
+  @Handles(WorkflowSubjects.runTargets)
+  runTargets(request: RunTargetsRequest, principal: Principal) {
+    return this.workflows.runTargets(principal, request);
   }
 
   @Handles(WorkflowSubjects.overview)

@@ -16,6 +16,8 @@ import {
   type PublishWorkflowDto,
   type RunTarget,
   type RunTargetRequest,
+  type RunTargetsReply,
+  type RunTargetsRequest,
   type UpdateWorkflowDto,
   validateDiagram,
   type WorkflowDetailDto,
@@ -47,6 +49,15 @@ import type { WorkflowVersionRecord } from './workflow-version.mapper.js';
 import { WorkflowVersionRepository } from './workflow-version.repository.js';
 import type { WorkflowRecord } from './workflow.mapper.js';
 import { WorkflowRepository } from './workflow.repository.js';
+
+/**
+ * The diagrams one `runTargets` reply carries, at most: the rest are asked for one by one, so the
+ * reply stays within NATS' default 1 MiB message.
+ */
+export const RUN_TARGETS_DIAGRAM_BYTES = 512 * 1024;
+
+/** A workflow id no workflow has, asked in place of an id that is not one. */
+const NO_ID = '00000000-0000-0000-0000-000000000000';
 
 const EMPTY_DIAGRAM: Diagram = { nodes: [], edges: [] };
 
@@ -283,6 +294,40 @@ export class WorkflowsService {
       : null;
     if (!workflow) throw DomainException.notFound('workflow', id);
     return toRunTarget(workflow, request.draft === true);
+  }
+
+  /**
+   * `runTarget` for many published workflows at once, each answered in its place: its target, or
+   * the code `runTarget` would have thrown. Diagrams fill at most `RUN_TARGETS_DIAGRAM_BYTES` of it.
+   */
+  async runTargets(principal: Principal, { workflows }: RunTargetsRequest): Promise<RunTargetsReply> {
+    // Ids that are not ids are asked as none: they find nothing, like a workflow deleted.
+    const asked = workflows.map(({ workflowId, knownVersion }) => ({
+      workflowId: isId(workflowId) ? workflowId : NO_ID,
+      knownVersion,
+    }));
+    const found = await this.workflows.findRunTargets(
+      principal.organizationId,
+      asked,
+      RUN_TARGETS_DIAGRAM_BYTES,
+    );
+    return {
+      targets: workflows.map(({ workflowId }, index) => {
+        const row = found[index];
+        try {
+          if (!row) throw DomainException.notFound('workflow', workflowId);
+          return { ...toRunTarget(row.target, false), diagramLeftOut: row.diagramLeftOut };
+        } catch (error) {
+          if (
+            !(error instanceof DomainException) ||
+            (error.code !== 'workflow_not_found' && error.code !== 'not_published')
+          ) {
+            throw error;
+          }
+          return { workflowId, error: { code: error.code, message: error.message } };
+        }
+      }),
+    };
   }
 
   /** The workflows `/mcp` offers as tools (docs/mcp.md, "Workflows as tools"). */

@@ -1,4 +1,6 @@
-import { IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, MaxLength } from 'class-validator';
+
+import { STARTS_AT_ONCE_MAX } from '../runs/start-run.request.js';
 
 import type { PlanResource } from './plan.js';
 
@@ -25,4 +27,22 @@ export class RefundRunRequest {
   @IsString()
   @MaxLength(200)
   runId!: string;
+}
+
+/** Counts many runs of one organization at once, in their order, as far as the plan lets them. */
+export class ConsumeRunsRequest {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(STARTS_AT_ONCE_MAX)
+  @IsString({ each: true })
+  @MaxLength(200, { each: true })
+  runIds!: string[];
+}
+
+export interface ConsumeRunsReply {
+  /** The runs the plan had no room for: the last of the request's, none counted. */
+  refused: string[];
+  /** The monthly run limit that applied. */
+  limit: number;
+  queueShare: number;
 }

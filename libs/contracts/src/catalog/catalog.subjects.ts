@@ -22,6 +22,8 @@ import type { CatalogBilling } from '../billing/billing.dto.js';
 import {
   type ConsumeRunReply,
   ConsumeRunRequest,
+  type ConsumeRunsReply,
+  ConsumeRunsRequest,
   type PlanLimitsReply,
   RefundRunRequest,
 } from '../billing/plan.messages.js';
@@ -167,6 +169,11 @@ export const CatalogSubjects = {
   usageConsumeRun: rpc('catalog.usage.consume-run', ConsumeRunRequest, {
     callers: ['runner'],
     reply: returns<ConsumeRunReply>(),
+  }),
+  /** Counts many runs at once (`ConsumeRunsRequest`): those past the limit are refused, not counted. */
+  usageConsumeRuns: rpc('catalog.usage.consume-runs', ConsumeRunsRequest, {
+    callers: ['runner'],
+    reply: returns<ConsumeRunsReply>(),
   }),
   /**
    * Takes back a count for a run whose start failed after it was counted (the runner counts while it

@@ -17,7 +17,12 @@ import {
 } from './run.messages.js';
 import type { RunNextWake } from './run-next-wake.js';
 import { ListChildRunsRequest } from './child-runs.dto.js';
-import { type StartRunReply, StartRunRequest } from './start-run.request.js';
+import {
+  type StartRunReply,
+  StartRunRequest,
+  type StartRunsReply,
+  StartRunsRequest,
+} from './start-run.request.js';
 import {
   CancelRunRequest,
   type RunCancelledEvent,
@@ -32,6 +37,14 @@ export const RunnerSubjects = {
   runsStart: rpc('runner.runs.start', StartRunRequest, {
     callers: ['gateway', 'workflow', 'events'],
     reply: returns<StartRunReply<WorkflowRunDto>>(),
+  }),
+  /**
+   * Starts many runs of one organization's published workflows at once, through the queue: one
+   * request, one count and one write for them all (the scheduler's due times of a tick).
+   */
+  runsStartMany: rpc('runner.runs.start-many', StartRunsRequest, {
+    callers: ['workflow'],
+    reply: returns<StartRunsReply>(),
   }),
   /** Newest first. */
   runsList: rpc('runner.runs.list', ListRunsRequest, {

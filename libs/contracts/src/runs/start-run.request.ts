@@ -1,4 +1,17 @@
-import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import type { ErrorCode, ErrorDetails } from '#common';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import { DIAGRAM_ID_MAX_LENGTH } from '../workflows/diagram.js';
@@ -47,4 +60,30 @@ export class StartRunRequest {
 export interface StartRunReply<TRun = unknown> {
   run: TRun;
   replayed: boolean;
+}
+
+/** Starts sent in one `RunnerSubjects.runsStartMany` request, at most. */
+export const STARTS_AT_ONCE_MAX = 500;
+
+/**
+ * Many starts of one organization's published workflows in one request (the scheduler's due times):
+ * each must carry an idempotency key that names what it starts for (a due time, an event), so a start
+ * sent again is answered with the run it made, and a key is never reused with another request.
+ */
+export class StartRunsRequest {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(STARTS_AT_ONCE_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => StartRunRequest)
+  starts!: StartRunRequest[];
+}
+
+/** What became of one start of a `StartRunsRequest`, in its place: a run, or the error a single start would have thrown. */
+export type StartRunsResult =
+  | { runId: string; replayed: boolean }
+  | { error: { code: ErrorCode; message: string; details?: ErrorDetails } };
+
+export interface StartRunsReply {
+  results: StartRunsResult[];
 }

@@ -1,4 +1,16 @@
-import { IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 
 import { MESSAGE_ID_MAX_LENGTH } from '../messaging/common-requests.js';
 import type { Diagram } from './diagram.js';
@@ -37,4 +49,41 @@ export interface RunTarget {
   /** Null only when `version` is the request's `knownVersion`: the caller has that diagram. */
   diagram: Diagram | null;
   pausedAt: string | null;
+}
+
+/** Workflows asked about at once in a `RunTargetsRequest`, at most. */
+export const RUN_TARGETS_AT_ONCE_MAX = 500;
+
+/** One published workflow of a `RunTargetsRequest`, with the version the caller holds, if any. */
+export class PublishedTargetRequest {
+  @IsString()
+  @MaxLength(MESSAGE_ID_MAX_LENGTH)
+  workflowId!: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  knownVersion?: number;
+}
+
+/** The live versions of many workflows at once (a batch of scheduled starts): what `runTarget` answers for each. */
+export class RunTargetsRequest {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(RUN_TARGETS_AT_ONCE_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => PublishedTargetRequest)
+  workflows!: PublishedTargetRequest[];
+}
+
+/**
+ * Each workflow's target in the request's order, or the code `runTarget` would have refused it
+ * with. A diagram is null when the caller holds that version, or when the reply had no room left
+ * for it (`diagramLeftOut`): the caller then asks `runTarget` for that one alone.
+ */
+export interface RunTargetsReply {
+  targets: Array<
+    | (RunTarget & { diagramLeftOut: boolean })
+    | { workflowId: string; error: { code: 'workflow_not_found' | 'not_published'; message: string } }
+  >;
 }

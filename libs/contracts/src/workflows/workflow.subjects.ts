@@ -7,7 +7,7 @@ import { EmptyRequest, IdAndBodyOf, IdAndQueryRequest, IdRequest } from '../mess
 import { returns, rpc } from '../messaging/subject-catalog.js';
 import type { McpWorkflowToolsReply } from './mcp-tool.js';
 import { PublishWorkflowDto } from './publish-workflow.dto.js';
-import { type RunTarget, RunTargetRequest } from './run-target.js';
+import { type RunTarget, RunTargetRequest, type RunTargetsReply, RunTargetsRequest } from './run-target.js';
 import { UpdateWorkflowDto } from './update-workflow.dto.js';
 import { VersionRequest } from './version-request.js';
 import {
@@ -69,6 +69,11 @@ export const WorkflowSubjects = {
   runTarget: rpc('workflow.workflows.run-target', RunTargetRequest, {
     callers: ['runner', 'events'],
     reply: returns<RunTarget>(),
+  }),
+  /** What runs of many published workflows execute, in one request (`RunTargetsRequest`). */
+  runTargets: rpc('workflow.workflows.run-targets', RunTargetsRequest, {
+    callers: ['runner'],
+    reply: returns<RunTargetsReply>(),
   }),
   /**
    * Catalog, once it has marked a project deleted: every workflow of the project is marked deleted
