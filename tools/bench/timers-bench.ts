@@ -253,18 +253,20 @@ async function main(): Promise<void> {
         `SELECT extract(epoch FROM created_at - $2::timestamptz) * 1000 AS ms FROM runner.runs WHERE ${ofDueTime}`,
         [due.toISOString(), due],
       );
-      // Started inline by the runner that accepted it, or written queued (and maybe held) for a job.
-      const { rows: paths } = await pool.query<{ inline: number; queued: number }>(
-        `SELECT count(*) FILTER (WHERE dispatched_at IS NULL)::int AS inline,
-                count(*) FILTER (WHERE dispatched_at IS NOT NULL)::int AS queued
+      // Started inline by the runner that accepted it, written queued with a job, or still held (for
+      // its organization's share of the queue) when the last was accepted.
+      const { rows: paths } = await pool.query<{ inline: number; queued: number; held: number }>(
+        `SELECT count(*) FILTER (WHERE dispatched_at IS NULL AND held_by IS NULL)::int AS inline,
+                count(*) FILTER (WHERE dispatched_at IS NOT NULL)::int AS queued,
+                count(*) FILTER (WHERE held_by IS NOT NULL)::int AS held
            FROM runner.runs WHERE ${ofDueTime}`,
         [due.toISOString()],
       );
       lines.push(
         '',
-        `| ${SCHEDULES} schedules every minute, the first minute | runs | workflows | run accepted after the minute p50 / p99 / max ms | started inline / queued |`,
+        `| ${SCHEDULES} schedules every minute, the first minute | runs | workflows | run accepted after the minute p50 / p99 / max ms | started inline / queued / still held |`,
         '|---|---:|---:|---|---|',
-        `| fired | ${counts[0]?.n} | ${counts[0]?.workflows} | ${percentiles(late.map((row) => Number(row.ms)))} | ${paths[0]?.inline} / ${paths[0]?.queued} |`,
+        `| fired | ${counts[0]?.n} | ${counts[0]?.workflows} | ${percentiles(late.map((row) => Number(row.ms)))} | ${paths[0]?.inline} / ${paths[0]?.queued} / ${paths[0]?.held} |`,
       );
     }
     console.log(lines.join('\n'));

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 
 import { DomainException, mapConcurrently } from '#common';
-import { type EventJob, IDEMPOTENCY_KEY_MAX_LENGTH, RunnerSubjects, servicePrincipal } from '#contracts';
+import {
+  type EventJob,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  RunnerSubjects,
+  servicePrincipal,
+  type StartRunRequest,
+  type StartRunsResult,
+  STARTS_AT_ONCE_MAX,
+} from '#contracts';
 import { type JobDelivery, type JobOutcome, JobOutcomes, redeliveryDelayMs, RpcClient } from '#nats';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -17,8 +25,14 @@ import type { Binding } from '../subscriptions/binding.mapper.js';
 import { BindingRepository } from '../subscriptions/binding.repository.js';
 import { matchesFilter, parsePayload } from '../subscriptions/event-filter.js';
 
-/** Listeners of one event decided at once: each may wait on the runner. */
-const DECISIONS_AT_ONCE = 8;
+/** Requests of many starts one fan-out keeps in flight. */
+const START_REQUESTS_AT_ONCE = 2;
+
+/**
+ * The copies of an event's payload one request of many starts carries, at most: half of NATS'
+ * default 1 MiB message, the rest left for the starts' other fields. A larger payload goes alone.
+ */
+const START_REQUEST_PAYLOAD_BYTES = 512 * 1024;
 
 /** Run-start refusals that mean "nobody is listening any more" rather than a failure. */
 const NOT_LISTENING = new Set(['workflow_paused', 'workflow_not_found', 'not_published']);
@@ -102,7 +116,11 @@ export class EventDelivery {
     if (decided.length < outcomes.length) throw new TryAgain('the runner did not answer for every trigger');
   }
 
-  /** Decides the listeners a few at a time; one the runner could not answer for stays undecided. */
+  /**
+   * Decides the listeners: those the event still reaches have their runs started together, a few
+   * requests of many starts (`runsStartMany`) at a time; one the runner could not answer for stays
+   * undecided.
+   */
   private async decideAll(
     event: EventToFanOut,
     payload: unknown,
@@ -110,19 +128,44 @@ export class EventDelivery {
     listening: Map<string, Binding>,
     delivery: JobDelivery,
   ): Promise<Array<DecidedOutcome | UndecidedOutcome>> {
-    return mapConcurrently(
-      pending,
-      DECISIONS_AT_ONCE,
-      async ({ workflowId, triggerNodeId }): Promise<DecidedOutcome | UndecidedOutcome> => {
-        const binding = listening.get(`${workflowId}\u0000${triggerNodeId}`);
-        try {
-          return await this.decide(event, payload, workflowId, triggerNodeId, binding, delivery);
-        } catch (error) {
-          if (!(error instanceof TryAgain)) throw error;
-          return { workflowId, triggerNodeId, outcome: null };
-        }
-      },
-    );
+    const outcomes = new Array<DecidedOutcome | UndecidedOutcome>(pending.length);
+    const starting: number[] = [];
+    for (const [index, { workflowId, triggerNodeId }] of pending.entries()) {
+      const binding = listening.get(`${workflowId}\u0000${triggerNodeId}`);
+      const refusal = await this.refusalOf(event, payload, workflowId, triggerNodeId, binding);
+      if (refusal) outcomes[index] = refusal;
+      else starting.push(index);
+    }
+    const requests = startRequestsOf(starting, Buffer.byteLength(event.payload));
+    await mapConcurrently(requests, START_REQUESTS_AT_ONCE, async (indexes) => {
+      const starts = indexes.map((index) => startOf(event, pending[index]));
+      let results: StartRunsResult[];
+      try {
+        ({ results } = await this.rpc.request(
+          RunnerSubjects.runsStartMany,
+          servicePrincipal(event.organizationId),
+          { starts },
+        ));
+      } catch (error) {
+        if (!(error instanceof DomainException)) throw error;
+        results = starts.map(() => ({
+          error: { code: error.code, message: error.message, details: error.details },
+        }));
+      }
+      results.forEach((result, place) => {
+        const index = indexes[place];
+        const listener = pending[index];
+        outcomes[index] =
+          'error' in result
+            ? (this.startRefused(
+                listener,
+                new DomainException(result.error.code, result.error.message, result.error.details),
+                delivery,
+              ) ?? { ...listener, outcome: null })
+            : { ...listener, outcome: 'started', runId: result.runId };
+      });
+    });
+    return outcomes;
   }
 
   private async replay(
@@ -158,6 +201,32 @@ export class EventDelivery {
     delivery: JobDelivery,
   ): Promise<DecidedOutcome> {
     const listener = { workflowId, triggerNodeId };
+    const refusal = await this.refusalOf(event, payload, workflowId, triggerNodeId, binding);
+    if (refusal) return refusal;
+    try {
+      const { run } = await this.rpc.request(
+        RunnerSubjects.runsStart,
+        servicePrincipal(event.organizationId),
+        startOf(event, listener),
+      );
+      return { ...listener, outcome: 'started', runId: run.id };
+    } catch (error) {
+      if (!(error instanceof DomainException)) throw error;
+      const outcome = this.startRefused(listener, error, delivery);
+      if (!outcome) throw new TryAgain(error.message);
+      return outcome;
+    }
+  }
+
+  /** Why the event starts no run for this trigger any more, before the runner is asked; null when it does. */
+  private async refusalOf(
+    event: Pick<AppEventRecord, 'connectionId' | 'trigger'>,
+    payload: unknown,
+    workflowId: string,
+    triggerNodeId: string,
+    binding: Binding | undefined,
+  ): Promise<DecidedOutcome | null> {
+    const listener = { workflowId, triggerNodeId };
     const listens =
       binding !== undefined &&
       binding.connectionId === event.connectionId &&
@@ -170,26 +239,47 @@ export class EventDelivery {
     if (connection.health !== 'healthy') {
       return { ...listener, outcome: 'dead', error: 'The connection is unhealthy.' };
     }
-    try {
-      const { run } = await this.rpc.request(
-        RunnerSubjects.runsStart,
-        servicePrincipal(event.organizationId),
-        {
-          workflowId,
-          input: event.payload,
-          draft: false,
-          triggerNodeId,
-          trigger: 'event',
-          idempotencyKey: eventRunKey(event.id, workflowId, triggerNodeId),
-        },
-      );
-      return { ...listener, outcome: 'started', runId: run.id };
-    } catch (error) {
-      if (!(error instanceof DomainException)) throw error;
-      if (error.code === 'plan_limit_reached') return { ...listener, outcome: 'limit_reached' };
-      if (NOT_LISTENING.has(error.code)) return { ...listener, outcome: 'no_listener' };
-      if (TRANSIENT.has(error.code) && !delivery.lastDelivery) throw new TryAgain(error.message);
-      return { ...listener, outcome: 'error', error: `The run could not be started: ${describe(error)}` };
-    }
+    return null;
   }
+
+  /** The outcome of a start the runner refused; null when a later delivery of the job should try again. */
+  private startRefused(
+    listener: Listener,
+    error: DomainException,
+    delivery: JobDelivery,
+  ): DecidedOutcome | null {
+    if (error.code === 'plan_limit_reached') return { ...listener, outcome: 'limit_reached' };
+    if (NOT_LISTENING.has(error.code)) return { ...listener, outcome: 'no_listener' };
+    if (TRANSIENT.has(error.code) && !delivery.lastDelivery) return null;
+    return { ...listener, outcome: 'error', error: `The run could not be started: ${describe(error)}` };
+  }
+}
+
+/** The start of the run an event makes for one trigger. */
+function startOf(
+  event: Pick<AppEventRecord, 'id' | 'payload'>,
+  { workflowId, triggerNodeId }: Listener,
+): StartRunRequest {
+  return {
+    workflowId,
+    input: event.payload,
+    draft: false,
+    triggerNodeId,
+    trigger: 'event',
+    idempotencyKey: eventRunKey(event.id, workflowId, triggerNodeId),
+  };
+}
+
+/**
+ * The starts of a fan-out split into requests: at most `STARTS_AT_ONCE_MAX` each, and no more copies
+ * of the payload than fit `START_REQUEST_PAYLOAD_BYTES`, so a request stays within a NATS message.
+ */
+export function startRequestsOf(indexes: readonly number[], payloadBytes: number): number[][] {
+  const perRequest = Math.max(
+    1,
+    Math.min(STARTS_AT_ONCE_MAX, Math.floor(START_REQUEST_PAYLOAD_BYTES / Math.max(1, payloadBytes))),
+  );
+  const requests: number[][] = [];
+  for (let at = 0; at < indexes.length; at += perRequest) requests.push(indexes.slice(at, at + perRequest));
+  return requests;
 }

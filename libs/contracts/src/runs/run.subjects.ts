@@ -40,10 +40,11 @@ export const RunnerSubjects = {
   }),
   /**
    * Starts many runs of one organization's published workflows at once, through the queue: one
-   * request, one count and one write for them all (the scheduler's due times of a tick).
+   * request, one count and one write for them all (the scheduler's due times of a tick, an app
+   * event's fan-out).
    */
   runsStartMany: rpc('runner.runs.start-many', StartRunsRequest, {
-    callers: ['workflow'],
+    callers: ['workflow', 'events'],
     reply: returns<StartRunsReply>(),
   }),
   /** Newest first. */

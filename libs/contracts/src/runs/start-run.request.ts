@@ -66,9 +66,10 @@ export interface StartRunReply<TRun = unknown> {
 export const STARTS_AT_ONCE_MAX = 500;
 
 /**
- * Many starts of one organization's published workflows in one request (the scheduler's due times):
- * each must carry an idempotency key that names what it starts for (a due time, an event), so a start
- * sent again is answered with the run it made, and a key is never reused with another request.
+ * Many starts of one organization's published workflows in one request (the scheduler's due times,
+ * an event's fan-out): each must carry an idempotency key that names what it starts for (a due time,
+ * an event), so a start sent again is answered with the run it made, and a key is never reused with
+ * another request.
  */
 export class StartRunsRequest {
   @IsArray()
