@@ -141,29 +141,15 @@ export class RunStarter {
       runFlowOf(target.diagram, request.input, createdAt, this.shareOf(queueShare)),
     );
     return inSpan('run', runSpanOptions(request.trigger, runId, target.workflowId), async (span) => {
-      const run: NewRun = {
+      const run = newRunOf(principal, request, target, {
         id: runId,
-        organizationId,
-        workflowId: target.workflowId,
-        workflowName: target.workflowName,
-        projectId: target.projectId,
-        version: target.version,
-        trigger: request.trigger,
         triggerNodeId: trigger.id,
-        createdBy: principal.userId,
-        principal,
-        input: request.input,
-        diagram: target.diagram,
-        timeZone: target.timeZone,
-        idempotencyKey: key?.key ?? null,
-        idempotencyFingerprint: key?.fingerprint ?? null,
-        triggerOutput: TriggerExecutor.outputFor(request.input),
+        key,
         createdAt,
-        rerunOf: null,
         traceParent: traceParentOf(span),
         errorOfRunId: options.errorOfRunId ?? null,
         flow,
-      };
+      });
       // A run its workflow's flow control may hold is written queued and goes through its gates; so
       // is one of an organization with a backlog, behind its earlier runs.
       if (
@@ -317,31 +303,21 @@ export class RunStarter {
         runSpanOptions(start.trigger, runId, target.workflowId),
         (span) => Promise.resolve(traceParentOf(span)),
       );
+      const key =
+        start.idempotencyKey === undefined
+          ? null
+          : { key: start.idempotencyKey, fingerprint: requestFingerprint(start) };
       runs.push({
         index,
-        run: {
+        run: newRunOf(principal, start, target, {
           id: runId,
-          organizationId,
-          workflowId: target.workflowId,
-          workflowName: target.workflowName,
-          projectId: target.projectId,
-          version: target.version,
-          trigger: start.trigger,
           triggerNodeId: trigger.id,
-          createdBy: principal.userId,
-          principal,
-          input: start.input,
-          diagram: target.diagram,
-          timeZone: target.timeZone,
-          idempotencyKey: start.idempotencyKey ?? null,
-          idempotencyFingerprint: requestFingerprint(start),
-          triggerOutput: TriggerExecutor.outputFor(start.input),
+          key,
           createdAt,
-          rerunOf: null,
           traceParent,
           errorOfRunId: null,
           flow,
-        },
+        }),
       });
     }
 
@@ -647,6 +623,36 @@ function runSpanOptions(trigger: RunTrigger, runId: string, workflowId: string):
       'flowmesh.workflow.id': workflowId,
       'flowmesh.run.trigger': trigger,
     },
+  };
+}
+
+/** The run a start of `target` writes: what the request and the target say, and what the start decided. */
+function newRunOf(
+  principal: Principal,
+  request: StartRunRequest,
+  target: ResolvedTarget,
+  decided: Pick<NewRun, 'id' | 'triggerNodeId' | 'createdAt' | 'traceParent' | 'errorOfRunId' | 'flow'> & {
+    key: Omit<IdempotentStart, 'workflowId'> | null;
+  },
+): NewRun {
+  const { key, ...run } = decided;
+  return {
+    ...run,
+    organizationId: principal.organizationId,
+    workflowId: target.workflowId,
+    workflowName: target.workflowName,
+    projectId: target.projectId,
+    version: target.version,
+    trigger: request.trigger,
+    createdBy: principal.userId,
+    principal,
+    input: request.input,
+    diagram: target.diagram,
+    timeZone: target.timeZone,
+    idempotencyKey: key?.key ?? null,
+    idempotencyFingerprint: key?.fingerprint ?? null,
+    triggerOutput: TriggerExecutor.outputFor(request.input),
+    rerunOf: null,
   };
 }
 
