@@ -120,7 +120,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       } catch (error) {
         logger.warn(
           { organizationId, runs: starts.length, err: error },
-          'scheduled runs not started; retrying',
+          'scheduled run not started; retrying',
         );
         for (const index of indexes) outcomes[index] = 'retry';
         return;
