@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { DomainException, mapConcurrently } from '#common';
+import { DomainException, type ErrorBody, mapConcurrently, toErrorBody } from '#common';
 import {
   type EventJob,
   IDEMPOTENCY_KEY_MAX_LENGTH,
@@ -53,7 +53,7 @@ export function eventRunKey(eventId: string, workflowId: string, triggerNodeId: 
   return `event:${eventId}:${workflowId}:#${createHash('sha256').update(triggerNodeId).digest('hex')}`;
 }
 
-function describe(error: DomainException): string {
+function describe(error: ErrorBody['error']): string {
   const issues = (error.details?.issues ?? []) as Array<{ path?: string; message?: string }>;
   const detail = issues.map((issue) => [issue.path, issue.message].filter(Boolean).join(': ')).join('; ');
   return detail ? `${error.message} ${detail}` : error.message;
@@ -148,20 +148,14 @@ export class EventDelivery {
         ));
       } catch (error) {
         if (!(error instanceof DomainException)) throw error;
-        results = starts.map(() => ({
-          error: { code: error.code, message: error.message, details: error.details },
-        }));
+        results = starts.map(() => toErrorBody(error));
       }
       results.forEach((result, place) => {
         const index = indexes[place];
         const listener = pending[index];
         outcomes[index] =
           'error' in result
-            ? (this.startRefused(
-                listener,
-                new DomainException(result.error.code, result.error.message, result.error.details),
-                delivery,
-              ) ?? { ...listener, outcome: null })
+            ? (this.startRefused(listener, result.error, delivery) ?? { ...listener, outcome: null })
             : { ...listener, outcome: 'started', runId: result.runId };
       });
     });
@@ -245,7 +239,7 @@ export class EventDelivery {
   /** The outcome of a start the runner refused; null when a later delivery of the job should try again. */
   private startRefused(
     listener: Listener,
-    error: DomainException,
+    error: ErrorBody['error'],
     delivery: JobDelivery,
   ): DecidedOutcome | null {
     if (error.code === 'plan_limit_reached') return { ...listener, outcome: 'limit_reached' };

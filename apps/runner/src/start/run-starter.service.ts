@@ -4,6 +4,7 @@ import {
   mapConcurrently,
   SERVICE_ATTRIBUTE,
   type SpanOptions,
+  toErrorBody,
   traceParentOf,
 } from '#common';
 import {
@@ -212,7 +213,7 @@ export class RunStarter {
     const results = new Array<StartRunsResult>(starts.length);
     const refuse = (index: number, error: unknown) => {
       if (!(error instanceof DomainException)) throw error;
-      results[index] = { error: { code: error.code, message: error.message, details: error.details } };
+      results[index] = toErrorBody(error);
     };
     const keys = starts.flatMap(({ idempotencyKey }) =>
       idempotencyKey === undefined ? [] : [idempotencyKey],

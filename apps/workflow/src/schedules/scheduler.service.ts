@@ -1,4 +1,4 @@
-import { type ErrorCode, mapConcurrently, PeriodicTask } from '#common';
+import { type ErrorBody, mapConcurrently, PeriodicTask } from '#common';
 import {
   nextScheduleTime,
   servicePrincipal,
@@ -133,7 +133,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     return outcomes;
   }
 
-  private refusal(row: ScheduleRecord, { code, message }: { code: ErrorCode; message: string }): Outcome {
+  private refusal(row: ScheduleRecord, { code, message }: ErrorBody['error']): Outcome {
     if (code === 'service_unavailable' || code === 'internal') {
       logger.warn({ ...contextOf(row), code, reason: message }, 'scheduled run not started; retrying');
       return 'retry';

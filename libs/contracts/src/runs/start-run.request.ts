@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorDetails } from '#common';
+import type { ErrorBody } from '#common';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -81,9 +81,7 @@ export class StartRunsRequest {
 }
 
 /** What became of one start of a `StartRunsRequest`, in its place: a run, or the error a single start would have thrown. */
-export type StartRunsResult =
-  | { runId: string; replayed: boolean }
-  | { error: { code: ErrorCode; message: string; details?: ErrorDetails } };
+export type StartRunsResult = { runId: string; replayed: boolean } | ErrorBody;
 
 export interface StartRunsReply {
   results: StartRunsResult[];
