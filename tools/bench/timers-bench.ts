@@ -10,7 +10,8 @@
  *
  * Schedules: `--schedules` published workflows (10,000) whose schedule trigger fires every minute
  * (copies, in SQL, of one published through the API). For the first minute they are all due it
- * reports how late each run was accepted after that minute, and that each fired exactly once.
+ * reports how late each run went on after that minute (let past the schedule gate, for a run written
+ * before it; written, for one written after it), and that each fired exactly once.
  *
  *   npm run build && node dist/tools/bench/timers-bench.js [--delays 100000] [--schedules 10000]
  *     [--part delays|schedules|both] [--until complete|woken]
@@ -253,20 +254,37 @@ async function main(): Promise<void> {
       const ofDueTime = `trigger = 'schedule' AND idempotency_key LIKE '%:' || $1::text`;
       const fired = `SELECT count(*)::int AS n, count(DISTINCT workflow_id)::int AS workflows FROM runner.runs
                       WHERE ${ofDueTime}`;
+      // A run written before its minute goes on when the sweeper lets it past the schedule gate:
+      // watched every 20 ms (each is reported at the first look that no longer finds it held, so at
+      // most a look late). A run written after its minute goes on when it is written.
+      const dueMs = due.getTime();
+      const seenHeld = new Set<string>();
+      const goneOnAfter = new Map<string, number>();
       await waitFor(
         async () => {
-          const { rows } = await pool.query<{ n: number }>(fired, [due.toISOString()]);
-          return (rows[0]?.n ?? 0) >= SCHEDULES ? true : undefined;
+          const { rows } = await pool.query<{ id: string }>(
+            `SELECT id FROM runner.runs WHERE held_by = 'schedule' AND status = 'queued'`,
+          );
+          const at = Date.now();
+          const held = new Set(rows.map((row) => row.id));
+          for (const id of held) seenHeld.add(id);
+          for (const id of seenHeld)
+            if (!held.has(id) && !goneOnAfter.has(id)) goneOnAfter.set(id, at - dueMs);
+          if (held.size > 0 || at < dueMs) return undefined;
+          const { rows: counted } = await pool.query<{ n: number }>(fired, [due.toISOString()]);
+          return (counted[0]?.n ?? 0) >= SCHEDULES ? true : undefined;
         },
-        { what: 'every schedule to fire', timeoutMs: 5 * 60_000, intervalMs: 1_000 },
+        { what: 'every schedule to fire', timeoutMs: 5 * 60_000, intervalMs: 20 },
       );
       const { rows: counts } = await pool.query<{ n: number; workflows: number }>(fired, [due.toISOString()]);
-      const { rows: late } = await pool.query<{ ms: number }>(
-        `SELECT extract(epoch FROM created_at - $2::timestamptz) * 1000 AS ms FROM runner.runs WHERE ${ofDueTime}`,
+      const { rows: written } = await pool.query<{ id: string; ms: number }>(
+        `SELECT id, extract(epoch FROM created_at - $2::timestamptz) * 1000 AS ms FROM runner.runs WHERE ${ofDueTime}`,
         [due.toISOString(), due],
       );
+      const late = written.map(({ id, ms }) => goneOnAfter.get(id) ?? Math.max(0, Number(ms)));
+      const early = written.filter(({ ms }) => Number(ms) < 0);
       // Started inline by the runner that accepted it, written queued with a job, or still held (for
-      // its organization's share of the queue) when the last was accepted.
+      // its organization's share of the queue) when the last went on.
       const { rows: paths } = await pool.query<{ inline: number; queued: number; held: number }>(
         `SELECT count(*) FILTER (WHERE dispatched_at IS NULL AND held_by IS NULL)::int AS inline,
                 count(*) FILTER (WHERE dispatched_at IS NOT NULL)::int AS queued,
@@ -276,9 +294,9 @@ async function main(): Promise<void> {
       );
       lines.push(
         '',
-        `| ${SCHEDULES} schedules every minute, the first minute | runs | workflows | run accepted after the minute p50 / p99 / max ms | started inline / queued / still held |`,
-        '|---|---:|---:|---|---|',
-        `| fired | ${counts[0]?.n} | ${counts[0]?.workflows} | ${percentiles(late.map((row) => Number(row.ms)))} | ${paths[0]?.inline} / ${paths[0]?.queued} / ${paths[0]?.held} |`,
+        `| ${SCHEDULES} schedules every minute, the first minute | runs | workflows | written before the minute (earliest) | run went on after the minute p50 / p99 / max ms | started inline / queued / still held |`,
+        '|---|---:|---:|---|---|---|',
+        `| fired | ${counts[0]?.n} | ${counts[0]?.workflows} | ${early.length} (${(-Math.min(0, ...written.map(({ ms }) => Number(ms))) / 1000).toFixed(1)} s) | ${percentiles(late)} | ${paths[0]?.inline} / ${paths[0]?.queued} / ${paths[0]?.held} |`,
       );
     }
     console.log(lines.join('\n'));

@@ -113,6 +113,52 @@ describe('growth', () => {
       { what: 'every schedule to move to its next due time' },
     );
     expect(await fired()).toEqual({ runs: 100, workflows: 100 });
+
+    // Due in a few seconds, within the lead (SCHEDULE_LEAD_MS): each run is written before its time,
+    // held for it, and goes on at it, though the sweep interval here is two minutes.
+    const { rows: dues } = await db.query<{ due: Date }>(
+      `UPDATE workflow.schedules SET next_run_at = date_trunc('second', now()) + interval '4 seconds'
+        WHERE organization_id = $1 RETURNING next_run_at AS due`,
+      [org.organizationId],
+    );
+    const due = dues[0]!.due;
+    const ofDue = `organization_id = $1 AND idempotency_key LIKE '%:' || $2::text`;
+    const held = async () =>
+      (
+        await db.query<{ held: number }>(
+          `SELECT count(*)::int AS held FROM runner.runs WHERE ${ofDue} AND held_by = 'schedule'`,
+          [org.organizationId, due.toISOString()],
+        )
+      ).rows[0]?.held;
+    await waitFor(async () => ((await held()) === 100 ? true : undefined), {
+      what: '100 scheduled runs written before their time and held for it',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    expect(Date.now()).toBeLessThan(due.getTime());
+    await waitFor(async () => ((await held()) === 0 ? true : undefined), {
+      what: 'the held runs to go on at their time',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    await waitFor(
+      async () => {
+        const { rows } = await db.query<{ unfinished: number }>(
+          `SELECT count(*)::int AS unfinished FROM runner.runs WHERE ${ofDue} AND status <> 'complete'`,
+          [org.organizationId, due.toISOString()],
+        );
+        return rows[0]?.unfinished === 0 ? true : undefined;
+      },
+      { what: 'the runs of that due time to complete', timeoutMs: 30_000 },
+    );
+    const { rows: ran } = await db.query<{ runs: number; workflows: number; early: number; before: number }>(
+      `SELECT count(*)::int AS runs, count(DISTINCT workflow_id)::int AS workflows,
+              count(*) FILTER (WHERE created_at < $3)::int AS early,
+              count(*) FILTER (WHERE finished_at < $3 OR dispatched_at < $3)::int AS before
+         FROM runner.runs WHERE ${ofDue}`,
+      [org.organizationId, due.toISOString(), due],
+    );
+    expect(ran[0]).toEqual({ runs: 100, workflows: 100, early: 100, before: 0 });
   });
 
   it("answers each of many starts in its place, as the scheduler's one request for a batch", async () => {

@@ -16,6 +16,7 @@ import { ErrorWorkflows1765430000000 } from './migrations/1765430000000-error-wo
 import { FlowControl1765500000000 } from './migrations/1765500000000-flow-control.js';
 import { BacklogNotices1765600000000 } from './migrations/1765600000000-backlog-notices.js';
 import { Retention1765710000000 } from './migrations/1765710000000-retention.js';
+import { ScheduledRuns1765720000000 } from './migrations/1765720000000-scheduled-runs.js';
 
 export function runnerDataSource(url: string, poolSize?: number): ServiceDataSourceOptions {
   return {
@@ -39,6 +40,7 @@ export function runnerDataSource(url: string, poolSize?: number): ServiceDataSou
       FlowControl1765500000000,
       BacklogNotices1765600000000,
       Retention1765710000000,
+      ScheduledRuns1765720000000,
     ],
     ...(poolSize === undefined ? {} : { poolSize }),
   };

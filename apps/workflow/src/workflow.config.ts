@@ -1,6 +1,6 @@
 import { NATS_PASSWORD_PATTERN, type NatsEndpoint, natsProductionProblems } from '#nats';
 import { ServiceConfig } from '#common';
-import { IsInt, IsOptional, Matches, Min } from 'class-validator';
+import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 
 export class WorkflowConfig extends ServiceConfig {
   override HEALTH_PORT: number = 3102;
@@ -14,6 +14,16 @@ export class WorkflowConfig extends ServiceConfig {
   @IsInt()
   @Min(50)
   SCHEDULER_INTERVAL_MS: number = 1_000;
+
+  /**
+   * How long before its due time a schedule's run is written, held until that time (`heldBy:
+   * schedule`), so that the thousands of schedules due at the same minute all go on at that minute
+   * rather than as fast as they can be written after it. 0 writes each run at its time.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(30_000)
+  SCHEDULE_LEAD_MS: number = 10_000;
 
   /**
    * A due time older than this when the scheduler reaches it (the service was down, or the runner

@@ -1282,11 +1282,11 @@ export interface components {
             workflowId: string;
             workflowName: string;
             /**
-             * @description The gate the runs wait at: the workflow's `debounce`, `throttle` or `concurrency`, or `share`, the organization's share of the runners while it has a backlog (docs/flow-control.md).
+             * @description The gate the runs wait at: `schedule`, scheduled runs written before their due time; the workflow's `debounce`, `throttle` or `concurrency`; or `share`, the organization's share of the runners while it has a backlog (docs/flow-control.md).
              * @enum {string}
              */
-            heldBy: "debounce" | "throttle" | "concurrency" | "share";
-            /** @description The key they wait under (the setting's `key` rendered for them, empty without one); null for `share`. */
+            heldBy: "schedule" | "debounce" | "throttle" | "concurrency" | "share";
+            /** @description The key they wait under (the setting's `key` rendered for them, empty without one); null for `schedule` and `share`. */
             key: string | null;
             /** @description Runs waiting at this gate under this key. */
             runs: number;
@@ -1602,10 +1602,10 @@ export interface components {
             /** @description Extension: on a rerun (`POST /runs/{id}/rerun`), the run it reruns. Absent on every other run. */
             rerunOf?: string;
             /**
-             * @description Extension: on a `queued` run not let through yet, the gate it waits at (docs/flow-control.md): its workflow's `debounce`, `throttle` or `concurrency` settings, or `share`, its organization's share of the runners while it has a backlog. Absent on every other run.
+             * @description Extension: on a `queued` run not let through yet, the gate it waits at (docs/flow-control.md): `schedule`, a scheduled run written before its due time and let through at that time; its workflow's `debounce`, `throttle` or `concurrency` settings; or `share`, its organization's share of the runners while it has a backlog. Absent on every other run.
              * @enum {string}
              */
-            heldBy?: "debounce" | "throttle" | "concurrency" | "share";
+            heldBy?: "schedule" | "debounce" | "throttle" | "concurrency" | "share";
             /** @description Extension: with `heldBy` `debounce`, `throttle` or `concurrency`, the key the run is counted under (the setting's `key` rendered for this run; empty without one). */
             heldKey?: string;
             /** @description Extension: on a run started as its workflow's error workflow, the failed run it handles (docs/workflows.md, "Error workflows"). Such a run starts no error workflow when it fails itself. Absent on every other run. */

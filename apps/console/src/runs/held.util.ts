@@ -5,6 +5,7 @@ export type HeldBy = Schemas['DashboardHeldDto']['heldBy'];
 
 /** The gate a held run waits at, in words (docs/flow-control.md). */
 export const GATE_NAMES: Record<HeldBy, string> = {
+  schedule: 'scheduled time',
   concurrency: 'concurrency limit',
   throttle: 'throttle limit',
   debounce: 'debounce period',
@@ -13,6 +14,7 @@ export const GATE_NAMES: Record<HeldBy, string> = {
 
 /** What lets it through, said after the gate. */
 const GATE_WAITS: Record<HeldBy, string> = {
+  schedule: 'Its schedule wrote it a few seconds early; it starts at its time.',
   concurrency: 'It starts when a run counted under the same key ends, highest priority first.',
   throttle: 'It starts when the period makes room, highest priority first.',
   debounce: 'A later start with the same key replaces it; otherwise it starts when the period is over.',

@@ -68,6 +68,7 @@ function heldKeyOf({ flow }: NewRun, heldBy: HeldBy | null): string | null {
       return flow.throttleKey;
     case 'debounce':
       return flow.debounceKey;
+    case 'schedule':
     case 'share':
     case null:
       return null;

@@ -109,6 +109,66 @@ export class RunControlRepository {
   constructor(@InjectKysely() private readonly db: Kysely<DB>) {}
 
   /**
+   * Lets through the scheduled runs written before their due time (`heldBy: schedule`) whose time has
+   * come, up to `limit`, as one statement: each goes on to what a run started now would meet, its
+   * workflow's throttle or concurrency gate, else its organization's share (`openDueGates` then
+   * fills the share's free places, as it does for any run held for it), else the queue. Answers the
+   * jobs to publish for the runs that went straight to the queue, and how many were let through. A
+   * concurrency gate is looked at in the same transaction, as when such a run is written; a throttle
+   * gate by `openDueGates`, its release time now.
+   */
+  async releaseScheduled(limit: number): Promise<{ released: number; jobs: SweptRun[] }> {
+    return this.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{
+        runId: string;
+        heldBy: string | null;
+        dispatch: number;
+        traceParent: string | null;
+        workflowId: string;
+        concurrencyKey: string | null;
+      }>`
+        WITH due AS (
+          SELECT id FROM runner.runs
+           WHERE held_by = 'schedule' AND status = 'queued' AND release_at <= now()
+           ORDER BY release_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        ), released AS (
+          UPDATE runner.runs r
+             SET held_by = CASE WHEN r.throttle_key IS NOT NULL THEN 'throttle'
+                                WHEN r.concurrency_key IS NOT NULL THEN 'concurrency'
+                                WHEN r.share IS NOT NULL THEN 'share' END,
+                 release_at = CASE WHEN r.throttle_key IS NOT NULL THEN now() END,
+                 dispatch = CASE WHEN r.throttle_key IS NULL AND r.concurrency_key IS NULL AND r.share IS NULL
+                                 THEN r.dispatch + 1 ELSE r.dispatch END,
+                 dispatched_at = CASE WHEN r.throttle_key IS NULL AND r.concurrency_key IS NULL
+                                       AND r.share IS NULL THEN now() END
+            FROM due WHERE r.id = due.id
+          RETURNING r.id AS "runId", r.held_by AS "heldBy", r.dispatch, r.trace_parent AS "traceParent",
+                    r.workflow_id AS "workflowId", r.concurrency_key AS "concurrencyKey"
+        )
+        SELECT * FROM released`.execute(trx);
+      const gates = new Map<string, { workflowId: string; key: string }>();
+      for (const row of rows) {
+        if (row.heldBy !== 'concurrency' || row.concurrencyKey === null) continue;
+        gates.set(JSON.stringify([row.workflowId, row.concurrencyKey]), {
+          workflowId: row.workflowId,
+          key: row.concurrencyKey,
+        });
+      }
+      if (gates.size > 0) {
+        const keys = [...gates.values()];
+        await sql`
+          SELECT runner.admit_concurrent(gate.workflow_id, gate.key)
+            FROM unnest(${keys.map((gate) => gate.workflowId)}::text[], ${keys.map((gate) => gate.key)}::text[])
+                 AS gate(workflow_id, key)`.execute(trx);
+      }
+      const jobs = rows
+        .filter((row) => row.heldBy === null)
+        .map(({ runId, dispatch, traceParent }) => ({ runId, dispatch, traceParent, woken: false }));
+      return { released: rows.length, jobs };
+    });
+  }
+
+  /**
    * Opens the gates whose time has come (docs/flow-control.md): debounced runs whose period passed
    * without a later start go on, throttles whose period made room let their next runs through, and
    * organizations whose share of the queue is not full (a run that left it without a claim, say
@@ -156,14 +216,17 @@ export class RunControlRepository {
   }
 
   /**
-   * How long until the earliest waiting run is due, in milliseconds by the database's clock (so the
-   * replicas' clocks do not matter), or null when none waits on a time. One step into
-   * `runs_waiting_idx`, whatever the number of waiting runs.
+   * How long until the earliest waiting run or scheduled run held for its time is due, in
+   * milliseconds by the database's clock (so the replicas' clocks do not matter), or null when none
+   * waits on a time. One step into `runs_waiting_idx` and one into `runs_held_schedule_idx`, whatever
+   * the number of runs waiting.
    */
   async nextWakeInMs(): Promise<number | null> {
     const { rows } = await sql<{ in_ms: number | null }>`
-      SELECT extract(epoch FROM min(wake_at) - now()) * 1000 AS in_ms
-        FROM runner.runs WHERE status = 'waiting'`.execute(this.db);
+      SELECT extract(epoch FROM least(
+               (SELECT min(wake_at) FROM runner.runs WHERE status = 'waiting'),
+               (SELECT min(release_at) FROM runner.runs WHERE held_by = 'schedule' AND status = 'queued')
+             ) - now()) * 1000 AS in_ms`.execute(this.db);
     const inMs = rows[0]?.in_ms;
     return inMs === null || inMs === undefined ? null : Number(inMs);
   }

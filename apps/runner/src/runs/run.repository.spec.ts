@@ -182,6 +182,41 @@ describe('the run repositories', () => {
     });
   });
 
+  it('holds scheduled runs written early until their time, then lets each on to its gate, its share or the queue', async () => {
+    const organizationId = 'org-early';
+    const later = new Date(Date.now() + 3_600_000);
+    const early = (flow: Partial<NewRun['flow']>) =>
+      newRun({ organizationId, flow: { ...UNGATED, gate: 'schedule', releaseAt: later, ...flow } });
+    const toShare = early({ share: 1 });
+    const toQueue = early({ share: null });
+    const toConcurrency = early({ share: 1, concurrencyKey: 'k', concurrencyLimit: 1 });
+    const outcomes = await runs.insertMany(organizationId, 1, [toShare, toQueue, toConcurrency]);
+    expect([...outcomes.values()]).toEqual(['held', 'held', 'held']);
+    for (const run of [toShare, toQueue, toConcurrency]) expect(await runs.heldByOf(run.id)).toBe('schedule');
+    expect(await control.releaseScheduled(10)).toEqual({ released: 0, jobs: [] });
+
+    for (const run of [toShare, toQueue, toConcurrency])
+      await setRun(run.id, { release_at: ago('1 second') });
+    expect(await control.nextWakeInMs()).toBeLessThanOrEqual(0);
+    const first = await control.releaseScheduled(2);
+    const second = await control.releaseScheduled(2);
+    expect([first.released, second.released]).toEqual([2, 1]);
+    // Only the run no gate or share holds goes straight to the queue, with its job.
+    expect([...first.jobs, ...second.jobs]).toEqual([
+      { runId: toQueue.id, dispatch: 1, traceParent: null, woken: false },
+    ]);
+    expect(await runs.heldByOf(toQueue.id)).toBeNull();
+    // The concurrency gate was looked at in the release's transaction: its one slot was free.
+    expect(await runs.heldByOf(toConcurrency.id)).toBeNull();
+    // Two of the organization's runs wait in the queue, past its share of one: the third waits for it.
+    await control.openDueGates(10);
+    expect(await runs.heldByOf(toShare.id)).toBe('share');
+    expect(await control.releaseScheduled(10)).toEqual({ released: 0, jobs: [] });
+    // One leaves the queue: the run held for the share takes its place.
+    expect(await runs.claim(toQueue.id, LEASE_MS)).not.toBeNull();
+    expect(await runs.heldByOf(toShare.id)).toBeNull();
+  });
+
   it('records a run started by its runner, settled or held, in one statement', async () => {
     const done = newRun({ idempotencyKey: 'started-1' });
     const steps = [

@@ -1,6 +1,6 @@
 import type { Diagram } from '#contracts';
 
-import { priorityOf, runFlowOf, UNGATED } from './run-flow.js';
+import { heldUntil, priorityOf, runFlowOf, UNGATED } from './run-flow.js';
 
 const NOW = new Date('2026-11-28T10:00:00.000Z');
 
@@ -63,5 +63,35 @@ describe('priorityOf', () => {
     ['-1e12', -1_000_000],
   ])('reads %j as %d', (rendered, priority) => {
     expect(priorityOf(rendered)).toBe(priority);
+  });
+});
+
+describe('heldUntil', () => {
+  const DUE = new Date('2026-11-28T10:00:08.000Z');
+
+  it('holds a run written before its time at the schedule gate, its own gates after it', () => {
+    const flow = runFlowOf(withSettings({ concurrency: { limit: 2 } }), '{}', NOW, 32);
+    expect(heldUntil(flow, DUE, NOW)).toEqual({ ...flow, gate: 'schedule', releaseAt: DUE });
+    expect(heldUntil({ ...UNGATED, share: 32 }, DUE, NOW)).toEqual({
+      ...UNGATED,
+      share: 32,
+      gate: 'schedule',
+      releaseAt: DUE,
+    });
+  });
+
+  it('counts a debounced run’s period from its due time instead', () => {
+    const flow = runFlowOf(withSettings({ debounce: { periodSeconds: 5 } }), '{}', NOW, null);
+    expect(heldUntil(flow, DUE, NOW)).toEqual({
+      ...flow,
+      gate: 'debounce',
+      releaseAt: new Date('2026-11-28T10:00:13.000Z'),
+    });
+  });
+
+  it('holds nothing for a time already come', () => {
+    const flow = runFlowOf(withSettings({ throttle: { limit: 1, periodSeconds: 60 } }), '{}', NOW, 32);
+    expect(heldUntil(flow, NOW, NOW)).toBe(flow);
+    expect(heldUntil(flow, new Date(NOW.getTime() - 1_000), NOW)).toBe(flow);
   });
 });

@@ -82,6 +82,22 @@ export function runFlowOf(diagram: Diagram, input: string, now: Date, share: num
   return flow;
 }
 
+/**
+ * The flow of a run written before its due time (`StartRunRequest.notBefore`): held at the `schedule`
+ * gate until then, after which it meets its workflow's gates and its organization's share as a run
+ * started at that time would. A debounced run goes straight to its debounce gate, its period counted
+ * from the due time: debounce is a hold until a time already, and a later start that replaces it
+ * replaces a run that has not started either way.
+ */
+export function heldUntil(flow: RunFlow, notBefore: Date, now: Date): RunFlow {
+  const early = notBefore.getTime() - now.getTime();
+  if (early <= 0) return flow;
+  if (flow.gate === 'debounce' && flow.releaseAt !== null) {
+    return { ...flow, releaseAt: new Date(flow.releaseAt.getTime() + early) };
+  }
+  return { ...flow, gate: 'schedule', releaseAt: notBefore };
+}
+
 function render(template: string, scope: TemplateScope): string {
   try {
     return renderTemplate(template, scope, RENDERED_MAX_BYTES);

@@ -36,9 +36,10 @@ import { toWorkflowRunDto } from '../runs/run-dto.util.js';
 import { type ChildPlace, type NewRun, queuedRunOf } from '../runs/new-run.js';
 import { type InsertOutcome, type KeyHolder, RunRepository } from '../runs/run.repository.js';
 import { runStarted } from '../metrics/run.metrics.js';
+import { RunSweeper } from '../sweeper/run-sweeper.service.js';
 import { keyReuse, requestFingerprint } from './idempotency.util.js';
 import { type ResolvedTarget, RunTargets } from './run-targets.service.js';
-import { type HeldBy, type RunFlow, runFlowOf } from './run-flow.js';
+import { type HeldBy, heldUntil, type RunFlow, runFlowOf } from './run-flow.js';
 import { chooseTrigger, errorWorkflowTrigger } from './trigger-choice.util.js';
 
 /** Counts given back at once by a start of many runs (each is a request to catalog). */
@@ -73,6 +74,7 @@ export class RunStarter {
     private readonly config: RunnerConfig,
     private readonly children: ChildRunRepository,
     private readonly backlogs: OrganizationBacklogs,
+    private readonly sweeper: RunSweeper,
     @Inject(RUNNER_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -82,6 +84,9 @@ export class RunStarter {
     options: StartOptions = {},
   ): Promise<StartRunReply<WorkflowRunDto>> {
     const { organizationId } = principal;
+    if (request.notBefore !== undefined) {
+      throw new DomainException('invalid_request', 'Only runs started together are held until a time.');
+    }
     const key: IdempotentStart | null =
       request.idempotencyKey === undefined
         ? null
@@ -294,6 +299,7 @@ export class RunStarter {
       let flow: RunFlow;
       try {
         flow = runFlowOf(target.diagram, start.input, createdAt, share);
+        if (start.notBefore !== undefined) flow = heldUntil(flow, new Date(start.notBefore), createdAt);
       } catch (error) {
         refunds.push(runId);
         refuse(index, error);
@@ -336,6 +342,10 @@ export class RunStarter {
           break;
         case 'held':
           if (run.flow.gate === null) this.backlogs.saw(organizationId);
+          // Let through at its time by this runner's sweep, not at its next interval.
+          if (run.flow.gate === 'schedule' && run.flow.releaseAt !== null) {
+            this.sweeper.expectWake(run.flow.releaseAt);
+          }
           break;
         case 'workflow_deleted':
         case undefined:

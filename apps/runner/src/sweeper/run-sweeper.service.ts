@@ -13,6 +13,11 @@ import { RunChanges } from '../runs/run-changes.service.js';
 import { RunControlRepository } from '../runs/run-control.repository.js';
 
 const BATCH = 200;
+/**
+ * Scheduled runs let through at their time per statement: a minute's thousands of schedules come due
+ * at the same instant, and each statement only changes columns of rows already written.
+ */
+const RELEASE_BATCH = 1_000;
 // The floor keeps a due run the sweep cannot move yet (its row locked a moment) from spinning it.
 const MIN_DELAY_MS = 20;
 
@@ -21,7 +26,9 @@ const MIN_DELAY_MS = 20;
  * waiting runs whose delay or retry is due, queued runs whose job seems lost (a publish that failed
  * after the run was written), and running runs whose runner died after JetStream gave up on the job.
  * No process sleeps through a delay: a wait is a row with a wake time, so a restart loses nothing.
- * It also opens the flow-control gates whose time has come (`RunControlRepository.openDueGates`).
+ * It also lets scheduled runs written before their time go on at that time
+ * (`RunControlRepository.releaseScheduled`), and opens the flow-control gates whose time has come
+ * (`RunControlRepository.openDueGates`).
  */
 @Injectable()
 export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -68,9 +75,20 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
     this.schedule(due - Date.now());
   }
 
-  /** Sweeps until nothing is due; answers how many runs went back to the queue. */
+  /** Sweeps until nothing is due; answers how many runs went back to the queue or on from a gate. */
   async sweep(): Promise<number> {
-    let total = await this.runs.openDueGates(BATCH);
+    let total = 0;
+    for (;;) {
+      const { released, jobs } = await this.runs.releaseScheduled(RELEASE_BATCH);
+      await Promise.all(
+        jobs.map(({ runId, dispatch, traceParent }) =>
+          this.jobs.publishSoon({ runId, dispatch }, traceParent),
+        ),
+      );
+      total += released;
+      if (released < RELEASE_BATCH || this.stopped) break;
+    }
+    total += await this.runs.openDueGates(BATCH);
     for (;;) {
       // Asked again for each batch: one sweep can go on for as long as runs keep falling due, and the
       // line grows with what it wakes.

@@ -62,17 +62,20 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * Fires everything due now, a claimed batch at a time, until nothing due is left unclaimed: a few
-   * batches in flight, so one is claimed and settled while another's runs are written.
+   * Fires everything due now or within `SCHEDULE_LEAD_MS`, a claimed batch at a time, until nothing
+   * due is left unclaimed: a few batches in flight, so one is claimed and settled while another's runs
+   * are written. A run due later than now is written now and held by the runner until its time.
    */
   async tick(now = new Date()): Promise<void> {
-    // Every row of a tick moves on from the same `now`: one computation per expression and zone.
+    // A row moves on to its next time after now, or after its due time when that is still to come
+    // (claimed early, within the lead): one computation per expression, zone and starting time.
     const nextTimes = new Map<string, Date | null>();
-    const nextTimeOf = ({ cron, timeZone }: ScheduleRecord) => {
-      const key = `${timeZone} ${cron}`;
+    const nextTimeOf = ({ cron, timeZone, nextRunAt }: ScheduleRecord) => {
+      const after = nextRunAt > now ? nextRunAt : now;
+      const key = `${timeZone} ${after.getTime()} ${cron}`;
       const known = nextTimes.get(key);
       if (known !== undefined) return known;
-      const next = nextScheduleTime(cron, timeZone, now);
+      const next = nextScheduleTime(cron, timeZone, after);
       nextTimes.set(key, next);
       return next;
     };
@@ -83,7 +86,11 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     // A claim outlives the longest send (one request timeout) with room to spare.
     const leaseMs = 2 * this.config.RPC_TIMEOUT_MS;
     for (;;) {
-      const due = await this.schedules.claimDue(now, BATCH_SIZE, leaseMs);
+      const due = await this.schedules.claimDue(
+        new Date(now.getTime() + this.config.SCHEDULE_LEAD_MS),
+        BATCH_SIZE,
+        leaseMs,
+      );
       const outcomes = await this.fire(due, now);
       const settled = due.filter((_, index) => outcomes[index] !== 'retry');
       await this.schedules.advance(settled.map((row) => ({ row, next: nextTimeOf(row) })));
@@ -113,7 +120,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       byOrganization.set(row.organizationId, indexes);
     });
     await mapConcurrently([...byOrganization], REQUESTS_AT_ONCE, async ([organizationId, indexes]) => {
-      const starts = indexes.map((index) => startOf(rows[index]));
+      const starts = indexes.map((index) => startOf(rows[index], now));
       let results: StartRunsResult[];
       try {
         results = await this.runner.startRuns(servicePrincipal(organizationId), starts);
@@ -148,7 +155,8 @@ function contextOf(row: ScheduleRecord) {
   return { workflowId: row.workflowId, triggerNodeId: row.triggerNodeId, due: row.nextRunAt.toISOString() };
 }
 
-function startOf(row: ScheduleRecord): StartRunRequest {
+/** A due time still to come (claimed within the lead) is written now and held until that time. */
+function startOf(row: ScheduleRecord, now: Date): StartRunRequest {
   return {
     workflowId: row.workflowId,
     input: '',
@@ -156,5 +164,6 @@ function startOf(row: ScheduleRecord): StartRunRequest {
     triggerNodeId: row.triggerNodeId,
     trigger: 'schedule',
     idempotencyKey: scheduleIdempotencyKey(row.workflowId, row.triggerNodeId, row.nextRunAt),
+    ...(row.nextRunAt > now ? { notBefore: row.nextRunAt.toISOString() } : {}),
   };
 }

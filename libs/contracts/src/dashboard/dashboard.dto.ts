@@ -62,7 +62,7 @@ export class DashboardHeldDto {
   @ApiProperty({
     enum: RUN_HELD_BY,
     description:
-      "The gate the runs wait at: the workflow's `debounce`, `throttle` or `concurrency`, or `share`, the organization's share of the runners while it has a backlog (docs/flow-control.md).",
+      "The gate the runs wait at: `schedule`, scheduled runs written before their due time; the workflow's `debounce`, `throttle` or `concurrency`; or `share`, the organization's share of the runners while it has a backlog (docs/flow-control.md).",
   })
   heldBy!: RunHeldBy;
 
@@ -70,7 +70,7 @@ export class DashboardHeldDto {
     type: String,
     nullable: true,
     description:
-      "The key they wait under (the setting's `key` rendered for them, empty without one); null for `share`.",
+      "The key they wait under (the setting's `key` rendered for them, empty without one); null for `schedule` and `share`.",
   })
   key!: string | null;
 

@@ -6,6 +6,7 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsISO8601,
   IsOptional,
   IsString,
   MaxLength,
@@ -54,6 +55,16 @@ export class StartRunRequest {
     message: `the Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`,
   })
   idempotencyKey?: string;
+
+  /**
+   * Holds the run, once written, until this time (`heldBy: schedule`): the scheduler writes a due
+   * time's run a little before it is due (`SCHEDULE_LEAD_MS`), so that thousands due at the same
+   * minute all go on at that minute. A time already past holds nothing. Only a start of many
+   * (`runsStartMany`) takes it; a single start with it is refused.
+   */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  notBefore?: string;
 }
 
 /** The runner's reply: the run, and whether it already existed for the idempotency key. */

@@ -37,7 +37,7 @@ export class WorkflowRunDto extends WorkflowRunSummaryDto {
   @ApiPropertyOptional({
     enum: RUN_HELD_BY,
     description:
-      "Extension: on a `queued` run not let through yet, the gate it waits at (docs/flow-control.md): its workflow's `debounce`, `throttle` or `concurrency` settings, or `share`, its organization's share of the runners while it has a backlog. Absent on every other run.",
+      "Extension: on a `queued` run not let through yet, the gate it waits at (docs/flow-control.md): `schedule`, a scheduled run written before its due time and let through at that time; its workflow's `debounce`, `throttle` or `concurrency` settings; or `share`, its organization's share of the runners while it has a backlog. Absent on every other run.",
   })
   heldBy?: RunHeldBy;
 

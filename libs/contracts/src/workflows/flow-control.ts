@@ -7,8 +7,11 @@ import type { JsonSchema } from './node-type-schemas.js';
  * of a published version (or of a draft) starts.
  */
 
-/** The gates a queued run can wait at (a run's `heldBy`). */
-export const RUN_HELD_BY = ['debounce', 'throttle', 'concurrency', 'share'] as const;
+/**
+ * The gates a queued run can wait at (a run's `heldBy`), in the order it passes them. `schedule` holds
+ * a scheduled run written before its due time until that time (docs/workflows.md, "Schedules").
+ */
+export const RUN_HELD_BY = ['schedule', 'debounce', 'throttle', 'concurrency', 'share'] as const;
 export type RunHeldBy = (typeof RUN_HELD_BY)[number];
 
 /** A key or priority template's length; a rendered key longer than `FLOW_KEY_MAX_LENGTH` is hashed. */
