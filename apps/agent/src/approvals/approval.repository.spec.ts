@@ -98,15 +98,17 @@ describe('ApprovalRepository', () => {
     const runs = Array.from({ length: 20 }, () => newId());
     const opened = await approvals.insertPending(
       runs.map((runId) => approval(runId)),
-      0.25,
+      1,
     );
     const deadline = Math.min(...opened.map((one) => one.expiresAt.getTime()));
-    // Both sides fire in a window around the deadline, so some decisions come before it and some after.
+    // Both sides fire in a window around the deadline, so some decisions come before it and some after:
+    // half a second each way, so a busy machine's late timers (three test files on two cores) still
+    // leave decisions on both sides.
     const at = (offsetMs: number) =>
       new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline + offsetMs - Date.now())));
     const outcomes = await Promise.all(
       opened.map(async (one, index) => {
-        const offset = (index % 10) * 10 - 50;
+        const offset = (index % 10) * 100 - 500;
         const [decided, expired] = await Promise.all([
           at(offset).then(() =>
             approvals.decide(
