@@ -292,6 +292,11 @@ async function main(): Promise<void> {
           runnerDb as never,
           () => runLists.search(org.organizationId, { workflowId, statuses: ['errored'] }, page()),
         ],
+        [
+          'runs, createdAfter 1 day',
+          runnerDb as never,
+          () => runLists.search(org.organizationId, { createdAfter: new Date(Date.now() - DAY) }, page()),
+        ],
         ['dashboard, recent runs', runnerDb as never, () => runLists.recent(org.organizationId, 10)],
         [
           'dashboard, failures',

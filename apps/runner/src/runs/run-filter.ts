@@ -4,7 +4,7 @@ import {
   type RunStatus,
   type RunTrigger,
 } from '#contracts';
-import type { ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
+import { type ExpressionBuilder, type ExpressionWrapper, sql, type SqlBool } from 'kysely';
 
 import type { StoredRunStatus } from '../engine/run-state.js';
 import type { DB } from '../runner.tables.js';
@@ -51,6 +51,9 @@ export function idFloorAt(ms: number): string {
 }
 
 type Runs = ExpressionBuilder<DB, 'runner.runs'>;
+
+/** `created_at` as an expression no index is on: a test of each row, never an index to walk. */
+const createdAt = sql<Date>`created_at + interval '0 seconds'`;
 type Condition = ExpressionWrapper<DB, 'runner.runs', SqlBool>;
 
 /** A status branch's condition on `runner.runs`. */
@@ -63,13 +66,16 @@ export function commonConditions(eb: Runs, organizationId: string, filter: RunFi
   const conditions: Condition[] = [eb('organization_id', '=', organizationId), eb('iteration', 'is', null)];
   if (filter.workflowId !== undefined) conditions.push(eb('workflow_id', '=', filter.workflowId));
   if (filter.trigger !== undefined) conditions.push(eb('trigger', '=', filter.trigger));
+  // The time range is walked as a range of the id, newest first, and stops at the page; `created_at`
+  // is only tested on the rows walked (`createdAt`). As a bare column it let the planner choose
+  // `runs_recent_idx` instead: at 1,000,000 runs, a day's 11,000 were read and sorted for a page of 51.
   if (filter.createdAfter !== undefined) {
-    conditions.push(eb('created_at', '>=', filter.createdAfter));
+    conditions.push(eb(createdAt, '>=', filter.createdAfter));
     conditions.push(eb('id', '>=', idFloorAt(filter.createdAfter.getTime() - CREATED_AFTER_ID_SLACK_MS)));
   }
   if (filter.createdBefore !== undefined) {
     // An id's time is never later than its run's created_at, so this bound is exact.
-    conditions.push(eb('created_at', '<', filter.createdBefore));
+    conditions.push(eb(createdAt, '<', filter.createdBefore));
     conditions.push(eb('id', '<', idFloorAt(filter.createdBefore.getTime())));
   }
   return eb.and(conditions);
