@@ -115,9 +115,10 @@ describe('growth', () => {
     expect(await fired()).toEqual({ runs: 100, workflows: 100 });
 
     // Due in a few seconds, within the lead (SCHEDULE_LEAD_MS): each run is written before its time,
-    // held for it, and goes on at it, though the sweep interval here is two minutes.
+    // held for it, and goes on at it, though the sweep interval here is two minutes. One workflow is
+    // paused meanwhile: its run, already written, never starts.
     const { rows: dues } = await db.query<{ due: Date }>(
-      `UPDATE workflow.schedules SET next_run_at = date_trunc('second', now()) + interval '4 seconds'
+      `UPDATE workflow.schedules SET next_run_at = date_trunc('second', now()) + interval '5 seconds'
         WHERE organization_id = $1 RETURNING next_run_at AS due`,
       [org.organizationId],
     );
@@ -126,7 +127,8 @@ describe('growth', () => {
     const held = async () =>
       (
         await db.query<{ held: number }>(
-          `SELECT count(*)::int AS held FROM runner.runs WHERE ${ofDue} AND held_by = 'schedule'`,
+          `SELECT count(*)::int AS held FROM runner.runs
+            WHERE ${ofDue} AND held_by = 'schedule' AND status = 'queued'`,
           [org.organizationId, due.toISOString()],
         )
       ).rows[0]?.held;
@@ -135,6 +137,10 @@ describe('growth', () => {
       timeoutMs: 30_000,
       intervalMs: 100,
     });
+    const pause = await org.api.POST('/api/v1/workflows/{id}/pause', {
+      params: { path: { id: workflowId } },
+    });
+    expect(pause.response.status).toBe(200);
     expect(Date.now()).toBeLessThan(due.getTime());
     await waitFor(async () => ((await held()) === 0 ? true : undefined), {
       what: 'the held runs to go on at their time',
@@ -144,21 +150,41 @@ describe('growth', () => {
     await waitFor(
       async () => {
         const { rows } = await db.query<{ unfinished: number }>(
-          `SELECT count(*)::int AS unfinished FROM runner.runs WHERE ${ofDue} AND status <> 'complete'`,
+          `SELECT count(*)::int AS unfinished FROM runner.runs
+            WHERE ${ofDue} AND status NOT IN ('complete', 'terminated')`,
           [org.organizationId, due.toISOString()],
         );
         return rows[0]?.unfinished === 0 ? true : undefined;
       },
       { what: 'the runs of that due time to complete', timeoutMs: 30_000 },
     );
-    const { rows: ran } = await db.query<{ runs: number; workflows: number; early: number; before: number }>(
+    const { rows: ran } = await db.query<{
+      runs: number;
+      workflows: number;
+      early: number;
+      before: number;
+      complete: number;
+    }>(
       `SELECT count(*)::int AS runs, count(DISTINCT workflow_id)::int AS workflows,
               count(*) FILTER (WHERE created_at < $3)::int AS early,
-              count(*) FILTER (WHERE finished_at < $3 OR dispatched_at < $3)::int AS before
+              count(*) FILTER (WHERE status = 'complete' AND (finished_at < $3 OR dispatched_at < $3))::int AS before,
+              count(*) FILTER (WHERE status = 'complete')::int AS complete
          FROM runner.runs WHERE ${ofDue}`,
       [org.organizationId, due.toISOString(), due],
     );
-    expect(ran[0]).toEqual({ runs: 100, workflows: 100, early: 100, before: 0 });
+    expect(ran[0]).toEqual({ runs: 100, workflows: 100, early: 100, before: 0, complete: 99 });
+    const { rows: ofPaused } = await db.query<{ status: string; error: string; steps: number }>(
+      `SELECT status, error, (SELECT count(*)::int FROM runner.run_steps s WHERE s.run_id = r.id) AS steps
+         FROM runner.runs r WHERE ${ofDue} AND workflow_id = $3`,
+      [org.organizationId, due.toISOString(), workflowId],
+    );
+    expect(ofPaused).toEqual([
+      {
+        status: 'terminated',
+        error: expect.stringMatching(/paused before this scheduled run was due/),
+        steps: 1,
+      },
+    ]);
   });
 
   it("answers each of many starts in its place, as the scheduler's one request for a batch", async () => {

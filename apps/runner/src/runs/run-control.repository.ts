@@ -676,6 +676,31 @@ export class RunControlRepository {
    * they started (child runs, of any workflow) are terminated with them and answered after them.
    * Idempotent.
    */
+  /**
+   * Ends the workflows' scheduled runs still held for their due time (`heldBy: schedule`): they were
+   * written a few seconds early and have not started; nothing else of the workflows is touched.
+   * Answers the ids of the runs it ended.
+   */
+  async terminateScheduled(organizationId: string, workflowIds: readonly string[]): Promise<string[]> {
+    const rows = await this.db
+      .updateTable('runner.runs')
+      .set((eb) => ({
+        status: 'terminated',
+        error:
+          'The workflow was paused before this scheduled run was due: a paused workflow starts no scheduled runs.',
+        finished_at: now(),
+        release_at: null,
+        lease_token: eb('lease_token', '+', 1),
+      }))
+      .where('organization_id', '=', organizationId)
+      .where('workflow_id', 'in', workflowIds)
+      .where('held_by', '=', sql.lit('schedule'))
+      .where('status', '=', sql.lit('queued'))
+      .returning('id')
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
   terminateForWorkflows(organizationId: string, workflowIds: readonly string[]): Promise<TerminatedRun[]> {
     return this.db.transaction().execute(async (trx) => {
       // In one order, so two terminations of overlapping workflows cannot deadlock.

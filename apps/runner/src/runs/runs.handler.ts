@@ -119,6 +119,11 @@ export class RunsHandler implements OnApplicationBootstrap {
     return this.runs.terminateForWorkflows(principal, workflowIds);
   }
 
+  @Handles(RunnerSubjects.runsTerminateScheduled)
+  terminateScheduled({ workflowIds }: TerminateRunsRequest, principal: Principal) {
+    return this.runs.terminateScheduled(principal, workflowIds);
+  }
+
   private answerMaxBytes(): number {
     return (this.nats.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - ANSWER_HEADROOM_BYTES;
   }

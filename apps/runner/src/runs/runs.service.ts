@@ -133,4 +133,11 @@ export class RunsService {
     }
     return { terminated: terminated.length };
   }
+
+  /** A paused workflow's scheduled runs written early never start: they end `terminated`, saying why. */
+  async terminateScheduled(principal: Principal, workflowIds: string[]): Promise<TerminateRunsReply> {
+    const terminated = await this.control.terminateScheduled(principal.organizationId, workflowIds);
+    for (const runId of terminated) this.changes.changed(runId, 'terminated');
+    return { terminated: terminated.length };
+  }
 }

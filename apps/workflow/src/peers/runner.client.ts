@@ -17,6 +17,21 @@ export class RunnerClient {
    * recorded afterwards. Throws when the runner does not answer within `timeoutMs` (the client's
    * own timeout by default).
    */
+  /** Terminates the workflows' scheduled runs written before their due time and still held for it. */
+  async terminateScheduledRunsOf(
+    principal: Principal,
+    workflowIds: string[],
+    timeoutMs?: number,
+  ): Promise<number> {
+    const { terminated } = await this.rpc.request(
+      RunnerSubjects.runsTerminateScheduled,
+      principal,
+      { workflowIds },
+      timeoutMs,
+    );
+    return terminated;
+  }
+
   async terminateRunsOf(principal: Principal, workflowIds: string[], timeoutMs?: number): Promise<void> {
     await this.rpc.request(RunnerSubjects.runsTerminateForWorkflows, principal, { workflowIds }, timeoutMs);
   }

@@ -33,8 +33,10 @@ import { Inject, Injectable } from '@nestjs/common';
 
 import { audit } from '../audit/workflow-audit.js';
 import { CatalogClient } from '../peers/catalog.client.js';
+import { RunnerClient } from '../peers/runner.client.js';
 import { SchedulesService } from '../schedules/schedules.service.js';
 import type { Transaction } from '../transaction.js';
+import { logger } from '../workflow.logger.js';
 import { PUBLISH_CHECKS, type PublishCheck, type PublishedWorkflow } from './publish-check.js';
 import { TriggerActivation } from './trigger-activation.js';
 import { WorkflowDeletion } from './workflow-deletion.service.js';
@@ -49,6 +51,9 @@ import type { WorkflowVersionRecord } from './workflow-version.mapper.js';
 import { WorkflowVersionRepository } from './workflow-version.repository.js';
 import type { WorkflowRecord } from './workflow.mapper.js';
 import { WorkflowRepository } from './workflow.repository.js';
+
+/** How long a pause waits for the runner to end the runs held for a due time (well under the gateway's 10 s). */
+const PAUSE_RUNNER_WAIT_MS = 3_000;
 
 /**
  * The diagrams one `runTargets` reply carries, at most: the rest are asked for one by one, so the
@@ -70,6 +75,7 @@ export class WorkflowsService {
     private readonly catalog: CatalogClient,
     private readonly deletion: WorkflowDeletion,
     private readonly triggers: TriggerActivation,
+    private readonly runner: RunnerClient,
     @Inject(PUBLISH_CHECKS) private readonly publishChecks: PublishCheck[],
   ) {}
 
@@ -224,8 +230,25 @@ export class WorkflowsService {
       });
       return { workflow: updated ?? locked, paused: true };
     });
-    if (paused) await this.triggers.deactivate(principal, id);
+    if (paused) {
+      await this.triggers.deactivate(principal, id);
+      await this.dropScheduledRuns(principal, id);
+    }
     return toWorkflowDto(workflow);
+  }
+
+  /**
+   * A due time within `SCHEDULE_LEAD_MS` may already be a run held for its time (docs/workflows.md):
+   * the runner ends it, so a paused workflow starts no scheduled run. Asked after the pause committed,
+   * never inside it. The pause stands if the runner cannot be reached; such a run then starts at its
+   * time, as one started a moment before the pause would.
+   */
+  private async dropScheduledRuns(principal: Principal, id: string): Promise<void> {
+    try {
+      await this.runner.terminateScheduledRunsOf(principal, [id], PAUSE_RUNNER_WAIT_MS);
+    } catch (error) {
+      logger.warn({ workflowId: id, err: error }, 'the runs held for a due time were not ended at pause');
+    }
   }
 
   /** Turns the live version's triggers back on; nothing that fell due while paused runs. */

@@ -134,6 +134,15 @@ export const RunnerSubjects = {
     reply: returns<TerminateRunsReply>(),
   }),
   /**
+   * Terminates the workflows' scheduled runs written before their due time and still held for it
+   * (`heldBy: schedule`), sent by workflow once a pause has committed: a paused workflow starts no
+   * scheduled run, even one written a few seconds early (docs/workflows.md).
+   */
+  runsTerminateScheduled: rpc('runner.runs.terminate-scheduled', TerminateRunsRequest, {
+    callers: ['workflow'],
+    reply: returns<TerminateRunsReply>(),
+  }),
+  /**
    * A run or its steps changed (`RunChangedEvent`), on one subject per run, so the gateway's waits and
    * streams (docs/runs.md, "Live runs") listen to the runs they watch and nothing else. The benchmarks
    * listen to every run's (`….run-changed.*`) to see runs end. Nothing depends on receiving one.
