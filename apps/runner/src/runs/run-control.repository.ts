@@ -1,3 +1,4 @@
+import type { RunHeldBy } from '#contracts';
 import { type AuditCaller, InjectKysely } from '#persistence';
 import { Injectable } from '@nestjs/common';
 import { type ExpressionBuilder, Kysely, type QueryCreator, sql } from 'kysely';
@@ -118,51 +119,42 @@ export class RunControlRepository {
    * gate by `openDueGates`, its release time now.
    */
   async releaseScheduled(limit: number): Promise<{ released: number; jobs: SweptRun[] }> {
+    // Set-based rather than `runner.pass_gate` run by run: ten thousand come due at the same instant.
     return this.db.transaction().execute(async (trx) => {
       const { rows } = await sql<{
         runId: string;
-        heldBy: string | null;
+        next: RunHeldBy | null;
         dispatch: number;
         traceParent: string | null;
         workflowId: string;
         concurrencyKey: string | null;
       }>`
         WITH due AS (
-          SELECT id FROM runner.runs
+          SELECT id, CASE WHEN throttle_key IS NOT NULL THEN 'throttle'
+                          WHEN concurrency_key IS NOT NULL THEN 'concurrency'
+                          WHEN share IS NOT NULL THEN 'share' END AS next
+            FROM runner.runs
            WHERE held_by = 'schedule' AND status = 'queued' AND release_at <= now()
            ORDER BY release_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
-        ), released AS (
-          UPDATE runner.runs r
-             SET held_by = CASE WHEN r.throttle_key IS NOT NULL THEN 'throttle'
-                                WHEN r.concurrency_key IS NOT NULL THEN 'concurrency'
-                                WHEN r.share IS NOT NULL THEN 'share' END,
-                 release_at = CASE WHEN r.throttle_key IS NOT NULL THEN now() END,
-                 dispatch = CASE WHEN r.throttle_key IS NULL AND r.concurrency_key IS NULL AND r.share IS NULL
-                                 THEN r.dispatch + 1 ELSE r.dispatch END,
-                 dispatched_at = CASE WHEN r.throttle_key IS NULL AND r.concurrency_key IS NULL
-                                       AND r.share IS NULL THEN now() END
-            FROM due WHERE r.id = due.id
-          RETURNING r.id AS "runId", r.held_by AS "heldBy", r.dispatch, r.trace_parent AS "traceParent",
-                    r.workflow_id AS "workflowId", r.concurrency_key AS "concurrencyKey"
         )
-        SELECT * FROM released`.execute(trx);
-      const gates = new Map<string, { workflowId: string; key: string }>();
-      for (const row of rows) {
-        if (row.heldBy !== 'concurrency' || row.concurrencyKey === null) continue;
-        gates.set(JSON.stringify([row.workflowId, row.concurrencyKey]), {
-          workflowId: row.workflowId,
-          key: row.concurrencyKey,
-        });
-      }
-      if (gates.size > 0) {
-        const keys = [...gates.values()];
+        UPDATE runner.runs r
+           SET held_by = due.next,
+               release_at = CASE WHEN due.next = 'throttle' THEN now() END,
+               dispatch = CASE WHEN due.next IS NULL THEN r.dispatch + 1 ELSE r.dispatch END,
+               dispatched_at = CASE WHEN due.next IS NULL THEN now() END
+          FROM due WHERE r.id = due.id
+        RETURNING r.id AS "runId", due.next, r.dispatch, r.trace_parent AS "traceParent",
+                  r.workflow_id AS "workflowId", r.concurrency_key AS "concurrencyKey"`.execute(trx);
+      const concurrent = rows.filter((row) => row.next === 'concurrency');
+      if (concurrent.length > 0) {
         await sql`
           SELECT runner.admit_concurrent(gate.workflow_id, gate.key)
-            FROM unnest(${keys.map((gate) => gate.workflowId)}::text[], ${keys.map((gate) => gate.key)}::text[])
-                 AS gate(workflow_id, key)`.execute(trx);
+            FROM (SELECT DISTINCT * FROM unnest(${concurrent.map((row) => row.workflowId)}::text[],
+                                               ${concurrent.map((row) => row.concurrencyKey)}::text[])
+                    AS keys(workflow_id, key)) gate`.execute(trx);
       }
       const jobs = rows
-        .filter((row) => row.heldBy === null)
+        .filter((row) => row.next === null)
         .map(({ runId, dispatch, traceParent }) => ({ runId, dispatch, traceParent, woken: false }));
       return { released: rows.length, jobs };
     });

@@ -10,7 +10,7 @@ import { RunJobs } from '../queue/run-jobs.service.js';
 import { RunnerConfig } from '../runner.config.js';
 import { RUNNER_LOGGER } from '../runner.tokens.js';
 import { RunChanges } from '../runs/run-changes.service.js';
-import { RunControlRepository } from '../runs/run-control.repository.js';
+import { RunControlRepository, type SweptRun } from '../runs/run-control.repository.js';
 
 const BATCH = 200;
 /**
@@ -80,11 +80,7 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
     let total = 0;
     for (;;) {
       const { released, jobs } = await this.runs.releaseScheduled(RELEASE_BATCH);
-      await Promise.all(
-        jobs.map(({ runId, dispatch, traceParent }) =>
-          this.jobs.publishSoon({ runId, dispatch }, traceParent),
-        ),
-      );
+      await this.publish(jobs);
       total += released;
       if (released < RELEASE_BATCH || this.stopped) break;
     }
@@ -96,15 +92,17 @@ export class RunSweeper implements OnApplicationBootstrap, BeforeApplicationShut
       const moved = await this.runs.sweep(BATCH, requeueAfterMs, this.config.RUNNER_LEASE_MS);
       // Only a woken run changed as a client sees it; the others were and stay queued or running.
       for (const run of moved) if (run.woken) this.changes.changed(run.runId, 'queued');
-      // A failed publish leaves the run queued; the sweep after RUNNER_REQUEUE_AFTER_MS retries it.
-      await Promise.all(
-        moved.map(({ runId, dispatch, traceParent }) =>
-          this.jobs.publishSoon({ runId, dispatch }, traceParent),
-        ),
-      );
+      await this.publish(moved);
       total += moved.length;
       if (moved.length < BATCH || this.stopped) return total;
     }
+  }
+
+  /** A failed publish leaves the run queued; the sweep after RUNNER_REQUEUE_AFTER_MS retries it. */
+  private async publish(runs: readonly SweptRun[]): Promise<void> {
+    await Promise.all(
+      runs.map(({ runId, dispatch, traceParent }) => this.jobs.publishSoon({ runId, dispatch }, traceParent)),
+    );
   }
 
   /**
